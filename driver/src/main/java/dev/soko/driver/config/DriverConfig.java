@@ -1,0 +1,30 @@
+package dev.soko.driver.config;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The driver's whole configuration, parsed from the command line.
+ *
+ * @param endpoint the gRPC endpoint, {@code unix:///path/csi.sock}
+ * @param allowedPathRoots staging and target paths must lie under one of these (kubelet's dir)
+ * @param metricsAddress host:port of the Prometheus endpoint, empty to disable
+ */
+public record DriverConfig(
+    String driverName,
+    String nodeId,
+    Mode mode,
+    String endpoint,
+    List<PoolConfig> pools,
+    List<Path> allowedPathRoots,
+    int maxVolumesPerNode,
+    String metricsAddress) {
+
+  /** Which CSI services this process serves. */
+  public enum Mode {
+    /** Identity, Controller and Node over this node's pools (distributed provisioning). */
+    NODE,
+    /** Identity and the cluster-wide Controller calls (expansion), without pool access. */
+    CONTROLLER
+  }
+}

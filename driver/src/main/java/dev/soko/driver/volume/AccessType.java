@@ -1,0 +1,9 @@
+package dev.soko.driver.volume;
+
+/** How a volume is presented to a workload. */
+public enum AccessType {
+  /** A filesystem (ext4 or xfs) mounted at the target directory. */
+  FILESYSTEM,
+  /** The raw loop device, bind-mounted at the target file. */
+  BLOCK
+}

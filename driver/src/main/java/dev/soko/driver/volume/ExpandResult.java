@@ -1,0 +1,4 @@
+package dev.soko.driver.volume;
+
+/** ControllerExpandVolume's answer. */
+public record ExpandResult(long capacityBytes, boolean nodeExpansionRequired) {}

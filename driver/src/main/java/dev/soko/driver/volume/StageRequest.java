@@ -1,0 +1,12 @@
+package dev.soko.driver.volume;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/** A validated NodeStageVolume request. {@code mountFlags} are already allow-listed. */
+public record StageRequest(
+    String volumeId,
+    Path stagingPath,
+    AccessType accessType,
+    String fsType,
+    List<String> mountFlags) {}
