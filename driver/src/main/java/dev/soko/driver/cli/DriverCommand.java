@@ -135,7 +135,11 @@ public final class DriverCommand implements Callable<Integer> {
 
   /** Parses {@code args} and runs the launcher; returns the process exit code. */
   public static int execute(Launcher launcher, String... args) {
-    CommandLine commandLine = new CommandLine(new DriverCommand(launcher));
+    return execute(new CommandLine(new DriverCommand(launcher)), args);
+  }
+
+  /** As above, on a prepared command line (tests set its output writers). */
+  static int execute(CommandLine commandLine, String... args) {
     commandLine.setParameterExceptionHandler(DriverCommand::badFlags);
     return commandLine.execute(args);
   }

@@ -16,6 +16,8 @@ public final class Quantity {
   private static final Pattern FORM =
       Pattern.compile("(\\+?[0-9]+(?:\\.[0-9]*)?|\\+?\\.[0-9]+)([a-zA-Z]*|[eE][+-]?[0-9]+)");
 
+  private static final Pattern EXPONENT = Pattern.compile("[eE][+-]?[0-9]+");
+
   private static final Map<String, BigDecimal> SUFFIXES =
       Map.ofEntries(
           Map.entry("", BigDecimal.ONE),
@@ -44,7 +46,7 @@ public final class Quantity {
     BigDecimal number = new BigDecimal(matcher.group(1).replace("+", ""));
     String suffix = matcher.group(2);
     BigDecimal multiplier;
-    if (!suffix.isEmpty() && (suffix.charAt(0) == 'e' || suffix.charAt(0) == 'E')) {
+    if (EXPONENT.matcher(suffix).matches()) {
       int exponent = Integer.parseInt(suffix.substring(1));
       if (Math.abs(exponent) > 30) {
         throw new IllegalArgumentException("'" + text + "' has an exponent out of range");
