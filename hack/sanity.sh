@@ -5,6 +5,7 @@
 #   hack/sanity.sh                    both access types (mount, then block)
 #   SANITY_ACCESS_TYPES=mount hack/sanity.sh
 #   SANITY_FOCUS='CreateVolume' hack/sanity.sh    run a subset (ginkgo focus regexp)
+#   SANITY_KEEP=1 hack/sanity.sh      keep the work dir (logs, JUnit reports) after a success
 #
 # It starts driver/bin/soko-driver on a temporary pool with small volumes, allowed path roots on a
 # temporary directory, runs csi-sanity, prints ran/passed/failed/skipped per pass, then checks that
@@ -76,7 +77,7 @@ cleanup() {
   # Whatever a failed run left behind is removed, so the machine stays usable.
   findmnt -rn -o TARGET | grep -F "$work/" | sort -r | while read -r m; do umount -l "$m" || true; done
   losetup -l -n -O NAME,BACK-FILE | grep -F "$pool/" | while read -r dev _; do losetup -d "$dev" || true; done
-  if [ "$status" = 0 ]; then
+  if [ "$status" = 0 ] && [ -z "${SANITY_KEEP:-}" ]; then
     rm -rf "$work"
   else
     echo "sanity: FAILED; driver log and reports kept in $work" >&2
@@ -135,6 +136,9 @@ for access in $access_types; do
   summary=$(grep -E '^(SUCCESS|FAIL)!' "$work/sanity-$access.log" | tail -1 || true)
   ran=$(grep -Eo '^Ran [0-9]+ of [0-9]+ Specs' "$work/sanity-$access.log" | tail -1 || true)
   echo "sanity [$access]: ${ran:-no summary} -- ${summary:-see $work/sanity-$access.log}"
+  # Why each skipped spec was skipped, as csi-sanity reports it (capability not advertised).
+  grep -o '<skipped message="[^"]*"' "$work/junit-$access.xml" 2>/dev/null \
+    | sed 's/<skipped message="skipped - //; s/"$//' | sort | uniq -c | sed 's/^/    skipped: /' || true
   if [ "$rc" != 0 ]; then
     grep -E '^\s*\[FAIL\]' "$work/sanity-$access.log" | sort -u >&2 || true
     total_failed=1
