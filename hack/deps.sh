@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Soko's build and tests need. Idempotent: installs only what is missing.
+set -euo pipefail
+
+# e2fsprogs: mkfs.ext4/resize2fs; xfsprogs: mkfs.xfs/xfs_growfs; util-linux: losetup/mount/blkid/
+# fsfreeze; coreutils: cp --reflink/--sparse. The driver's integration tests need all of them.
+packages=(e2fsprogs xfsprogs util-linux coreutils)
+
+missing=()
+for pkg in "${packages[@]}"; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+  apt-get update
+  DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
+fi
