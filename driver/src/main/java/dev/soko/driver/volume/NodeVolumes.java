@@ -84,7 +84,8 @@ final class NodeVolumes {
     }
     createDirectory(staging);
     Optional<String> found = mounter.detectFilesystem(device);
-    if (found.isEmpty()) {
+    boolean fresh = found.isEmpty();
+    if (fresh) {
       mounter.makeFilesystem(device, record.fsType());
       LOG.info("made a {} filesystem on volume {}", record.fsType(), record.id());
     } else if (!found.get().equals(record.fsType())) {
@@ -92,9 +93,11 @@ final class NodeVolumes {
           "volume %s holds %s, not the recorded %s; refusing to mount it",
           record.id(), found.get(), record.fsType());
     }
+    // A restore or clone larger than its source, or a volume expanded while unstaged, has a
+    // filesystem smaller than its device: grow it now (ext4 before mounting, xfs after).
+    boolean grown = !fresh && mounter.growUnmounted(device, record.fsType());
     mounter.mount(device, staging, record.fsType(), flags);
-    if (!(record.source() instanceof ContentSource.Empty)) {
-      // A clone or restore may be larger than the filesystem it copied: fill the device.
+    if (!fresh && !grown && "xfs".equals(record.fsType())) {
       mounter.growFilesystem(device, staging, record.fsType());
     }
   }

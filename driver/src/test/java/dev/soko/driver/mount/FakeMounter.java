@@ -89,6 +89,17 @@ public final class FakeMounter implements Mounter {
   }
 
   @Override
+  public synchronized boolean growUnmounted(String device, String fsType) {
+    log.add("grow-offline " + fsType + " " + device);
+    return "ext4".equals(fsType);
+  }
+
+  /** Pretends {@code device} already holds a filesystem (as a restored image would). */
+  public synchronized void markFormatted(String device, String fsType) {
+    filesystems.put(device, fsType);
+  }
+
+  @Override
   public synchronized void growFilesystem(String device, Path mountPoint, String fsType) {
     log.add("grow " + fsType + " " + device + " " + mountPoint);
   }

@@ -25,7 +25,7 @@ class NodeSideTest {
 
   @BeforeEach
   void setUp() {
-    f = new EngineFixture(dir, 1024 * MIB);
+    f = new EngineFixture(dir, 4096 * MIB);
     engine = f.open();
     staging = f.kubelet.resolve("plugins/staging/pv1");
     target = f.kubelet.resolve("pods/p1/volumes/pv1/mount");
@@ -172,20 +172,42 @@ class NodeSideTest {
 
   @Test
   void restoredFilesystemIsGrownToItsNewSizeAtStage() {
-    Volume volume = engine.createVolume(fs("a", 20 * MIB));
-    Snapshot snap = engine.createSnapshot("s", volume.id());
-    Volume restored =
-        engine.createVolume(
-            new VolumeRequest(
-                "r",
-                40 * MIB,
-                0,
-                "",
-                AccessType.FILESYSTEM,
-                "ext4",
-                new ContentSource.FromSnapshot(snap.id()),
-                java.util.Map.of()));
-    engine.stage(stage(restored.id()));
-    assertThat(f.mounter.log()).contains("grow ext4 /dev/loop0 " + staging);
+    for (String fsType : List.of("ext4", "xfs")) {
+      Volume volume =
+          engine.createVolume(
+              new VolumeRequest(
+                  "a-" + fsType,
+                  300 * MIB,
+                  0,
+                  "",
+                  AccessType.FILESYSTEM,
+                  fsType,
+                  ContentSource.EMPTY,
+                  java.util.Map.of()));
+      Snapshot snap = engine.createSnapshot("s-" + fsType, volume.id());
+      Volume restored =
+          engine.createVolume(
+              new VolumeRequest(
+                  "r-" + fsType,
+                  400 * MIB,
+                  0,
+                  "",
+                  AccessType.FILESYSTEM,
+                  fsType,
+                  new ContentSource.FromSnapshot(snap.id()),
+                  java.util.Map.of()));
+      String device = fsType.equals("ext4") ? "/dev/loop0" : "/dev/loop1";
+      f.mounter.markFormatted(device, fsType); // the copied image holds the source's filesystem
+      Path at = f.kubelet.resolve("staging/" + fsType);
+      engine.stage(new StageRequest(restored.id(), at, AccessType.FILESYSTEM, "", List.of()));
+      assertThat(f.mounter.log()).noneMatch(l -> l.startsWith("mkfs"));
+      if (fsType.equals("ext4")) {
+        assertThat(f.mounter.log())
+            .containsSubsequence("grow-offline ext4 " + device, "mount " + device + " " + at);
+      } else {
+        assertThat(f.mounter.log())
+            .containsSubsequence("mount " + device + " " + at, "grow xfs " + device + " " + at);
+      }
+    }
   }
 }
