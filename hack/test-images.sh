@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Tests the built container images for real (run as root; builds them first when missing):
+#   driver:   --help; then the image runs as a node plugin with a pool and its socket on host
+#             folders, answers a ready Probe and creates (and deletes) a volume over the socket.
+#   operator: runs as uid 65532, answers --help and renders a StorageCluster offline.
+# Prints "N passed, M failed" last and exits non-zero on any failure.
+#
+# Usage: hack/test-images.sh [driver|operator|all]     (default: all)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=images.sh
+source "$ROOT/hack/images.sh"
+
+# Containers run with runc (crun fails on this host's hybrid cgroups) and explicit ulimits (the
+# defaults are refused); the tests use Unix sockets and files only, so no network.
+RUN=(podman run --runtime runc --ulimit nofile=10000:10000 --ulimit nproc=1000:1000 --network none)
+
+passed=0
+failed=0
+WORK="$(mktemp -d /tmp/soko-image-test.XXXXXX)"
+CONTAINERS=()
+
+cleanup() {
+  local c
+  for c in "${CONTAINERS[@]}"; do podman rm -f "$c" >/dev/null 2>&1 || true; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+check() { # name, command... : runs the command, records the result, shows output on failure
+  local name="$1" out
+  shift
+  if out="$("$@" 2>&1)"; then
+    passed=$((passed + 1))
+    printf 'PASS %s\n' "$name"
+  else
+    failed=$((failed + 1))
+    printf 'FAIL %s\n%s\n' "$name" "$(printf '%s\n' "$out" | tail -40 | sed 's/^/    /')"
+  fi
+}
+
+ensure_image() { # component -> builds the image when it is not in local storage
+  local image
+  image="$(image_name "$1")"
+  podman image exists "$image" || SKIP_SAVE=1 build_image "$1" >/dev/null
+  printf '%s\n' "$image"
+}
+
+output_has() { # pattern, command... : the command succeeds and its output matches the pattern
+  local pattern="$1" out
+  shift
+  out="$("$@" 2>&1)" || { printf 'exit %s:\n%s\n' "$?" "$out"; return 1; }
+  grep -qiE -- "$pattern" <<<"$out" || { printf 'no /%s/ in:\n%s\n' "$pattern" "$out"; return 1; }
+}
+
+# --- driver ---------------------------------------------------------------------------------------
+
+driver_serves_volumes() {
+  local image="$1" name="soko-image-test-driver-$$" rc=0
+  mkdir -p "$WORK/csi" "$WORK/pool"
+  CONTAINERS+=("$name")
+  # Privileged with the host's /dev: the driver attaches loop devices and mounts, as in the DaemonSet.
+  "${RUN[@]}" -d --name "$name" --privileged -v /dev:/dev \
+    -v "$WORK/csi:/csi" -v "$WORK/pool:/var/lib/soko/pools/default" \
+    "$image" --mode=node --node-id=image-test --endpoint=unix:///csi/csi.sock \
+    --pool=default=/var/lib/soko/pools/default >/dev/null
+  # Wait for the socket while the container lives, so a driver that exits fails at once.
+  local waited=0
+  until [[ -S "$WORK/csi/csi.sock" ]]; do
+    if [[ "$(podman inspect --format '{{.State.Running}}' "$name" 2>/dev/null)" != true ]] ||
+      ((waited >= 120)); then
+      echo "driver did not create its socket (running: $(podman inspect --format \
+        '{{.State.Running}} exit {{.State.ExitCode}}' "$name" 2>&1), ${waited}x0.5s)"
+      rc=1
+      break
+    fi
+    sleep 0.5
+    waited=$((waited + 1))
+  done
+  # The client runs on the host with the driver's own jar: same generated CSI classes and gRPC.
+  ((rc != 0)) || java -cp "$(jar_path driver)" \
+    -Dlogback.configurationFile="$ROOT/images/test/client-logback.xml" \
+    "$ROOT/images/test/CsiCheck.java" "$WORK/csi/csi.sock" 60 || rc=$?
+  if ((rc != 0)); then
+    echo "--- driver container log:"
+    podman logs "$name" 2>&1 | tail -30
+  fi
+  podman rm -f "$name" >/dev/null 2>&1 || true
+  return "$rc"
+}
+
+test_driver() {
+  local image
+  image="$(ensure_image driver)"
+  check "driver image runs as root (it mounts)" \
+    test "$(podman image inspect --format '{{.Config.User}}' "$image")" = "0:0"
+  check "driver image carries losetup, mount, mkfs/resize for ext4 and xfs" \
+    "${RUN[@]}" --rm --entrypoint /bin/sh "$image" -c \
+    'for t in losetup mount umount mkfs.ext4 resize2fs mkfs.xfs xfs_growfs cp truncate; do
+       command -v "$t" >/dev/null || { echo "missing $t"; exit 1; }; done'
+  check "driver image answers --help" output_has 'endpoint' "${RUN[@]}" --rm "$image" --help
+  check "driver image: ready Probe and CreateVolume over its socket" driver_serves_volumes "$image"
+}
+
+# --- operator -------------------------------------------------------------------------------------
+
+operator_renders() {
+  local image="$1"
+  mkdir -p "$WORK/in"
+  cat >"$WORK/in/storagecluster.yaml" <<'EOF'
+apiVersion: soko.dev/v1alpha1
+kind: StorageCluster
+metadata:
+  name: soko
+spec:
+  pools:
+    - name: default
+      path: /var/lib/soko/pools/default
+EOF
+  chmod -R a+rX "$WORK/in"
+  output_has 'kind: *DaemonSet' "${RUN[@]}" --rm -v "$WORK/in:/in:ro" "$image" \
+    render --file /in/storagecluster.yaml
+}
+
+test_operator() {
+  local image
+  image="$(ensure_image operator)"
+  check "operator image runs as non-root uid 65532" \
+    test "$(podman image inspect --format '{{.Config.User}}' "$image")" = "65532:65532"
+  check "operator image answers --help" output_has 'render' "${RUN[@]}" --rm "$image" --help
+  check "operator image renders a StorageCluster offline" operator_renders "$image"
+}
+
+case "${1:-all}" in
+  driver) test_driver ;;
+  operator) test_operator ;;
+  all) test_driver && test_operator ;;
+  *) die "unknown image '$1' (driver, operator or all)" ;;
+esac
+printf '%d passed, %d failed\n' "$passed" "$failed"
+((failed == 0))
