@@ -36,6 +36,17 @@ public class StorageClusterStatus {
   @JsonPropertyDescription("Capacity and use per pool and node.")
   private List<PoolStatus> pools = new ArrayList<>();
 
+  @JsonPropertyDescription("Objects the operator applied and verified for observedGeneration.")
+  private Integer appliedObjects;
+
+  public Integer getAppliedObjects() {
+    return appliedObjects;
+  }
+
+  public void setAppliedObjects(Integer appliedObjects) {
+    this.appliedObjects = appliedObjects;
+  }
+
   public Long getObservedGeneration() {
     return observedGeneration;
   }
@@ -115,7 +126,8 @@ public class StorageClusterStatus {
         && Objects.equals(controller, s.controller)
         && Objects.equals(nodes, s.nodes)
         && Objects.equals(capacity, s.capacity)
-        && Objects.equals(pools, s.pools);
+        && Objects.equals(pools, s.pools)
+        && Objects.equals(appliedObjects, s.appliedObjects);
   }
 
   @Override
