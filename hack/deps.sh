@@ -14,3 +14,6 @@ need() {
 # Container images (hack/images.sh, hack/test-images.sh): root filesystems from Debian packages,
 # daemonless image build/run (runc: crun fails on this host's hybrid cgroups).
 need mmdebstrap podman buildah runc uidmap fuse-overlayfs slirp4netns containernetworking-plugins
+
+# Chart and OLM bundle generator and tests (hack/gen-dist.py, hack/test-dist.py).
+need python3 python3-yaml
