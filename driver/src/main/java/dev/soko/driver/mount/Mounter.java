@@ -1,0 +1,47 @@
+package dev.soko.driver.mount;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+/** Mounts, filesystems and their statistics. Failures are StorageExceptions. */
+public interface Mounter {
+
+  List<MountEntry> mounts();
+
+  /** The topmost mount whose mount point is exactly {@code path}. */
+  default Optional<MountEntry> mountAt(Path path) {
+    MountEntry found = null;
+    for (MountEntry entry : mounts()) {
+      if (entry.mountPoint().equals(path)) {
+        found = entry; // later lines are mounted on top of earlier ones
+      }
+    }
+    return Optional.ofNullable(found);
+  }
+
+  /** Mounts a device at {@code target} with allow-listed {@code flags}. */
+  void mount(String device, Path target, String fsType, List<String> flags);
+
+  void bind(Path source, Path target);
+
+  /** Changes a bind mount's per-mount flags (e.g. {@code ro}) in place. */
+  void remountBind(Path target, List<String> flags);
+
+  void unmount(Path target);
+
+  /** The filesystem type found on a device, or empty when the device holds no signature at all. */
+  Optional<String> detectFilesystem(String device);
+
+  void makeFilesystem(String device, String fsType);
+
+  /** Grows a mounted filesystem to fill its (already grown) device. */
+  void growFilesystem(String device, Path mountPoint, String fsType);
+
+  FsStats stats(Path mountPoint);
+
+  /** Suspends writes so a copy of the device is consistent; must be followed by unfreeze. */
+  void freeze(Path mountPoint);
+
+  void unfreeze(Path mountPoint);
+}

@@ -1,0 +1,140 @@
+package dev.soko.driver.mount;
+
+import dev.soko.driver.exec.Exec;
+import dev.soko.driver.exec.ExecResult;
+import dev.soko.driver.volume.StorageException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** The real {@link Mounter}, on util-linux, e2fsprogs and xfsprogs, run through {@link Exec}. */
+public final class SystemMounter implements Mounter {
+  private final Exec exec;
+  private final Path mountInfo;
+
+  public SystemMounter(Exec exec) {
+    this(exec, Path.of("/proc/self/mountinfo"));
+  }
+
+  public SystemMounter(Exec exec, Path mountInfo) {
+    this.exec = exec;
+    this.mountInfo = mountInfo;
+  }
+
+  @Override
+  public List<MountEntry> mounts() {
+    return MountInfo.read(mountInfo);
+  }
+
+  @Override
+  public void mount(String device, Path target, String fsType, List<String> flags) {
+    List<String> command =
+        new ArrayList<>(List.of("mount", "-t", MountOptions.checkFsType(fsType)));
+    List<String> checked = MountOptions.checkFlags(flags);
+    if (!checked.isEmpty()) {
+      command.add("-o");
+      command.add(String.join(",", checked));
+    }
+    command.add("--");
+    command.add(device);
+    command.add(target.toString());
+    exec.check(command, Exec.SHORT);
+  }
+
+  @Override
+  public void bind(Path source, Path target) {
+    exec.check(List.of("mount", "--bind", "--", source.toString(), target.toString()), Exec.SHORT);
+  }
+
+  @Override
+  public void remountBind(Path target, List<String> flags) {
+    String options = String.join(",", MountOptions.checkFlags(flags));
+    exec.check(
+        List.of(
+            "mount",
+            "-o",
+            "remount,bind" + (options.isEmpty() ? "" : "," + options),
+            "--",
+            target.toString()),
+        Exec.SHORT);
+  }
+
+  @Override
+  public void unmount(Path target) {
+    exec.check(List.of("umount", "--", target.toString()), Exec.SHORT);
+  }
+
+  @Override
+  public Optional<String> detectFilesystem(String device) {
+    // -p probes the device itself instead of trusting blkid's cache.
+    ExecResult result =
+        exec.run(List.of("blkid", "-p", "-o", "value", "-s", "TYPE", "--", device), Exec.SHORT);
+    if (result.exitCode() == 2) {
+      return Optional.empty(); // blkid(8): 2 means no identifiable signature was found
+    }
+    if (!result.ok()) {
+      throw new StorageException(StorageException.Reason.INTERNAL, result.describe());
+    }
+    String type = result.stdout().strip();
+    // A signature without a TYPE (e.g. a partition table) still means "not blank": never format it.
+    return Optional.of(type.isEmpty() ? "unknown" : type);
+  }
+
+  @Override
+  public void makeFilesystem(String device, String fsType) {
+    List<String> command =
+        switch (MountOptions.checkFsType(fsType)) {
+          // Lazy init keeps mkfs of a large sparse image fast; the kernel finishes it in the
+          // background after mount.
+          case "ext4" ->
+              List.of("mkfs.ext4", "-q", "-E", "lazy_itable_init=1,lazy_journal_init=1", device);
+          case "xfs" -> List.of("mkfs.xfs", "-q", device);
+          default -> throw new IllegalStateException(fsType);
+        };
+    exec.check(command, Exec.LONG);
+  }
+
+  @Override
+  public void growFilesystem(String device, Path mountPoint, String fsType) {
+    List<String> command =
+        switch (MountOptions.checkFsType(fsType)) {
+          case "ext4" -> List.of("resize2fs", device);
+          case "xfs" -> List.of("xfs_growfs", mountPoint.toString());
+          default -> throw new IllegalStateException(fsType);
+        };
+    exec.check(command, Exec.LONG);
+  }
+
+  @Override
+  public FsStats stats(Path mountPoint) {
+    // %S fundamental block size, %b total blocks, %f free, %a available to users,
+    // %c total inodes, %d free inodes.
+    ExecResult result =
+        exec.check(
+            List.of("stat", "-f", "-c", "%S %b %f %a %c %d", "--", mountPoint.toString()),
+            Exec.SHORT);
+    String[] f = result.stdout().strip().split("\\s+");
+    if (f.length != 6) {
+      throw new StorageException(
+          StorageException.Reason.INTERNAL, "unexpected stat output: " + result.stdout());
+    }
+    long block = Long.parseLong(f[0]);
+    return new FsStats(
+        block * Long.parseLong(f[1]),
+        block * Long.parseLong(f[2]),
+        block * Long.parseLong(f[3]),
+        Long.parseLong(f[4]),
+        Long.parseLong(f[5]));
+  }
+
+  @Override
+  public void freeze(Path mountPoint) {
+    exec.check(List.of("fsfreeze", "--freeze", mountPoint.toString()), Exec.SHORT);
+  }
+
+  @Override
+  public void unfreeze(Path mountPoint) {
+    exec.check(List.of("fsfreeze", "--unfreeze", mountPoint.toString()), Exec.SHORT);
+  }
+}

@@ -1,0 +1,94 @@
+package dev.soko.driver.pool;
+
+import dev.soko.driver.exec.Exec;
+import dev.soko.driver.exec.ExecResult;
+import dev.soko.driver.volume.StorageException;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Creates, copies and grows sparse image files. Copies are reflinks (instant, shared until written)
+ * when the pool's filesystem supports them, and sparse copies (holes preserved) otherwise.
+ */
+public final class ImageFiles {
+  private final Exec exec;
+  private final boolean reflink;
+
+  public ImageFiles(Exec exec, boolean reflink) {
+    this.exec = exec;
+    this.reflink = reflink;
+  }
+
+  public boolean reflink() {
+    return reflink;
+  }
+
+  /** Tries one reflink copy of a small file in {@code dir}; whatever the outcome, cleans up. */
+  public static boolean probeReflink(Exec exec, Path dir) throws IOException {
+    Path source = dir.resolve("reflink-probe.src");
+    Path copy = dir.resolve("reflink-probe.dst");
+    try {
+      Files.write(source, new byte[4096]);
+      Files.deleteIfExists(copy);
+      ExecResult result =
+          exec.run(
+              List.of("cp", "--reflink=always", source.toString(), copy.toString()), Exec.SHORT);
+      return result.ok();
+    } finally {
+      Files.deleteIfExists(source);
+      Files.deleteIfExists(copy);
+    }
+  }
+
+  /** Creates a new sparse file of {@code bytes}: no block is allocated until written. */
+  public void createSparse(Path image, long bytes) {
+    try {
+      Files.createFile(image);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create image " + image, e);
+    }
+    try (RandomAccessFile file = new RandomAccessFile(image.toFile(), "rw")) {
+      file.setLength(bytes);
+      file.getFD().sync();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create image " + image, e);
+    }
+  }
+
+  /** Copies {@code source} to the new file {@code target} (reflink or sparse) and syncs it. */
+  public void copy(Path source, Path target) {
+    if (!Files.isRegularFile(source)) {
+      throw StorageException.precondition("the source image is missing");
+    }
+    String mode = reflink ? "--reflink=always" : "--sparse=always";
+    exec.check(List.of("cp", mode, source.toString(), target.toString()), Exec.LONG);
+    Pool.fsync(target);
+  }
+
+  /** Grows an image to {@code bytes}; a no-op if it is already that large. Never shrinks. */
+  public void grow(Path image, long bytes) {
+    if (!Files.isRegularFile(image)) {
+      throw StorageException.precondition("the volume's image is missing");
+    }
+    try (RandomAccessFile file = new RandomAccessFile(image.toFile(), "rw")) {
+      if (file.length() < bytes) {
+        file.setLength(bytes);
+        file.getFD().sync();
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot grow image " + image, e);
+    }
+  }
+
+  public long size(Path image) {
+    try {
+      return Files.size(image);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot stat image " + image, e);
+    }
+  }
+}

@@ -1,0 +1,69 @@
+package dev.soko.driver.state;
+
+import dev.soko.driver.volume.AccessType;
+import dev.soko.driver.volume.Snapshot;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The stored form of a snapshot. It keeps the source volume's access and filesystem type so a
+ * restore can refuse a request that would present the data differently.
+ */
+public record SnapshotRecord(
+    String id,
+    String name,
+    String pool,
+    String sourceVolumeId,
+    long sizeBytes,
+    AccessType accessType,
+    String fsType,
+    Instant createdAt,
+    RecordState state) {
+
+  public SnapshotRecord withState(RecordState newState) {
+    return new SnapshotRecord(
+        id, name, pool, sourceVolumeId, sizeBytes, accessType, fsType, createdAt, newState);
+  }
+
+  public Snapshot toSnapshot() {
+    return new Snapshot(id, name, sourceVolumeId, sizeBytes, createdAt);
+  }
+
+  public Map<String, String> toFields() {
+    Map<String, String> fields = new LinkedHashMap<>();
+    fields.put("kind", "snapshot");
+    fields.put("id", id);
+    fields.put("name", name);
+    fields.put("pool", pool);
+    fields.put("sourceVolumeId", sourceVolumeId);
+    fields.put("sizeBytes", Long.toString(sizeBytes));
+    fields.put("accessType", accessType.name());
+    fields.put("fsType", fsType);
+    fields.put("createdAt", createdAt.toString());
+    fields.put("state", state.name());
+    return fields;
+  }
+
+  /**
+   * Rebuilds a record from its stored fields.
+   *
+   * @throws IllegalArgumentException when a field is missing or malformed
+   */
+  public static SnapshotRecord fromFields(Map<String, String> fields) {
+    String id = Fields.require(fields, "id");
+    if (!Ids.isSnapshotId(id)) {
+      throw new IllegalArgumentException("bad snapshot id " + id);
+    }
+    return new SnapshotRecord(
+        id,
+        Fields.require(fields, "name"),
+        Fields.require(fields, "pool"),
+        Fields.require(fields, "sourceVolumeId"),
+        Long.parseLong(Fields.require(fields, "sizeBytes")),
+        AccessType.valueOf(Fields.require(fields, "accessType")),
+        Fields.require(fields, "fsType"),
+        Instant.parse(Fields.require(fields, "createdAt")),
+        RecordState.valueOf(Fields.require(fields, "state")));
+  }
+}

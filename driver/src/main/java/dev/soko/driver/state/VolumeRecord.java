@@ -1,0 +1,120 @@
+package dev.soko.driver.state;
+
+import dev.soko.driver.volume.AccessType;
+import dev.soko.driver.volume.ContentSource;
+import dev.soko.driver.volume.Volume;
+import dev.soko.driver.volume.VolumeCondition;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The stored form of a volume.
+ *
+ * @param capacityBytes the size the controller granted; the image grows to it on the node
+ * @param parameters the StorageClass parameters of the creating request (for idempotency checks)
+ */
+public record VolumeRecord(
+    String id,
+    String name,
+    String pool,
+    long capacityBytes,
+    AccessType accessType,
+    String fsType,
+    ContentSource source,
+    Instant createdAt,
+    RecordState state,
+    Map<String, String> parameters) {
+
+  private static final String PARAM = "param.";
+
+  public VolumeRecord {
+    parameters = Map.copyOf(parameters);
+  }
+
+  public VolumeRecord withState(RecordState newState) {
+    return new VolumeRecord(
+        id, name, pool, capacityBytes, accessType, fsType, source, createdAt, newState, parameters);
+  }
+
+  public VolumeRecord withCapacity(long newCapacity) {
+    return new VolumeRecord(
+        id, name, pool, newCapacity, accessType, fsType, source, createdAt, state, parameters);
+  }
+
+  public Volume toVolume(VolumeCondition condition) {
+    return new Volume(
+        id, name, pool, capacityBytes, accessType, fsType, source, createdAt, condition);
+  }
+
+  public Map<String, String> toFields() {
+    Map<String, String> fields = new LinkedHashMap<>();
+    fields.put("kind", "volume");
+    fields.put("id", id);
+    fields.put("name", name);
+    fields.put("pool", pool);
+    fields.put("capacityBytes", Long.toString(capacityBytes));
+    fields.put("accessType", accessType.name());
+    fields.put("fsType", fsType);
+    fields.put("sourceKind", sourceKind(source));
+    fields.put("sourceId", sourceId(source));
+    fields.put("createdAt", createdAt.toString());
+    fields.put("state", state.name());
+    new TreeMap<>(parameters).forEach((k, v) -> fields.put(PARAM + k, v));
+    return fields;
+  }
+
+  /**
+   * Rebuilds a record from its stored fields.
+   *
+   * @throws IllegalArgumentException when a field is missing or malformed
+   */
+  public static VolumeRecord fromFields(Map<String, String> fields) {
+    String id = Fields.require(fields, "id");
+    if (!Ids.isVolumeId(id)) {
+      throw new IllegalArgumentException("bad volume id " + id);
+    }
+    Map<String, String> parameters = new TreeMap<>();
+    fields.forEach(
+        (k, v) -> {
+          if (k.startsWith(PARAM)) {
+            parameters.put(k.substring(PARAM.length()), v);
+          }
+        });
+    return new VolumeRecord(
+        id,
+        Fields.require(fields, "name"),
+        Fields.require(fields, "pool"),
+        Long.parseLong(Fields.require(fields, "capacityBytes")),
+        AccessType.valueOf(Fields.require(fields, "accessType")),
+        Fields.require(fields, "fsType"),
+        source(Fields.require(fields, "sourceKind"), Fields.require(fields, "sourceId")),
+        Instant.parse(Fields.require(fields, "createdAt")),
+        RecordState.valueOf(Fields.require(fields, "state")),
+        parameters);
+  }
+
+  private static String sourceKind(ContentSource source) {
+    if (source instanceof ContentSource.FromSnapshot) {
+      return "snapshot";
+    }
+    return source instanceof ContentSource.FromVolume ? "volume" : "empty";
+  }
+
+  private static String sourceId(ContentSource source) {
+    if (source instanceof ContentSource.FromSnapshot s) {
+      return s.snapshotId();
+    }
+    return source instanceof ContentSource.FromVolume v ? v.volumeId() : "";
+  }
+
+  private static ContentSource source(String kind, String id) {
+    return switch (kind) {
+      case "empty" -> ContentSource.EMPTY;
+      case "snapshot" -> new ContentSource.FromSnapshot(id);
+      case "volume" -> new ContentSource.FromVolume(id);
+      default -> throw new IllegalArgumentException("bad source kind " + kind);
+    };
+  }
+}

@@ -1,0 +1,104 @@
+package dev.soko.driver.mount;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.soko.driver.exec.FakeExec;
+import dev.soko.driver.volume.StorageException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SystemMounterTest {
+  @TempDir Path dir;
+  final FakeExec exec = new FakeExec();
+
+  private SystemMounter mounter() throws Exception {
+    Path table = dir.resolve("mountinfo");
+    Files.writeString(table, MountInfoTest.SAMPLE);
+    return new SystemMounter(exec, table);
+  }
+
+  @Test
+  void mountsWithCheckedFlagsAndEndOfOptionsMarker() throws Exception {
+    mounter().mount("/dev/loop4", Path.of("/k/s"), "ext4", List.of("noatime,nodev"));
+    mounter().mount("/dev/loop4", Path.of("/k/t"), "xfs", List.of());
+    assertThat(exec.callsOf("mount"))
+        .containsExactly(
+            "mount -t ext4 -o noatime,nodev -- /dev/loop4 /k/s", "mount -t xfs -- /dev/loop4 /k/t");
+  }
+
+  @Test
+  void refusesUnknownFlagsAndTypesBeforeRunningAnything() throws Exception {
+    SystemMounter mounter = mounter();
+    assertThatThrownBy(
+            () -> mounter.mount("/dev/loop4", Path.of("/k"), "ext4", List.of("exec,suid")))
+        .isInstanceOf(StorageException.class);
+    assertThatThrownBy(() -> mounter.mount("/dev/loop4", Path.of("/k"), "btrfs", List.of()))
+        .isInstanceOf(StorageException.class);
+    assertThat(exec.calls()).isEmpty();
+  }
+
+  @Test
+  void bindAndReadOnlyRemount() throws Exception {
+    SystemMounter mounter = mounter();
+    mounter.bind(Path.of("/k/s"), Path.of("/k/t"));
+    mounter.remountBind(Path.of("/k/t"), List.of("ro"));
+    mounter.unmount(Path.of("/k/t"));
+    assertThat(exec.calls())
+        .containsExactly(
+            List.of("mount", "--bind", "--", "/k/s", "/k/t"),
+            List.of("mount", "-o", "remount,bind,ro", "--", "/k/t"),
+            List.of("umount", "--", "/k/t"));
+  }
+
+  @Test
+  void blankDetectionFollowsBlkidExitCodes() throws Exception {
+    SystemMounter mounter = mounter();
+    exec.on(List.of("blkid"), 2, "", "");
+    assertThat(mounter.detectFilesystem("/dev/loop1")).isEmpty();
+    exec.on(List.of("blkid"), 0, "xfs\n", "");
+    assertThat(mounter.detectFilesystem("/dev/loop1")).contains("xfs");
+    exec.on(List.of("blkid"), 0, "\n", "");
+    assertThat(mounter.detectFilesystem("/dev/loop1")).contains("unknown");
+    exec.on(List.of("blkid"), 4, "", "usage");
+    assertThatThrownBy(() -> mounter.detectFilesystem("/dev/loop1"))
+        .isInstanceOf(StorageException.class);
+  }
+
+  @Test
+  void mkfsAndGrowPickTheToolPerFilesystem() throws Exception {
+    SystemMounter mounter = mounter();
+    mounter.makeFilesystem("/dev/loop1", "xfs");
+    mounter.makeFilesystem("/dev/loop2", "ext4");
+    mounter.growFilesystem("/dev/loop1", Path.of("/k/s1"), "xfs");
+    mounter.growFilesystem("/dev/loop2", Path.of("/k/s2"), "ext4");
+    assertThat(exec.calls().stream().map(c -> c.get(0) + " " + c.get(c.size() - 1)))
+        .containsExactly(
+            "mkfs.xfs /dev/loop1",
+            "mkfs.ext4 /dev/loop2",
+            "xfs_growfs /k/s1",
+            "resize2fs /dev/loop2");
+  }
+
+  @Test
+  void statsMultiplyBlocksBySize() throws Exception {
+    exec.on(List.of("stat"), 0, "4096 100 40 30 64 60\n", "");
+    FsStats stats = mounter().stats(Path.of("/k/s"));
+    assertThat(stats).isEqualTo(new FsStats(409600, 163840, 122880, 64, 60));
+    assertThat(stats.usedBytes()).isEqualTo(245760);
+    assertThat(stats.usedInodes()).isEqualTo(4);
+    exec.on(List.of("stat"), 0, "garbage\n", "");
+    assertThatThrownBy(() -> mounter().stats(Path.of("/k/s"))).isInstanceOf(StorageException.class);
+  }
+
+  @Test
+  void mountAtPicksTheTopmostMount() throws Exception {
+    SystemMounter mounter = mounter();
+    assertThat(mounter.mountAt(Path.of("/var/lib/kubelet/pods/x/mount")).orElseThrow().readOnly())
+        .isTrue();
+    assertThat(mounter.mountAt(Path.of("/nothing"))).isEmpty();
+  }
+}
