@@ -56,18 +56,22 @@ output_has() { # pattern, command... : the command succeeds and its output match
 
 # --- driver ---------------------------------------------------------------------------------------
 
-driver_serves_volumes() {
-  local image="$1" name="soko-image-test-driver-$$" rc=0
-  mkdir -p "$WORK/csi" "$WORK/pool"
+# mode (node|controller), check (probe|create): starts the driver image with its socket (and, in
+# node mode, a pool) on host folders and runs the CSI client against the socket.
+driver_serves() {
+  local image="$1" mode="$2" what="$3" name="soko-image-test-driver-$2-$$" rc=0
+  local csi="$WORK/$mode/csi" pool="$WORK/$mode/pool" args
+  mkdir -p "$csi" "$pool"
   CONTAINERS+=("$name")
+  args=(--mode="$mode" --endpoint=unix:///csi/csi.sock)
+  [[ "$mode" == controller ]] ||
+    args+=(--node-id=image-test --pool=name=default,path=/var/lib/soko/pools/default)
   # Privileged with the host's /dev: the driver attaches loop devices and mounts, as in the DaemonSet.
   "${RUN[@]}" -d --name "$name" --privileged -v /dev:/dev \
-    -v "$WORK/csi:/csi" -v "$WORK/pool:/var/lib/soko/pools/default" \
-    "$image" --mode=node --node-id=image-test --endpoint=unix:///csi/csi.sock \
-    --pool=default=/var/lib/soko/pools/default >/dev/null
+    -v "$csi:/csi" -v "$pool:/var/lib/soko/pools/default" "$image" "${args[@]}" >/dev/null
   # Wait for the socket while the container lives, so a driver that exits fails at once.
   local waited=0
-  until [[ -S "$WORK/csi/csi.sock" ]]; do
+  until [[ -S "$csi/csi.sock" ]]; do
     if [[ "$(podman inspect --format '{{.State.Running}}' "$name" 2>/dev/null)" != true ]] ||
       ((waited >= 120)); then
       echo "driver did not create its socket (running: $(podman inspect --format \
@@ -81,7 +85,7 @@ driver_serves_volumes() {
   # The client runs on the host with the driver's own jar: same generated CSI classes and gRPC.
   ((rc != 0)) || java -cp "$(jar_path driver)" \
     -Dlogback.configurationFile="$ROOT/images/test/client-logback.xml" \
-    "$ROOT/images/test/CsiCheck.java" "$WORK/csi/csi.sock" 60 || rc=$?
+    "$ROOT/images/test/CsiCheck.java" "$csi/csi.sock" 60 "$what" || rc=$?
   if ((rc != 0)); then
     echo "--- driver container log:"
     podman logs "$name" 2>&1 | tail -30
@@ -100,7 +104,10 @@ test_driver() {
     'for t in losetup mount umount mkfs.ext4 resize2fs mkfs.xfs xfs_growfs cp truncate; do
        command -v "$t" >/dev/null || { echo "missing $t"; exit 1; }; done'
   check "driver image answers --help" output_has 'endpoint' "${RUN[@]}" --rm "$image" --help
-  check "driver image: ready Probe and CreateVolume over its socket" driver_serves_volumes "$image"
+  check "driver image (controller mode): ready Probe over its socket" \
+    driver_serves "$image" controller probe
+  check "driver image (node mode): ready Probe and CreateVolume over its socket" \
+    driver_serves "$image" node create
 }
 
 # --- operator -------------------------------------------------------------------------------------

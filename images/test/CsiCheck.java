@@ -6,6 +6,7 @@ import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -13,21 +14,21 @@ import java.util.concurrent.TimeUnit;
  * A tiny CSI client for the image test (hack/test-images.sh), run as a single-file program with the
  * driver's shaded jar as class path, so it uses the same generated classes and gRPC as the driver.
  *
- * <p>Usage: {@code java -cp soko-driver.jar CsiCheck.java <socket> <timeout-seconds> [k=v ...]}.
- * Waits until Probe answers ready, then creates a 64 MiB ext4 volume (StorageClass parameters
- * from k=v), checks the answer, deletes it, and prints one line per step. Exits non-zero on any
- * failure with the gRPC status, so the calling script fails loudly.
+ * <p>Usage: {@code java -cp soko-driver.jar CsiCheck.java <socket> <timeout-seconds> probe|create
+ * [k=v ...]}. Waits until Probe answers ready; with {@code create} it then creates a 64 MiB ext4
+ * volume (StorageClass parameters from k=v), checks the answer and deletes it. Prints one line per
+ * step; exits non-zero on any failure with the gRPC status, so the calling script fails loudly.
  */
 public final class CsiCheck {
   private static final long VOLUME_BYTES = 64L << 20;
 
   public static void main(String[] args) throws Exception {
-    if (args.length < 2) {
-      System.err.println("usage: CsiCheck <socket path> <timeout seconds> [param=value ...]");
+    if (args.length < 3 || !List.of("probe", "create").contains(args[2])) {
+      System.err.println("usage: CsiCheck <socket path> <timeout seconds> probe|create [k=v ...]");
       System.exit(2);
     }
     Map<String, String> params = new LinkedHashMap<>();
-    for (int i = 2; i < args.length; i++) {
+    for (int i = 3; i < args.length; i++) {
       String[] kv = args[i].split("=", 2);
       params.put(kv[0], kv.length > 1 ? kv[1] : "");
     }
@@ -35,7 +36,9 @@ public final class CsiCheck {
         Grpc.newChannelBuilder("unix:" + args[0], InsecureChannelCredentials.create()).build();
     try {
       waitReady(IdentityGrpc.newBlockingStub(channel), Long.parseLong(args[1]));
-      createAndDelete(ControllerGrpc.newBlockingStub(channel), params);
+      if (args[2].equals("create")) {
+        createAndDelete(ControllerGrpc.newBlockingStub(channel), params);
+      }
     } catch (StatusRuntimeException e) {
       System.err.println("FAIL: " + e.getStatus());
       System.exit(1);
