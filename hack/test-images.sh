@@ -47,6 +47,17 @@ ensure_image() { # component -> builds the image when it is not in local storage
   printf '%s\n' "$image"
 }
 
+# component: the OCI archive hack/images.sh writes holds an index naming the image's tag.
+archive_is_oci() {
+  local archive index
+  archive="$OUT/soko-$1-${IMAGE_TAG:-$(project_version)}.oci.tar"
+  [[ -s "$archive" ]] || podman save --quiet --format oci-archive -o "$archive" "$(image_name "$1")"
+  index="$(tar -xOf "$archive" index.json)" || return 1
+  grep -q '"org.opencontainers.image.ref.name":"[^"]*'"${IMAGE_TAG:-$(project_version)}"'"' \
+    <<<"$index" || { echo "no ref name with the tag in index.json: $index"; return 1; }
+  tar -tf "$archive" | grep -q '^oci-layout$' || { echo "no oci-layout in $archive"; return 1; }
+}
+
 output_has() { # pattern, command... : the command succeeds and its output matches the pattern
   local pattern="$1" out
   shift
@@ -103,6 +114,7 @@ test_driver() {
     "${RUN[@]}" --rm --entrypoint /bin/sh "$image" -c \
     'for t in losetup mount umount mkfs.ext4 resize2fs mkfs.xfs xfs_growfs cp truncate; do
        command -v "$t" >/dev/null || { echo "missing $t"; exit 1; }; done'
+  check "driver image saved as an OCI archive" archive_is_oci driver
   check "driver image answers --help" output_has 'endpoint' "${RUN[@]}" --rm "$image" --help
   check "driver image (controller mode): ready Probe over its socket" \
     driver_serves "$image" controller probe
@@ -135,6 +147,7 @@ test_operator() {
   image="$(ensure_image operator)"
   check "operator image runs as non-root uid 65532" \
     test "$(podman image inspect --format '{{.Config.User}}' "$image")" = "65532:65532"
+  check "operator image saved as an OCI archive" archive_is_oci operator
   check "operator image answers --help" output_has 'render' "${RUN[@]}" --rm "$image" --help
   check "operator image renders a StorageCluster offline" operator_renders "$image"
 }
