@@ -4,7 +4,8 @@
 # sources), then `podman build` puts it into an image FROM scratch with the project's jar on top.
 # Each image is saved as an OCI archive under target/images/.
 #
-# Usage: hack/images.sh [driver|operator|all]      (default: all)
+# Usage: hack/images.sh [driver|operator|bundle|all]      (default: all)
+#   bundle: the OLM bundle image soko-operator-bundle:<version> from olm-bundle/bundle.Dockerfile
 # Environment:
 #   IMAGE_REGISTRY  prefix for image names, e.g. "<your-registry>/soko" (default: none, local only)
 #   IMAGE_TAG       tag of both images (default: the project version from pom.xml)
@@ -116,14 +117,31 @@ build_image() {
   printf '%s\n' "$image"
 }
 
+# The OLM bundle image: only the generated manifests and metadata, FROM scratch.
+build_bundle() {
+  local prefix="${IMAGE_REGISTRY:+${IMAGE_REGISTRY%/}/}" image archive
+  image="${prefix}soko-operator-bundle:${IMAGE_TAG:-$(project_version)}"
+  log "podman build $image"
+  podman build --quiet --pull=never -f "$ROOT/olm-bundle/bundle.Dockerfile" -t "$image" \
+    "$ROOT/olm-bundle" >&2
+  if [[ "${SKIP_SAVE:-0}" != 1 ]]; then
+    archive="$OUT/soko-operator-bundle-${IMAGE_TAG:-$(project_version)}.oci.tar"
+    rm -f "$archive"
+    podman save --quiet --format oci-archive -o "$archive" "$image"
+    log "saved $archive"
+  fi
+  printf '%s\n' "$image"
+}
+
 main() {
   command -v podman >/dev/null || die "podman is missing: run hack/deps.sh"
   mkdir -p "$OUT"
   local target="${1:-all}"
   case "$target" in
     driver | operator) build_image "$target" ;;
-    all) build_image driver && build_image operator ;;
-    *) die "unknown image '$target' (driver, operator or all)" ;;
+    bundle) build_bundle ;;
+    all) build_image driver && build_image operator && build_bundle ;;
+    *) die "unknown image '$target' (driver, operator, bundle or all)" ;;
   esac
 }
 

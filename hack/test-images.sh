@@ -3,9 +3,10 @@
 #   driver:   --help; then the image runs as a node plugin with a pool and its socket on host
 #             folders, answers a ready Probe and creates (and deletes) a volume over the socket.
 #   operator: runs as uid 65532, answers --help and renders a StorageCluster offline.
+#   bundle:   the OLM bundle image carries exactly olm-bundle/manifests and metadata.
 # Prints "N passed, M failed" last and exits non-zero on any failure.
 #
-# Usage: hack/test-images.sh [driver|operator|all]     (default: all)
+# Usage: hack/test-images.sh [driver|operator|bundle|all]     (default: all)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -152,11 +153,36 @@ test_operator() {
   check "operator image renders a StorageCluster offline" operator_renders "$image"
 }
 
+# --- OLM bundle -----------------------------------------------------------------------------------
+
+bundle_image_holds_bundle() {
+  local image="$1" label name="soko-image-test-bundle-$$" dir="$WORK/bundle"
+  label="$(podman image inspect --format \
+    '{{index .Labels "operators.operatorframework.io.bundle.package.v1"}}' "$image")"
+  [[ "$label" == soko-operator ]] || { echo "package label: '$label'"; return 1; }
+  # FROM scratch has nothing to run: copy the content out of a created (never started) container.
+  CONTAINERS+=("$name")
+  podman create --name "$name" "$image" /none >/dev/null
+  mkdir -p "$dir"
+  podman cp "$name:/manifests" "$dir/" && podman cp "$name:/metadata" "$dir/"
+  podman rm -f "$name" >/dev/null
+  diff -r "$ROOT/olm-bundle/manifests" "$dir/manifests" &&
+    diff -r "$ROOT/olm-bundle/metadata" "$dir/metadata"
+}
+
+test_bundle() {
+  local image
+  image="$(SKIP_SAVE=1 build_bundle)"
+  check "bundle image holds olm-bundle/manifests and metadata with the bundle labels" \
+    bundle_image_holds_bundle "$image"
+}
+
 case "${1:-all}" in
   driver) test_driver ;;
   operator) test_operator ;;
-  all) test_driver && test_operator ;;
-  *) die "unknown image '$1' (driver, operator or all)" ;;
+  bundle) test_bundle ;;
+  all) test_driver && test_operator && test_bundle ;;
+  *) die "unknown image '$1' (driver, operator, bundle or all)" ;;
 esac
 printf '%d passed, %d failed\n' "$passed" "$failed"
 ((failed == 0))
