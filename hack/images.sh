@@ -117,13 +117,21 @@ build_image() {
   printf '%s\n' "$image"
 }
 
-# The OLM bundle image: only the generated manifests and metadata, FROM scratch.
+# The OLM bundle image: only the generated manifests and metadata, FROM scratch. With
+# IMAGE_REGISTRY the bundle is regenerated into target/ so that its CSV names the pushed operator
+# image; without it the committed olm-bundle/ is used as is.
 build_bundle() {
-  local prefix="${IMAGE_REGISTRY:+${IMAGE_REGISTRY%/}/}" image archive
+  local prefix="${IMAGE_REGISTRY:+${IMAGE_REGISTRY%/}/}" image archive bundle="$ROOT/olm-bundle"
   image="${prefix}soko-operator-bundle:${IMAGE_TAG:-$(project_version)}"
+  if [[ -n "${IMAGE_REGISTRY:-}" ]]; then
+    [[ -z "${IMAGE_TAG:-}" ]] || die "IMAGE_TAG with a bundle: the CSV version is the project's"
+    rm -rf "$OUT/publish" && mkdir -p "$OUT/publish"
+    cp -r "$ROOT/helm" "$ROOT/olm-bundle" "$OUT/publish/"
+    bash "$ROOT/hack/gen-dist.sh" --out "$OUT/publish" --image-registry "${IMAGE_REGISTRY%/}"
+    bundle="$OUT/publish/olm-bundle"
+  fi
   log "podman build $image"
-  podman build --quiet --pull=never -f "$ROOT/olm-bundle/bundle.Dockerfile" -t "$image" \
-    "$ROOT/olm-bundle" >&2
+  podman build --quiet --pull=never -f "$bundle/bundle.Dockerfile" -t "$image" "$bundle" >&2
   if [[ "${SKIP_SAVE:-0}" != 1 ]]; then
     archive="$OUT/soko-operator-bundle-${IMAGE_TAG:-$(project_version)}.oci.tar"
     rm -f "$archive"
