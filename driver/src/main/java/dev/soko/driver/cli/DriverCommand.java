@@ -30,8 +30,8 @@ import picocli.CommandLine.Spec;
     description = "Soko node-local CSI driver (CSI spec v1.12.0).",
     footer = {
       "",
-      "Exit codes: 0 after a clean shutdown (SIGTERM), 1 on a start-up or runtime failure,"
-          + " 2 on bad flags."
+      "SIGTERM stops gracefully: in-flight calls finish, then the engine closes (the JVM then"
+          + " exits with 143). Exit codes: 1 start-up failure, 2 bad flags."
     })
 public final class DriverCommand implements Callable<Integer> {
 

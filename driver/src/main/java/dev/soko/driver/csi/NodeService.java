@@ -90,7 +90,8 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
       Csi.NodeGetVolumeStatsRequest request,
       StreamObserver<Csi.NodeGetVolumeStatsResponse> observer) {
     String id = Requests.requireId(request.getVolumeId(), "volume_id");
-    VolumeUsage usage = volumes.usage(id, paths.check(request.getVolumePath(), "volume_path"));
+    VolumeUsage usage =
+        volumes.usage(id, paths.checkLookup(request.getVolumePath(), "volume_path", id));
     Csi.NodeGetVolumeStatsResponse.Builder response =
         Csi.NodeGetVolumeStatsResponse.newBuilder()
             .addUsage(
@@ -116,7 +117,7 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
   public void nodeExpandVolume(
       Csi.NodeExpandVolumeRequest request, StreamObserver<Csi.NodeExpandVolumeResponse> observer) {
     String id = Requests.requireId(request.getVolumeId(), "volume_id");
-    Path volumePath = paths.check(request.getVolumePath(), "volume_path");
+    Path volumePath = paths.checkLookup(request.getVolumePath(), "volume_path", id);
     SizeRange size =
         request.hasCapacityRange() ? SizeRange.of(request.getCapacityRange()) : SizeRange.UNSET;
     if (request.hasVolumeCapability()) {

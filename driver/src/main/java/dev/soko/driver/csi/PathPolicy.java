@@ -53,6 +53,24 @@ public final class PathPolicy {
     return path;
   }
 
+  /**
+   * Checks a {@code volume_path} that only identifies where the CO believes a volume is (stats,
+   * node expansion). The driver stages and publishes only below the allowed roots, so a path that
+   * fails the policy cannot hold the volume: the spec's answer is NOT_FOUND, not INVALID_ARGUMENT.
+   */
+  public Path checkLookup(String raw, String field, String volumeId) {
+    if (raw.isEmpty()) {
+      throw StorageException.invalid("%s is required", field);
+    }
+    try {
+      return check(raw, field);
+    } catch (StorageException e) {
+      throw StorageException.notFound(
+          "volume %s is not staged or published at the given %s (%s)",
+          volumeId, field, e.getMessage());
+    }
+  }
+
   private static Path realOfDeepestExisting(Path path) {
     Path existing = path;
     while (existing != null && !Files.exists(existing, LinkOption.NOFOLLOW_LINKS)) {

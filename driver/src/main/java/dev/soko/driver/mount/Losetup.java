@@ -17,20 +17,26 @@ public final class Losetup implements LoopDevices {
       Pattern.compile("\"back-file\"\\s*:\\s*\"((?:[^\"\\\\]|\\\\.)*)\"");
   private static final String DELETED = " (deleted)";
 
+  private static final java.time.Duration DETACH_WAIT = java.time.Duration.ofSeconds(5);
+
   private final Exec exec;
+  private final Path sysfs;
 
   public Losetup(Exec exec) {
+    this(exec, Path.of("/sys/block"));
+  }
+
+  Losetup(Exec exec, Path sysfs) {
     this.exec = exec;
+    this.sysfs = sysfs;
   }
 
   @Override
   public String attach(Path image) {
-    // Direct I/O makes the loop device bypass the page cache of the backing file, so the data is
-    // not cached twice (once for the filesystem in the volume, once for the image file).
+    // No --direct-io: with it the kernel may raise the device's logical block size to the backing
+    // filesystem's, and a filesystem made with smaller blocks then no longer mounts.
     ExecResult result =
-        exec.check(
-            List.of("losetup", "--find", "--show", "--direct-io=on", "--", image.toString()),
-            Exec.SHORT);
+        exec.check(List.of("losetup", "--find", "--show", "--", image.toString()), Exec.SHORT);
     String device = result.stdout().strip();
     if (!device.startsWith("/dev/loop")) {
       throw new StorageException(
@@ -77,6 +83,26 @@ public final class Losetup implements LoopDevices {
   @Override
   public void detach(String device) {
     exec.check(List.of("losetup", "--detach", checkDevice(device)), Exec.SHORT);
+    awaitDetached(device);
+  }
+
+  /**
+   * A device someone still holds open (udev probing it, say) is only marked to clear on last close,
+   * so losetup returns before it is free. Waiting keeps a quick re-stage from picking up a device
+   * that is about to vanish.
+   */
+  private void awaitDetached(String device) {
+    Path backing =
+        sysfs.resolve(Path.of(device).getFileName().toString()).resolve("loop/backing_file");
+    long deadline = System.nanoTime() + DETACH_WAIT.toNanos();
+    while (java.nio.file.Files.exists(backing) && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
   }
 
   private static String checkDevice(String device) {

@@ -35,6 +35,15 @@ public interface Mounter {
 
   void makeFilesystem(String device, String fsType);
 
+  /**
+   * Grows an unmounted filesystem to fill its device where the filesystem allows that (ext4), so a
+   * volume restored or expanded while unstaged needs no online resize. Filesystems that only grow
+   * while mounted (xfs) are left for {@link #growFilesystem}.
+   *
+   * @return true when the filesystem was grown here
+   */
+  boolean growUnmounted(String device, String fsType);
+
   /** Grows a mounted filesystem to fill its (already grown) device. */
   void growFilesystem(String device, Path mountPoint, String fsType);
 

@@ -96,6 +96,45 @@ public final class SystemMounter implements Mounter {
   }
 
   @Override
+  public boolean growUnmounted(String device, String fsType) {
+    if (!"ext4".equals(fsType)) {
+      return false;
+    }
+    long deviceBytes =
+        Long.parseLong(exec.check("blockdev", "--getsize64", device).stdout().strip());
+    if (ext4Bytes(device) >= deviceBytes) {
+      return false;
+    }
+    // resize2fs insists on a freshly checked filesystem when it is not mounted. e2fsck -p exits 1
+    // when it fixed something harmless; anything above that is a real problem.
+    ExecResult check = exec.run(List.of("e2fsck", "-f", "-p", device), Exec.LONG);
+    if (check.exitCode() > 1) {
+      throw new StorageException(StorageException.Reason.INTERNAL, check.describe());
+    }
+    exec.check(List.of("resize2fs", device), Exec.LONG);
+    return true;
+  }
+
+  /** The size of an ext4 filesystem from its superblock: block count times block size. */
+  private long ext4Bytes(String device) {
+    String header = exec.check(List.of("dumpe2fs", "-h", device), Exec.SHORT).stdout();
+    long blocks = -1;
+    long blockSize = -1;
+    for (String line : header.split("\n")) {
+      if (line.startsWith("Block count:")) {
+        blocks = Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
+      } else if (line.startsWith("Block size:")) {
+        blockSize = Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
+      }
+    }
+    if (blocks < 0 || blockSize < 0) {
+      throw new StorageException(
+          StorageException.Reason.INTERNAL, "dumpe2fs printed no block count for " + device);
+    }
+    return blocks * blockSize;
+  }
+
+  @Override
   public void growFilesystem(String device, Path mountPoint, String fsType) {
     List<String> command =
         switch (MountOptions.checkFsType(fsType)) {
@@ -103,7 +142,17 @@ public final class SystemMounter implements Mounter {
           case "xfs" -> List.of("xfs_growfs", mountPoint.toString());
           default -> throw new IllegalStateException(fsType);
         };
-    exec.check(command, Exec.LONG);
+    ExecResult result = exec.run(command, Exec.LONG);
+    if (!result.ok() && result.stderr().contains("Permission denied")) {
+      // The kernel allows online ext4 growth only with CAP_SYS_RESOURCE.
+      throw StorageException.precondition(
+          "the kernel refused to grow the mounted %s filesystem (the driver lacks"
+              + " CAP_SYS_RESOURCE); it grows when the volume is next staged",
+          fsType);
+    }
+    if (!result.ok()) {
+      throw new StorageException(StorageException.Reason.INTERNAL, result.describe());
+    }
   }
 
   @Override

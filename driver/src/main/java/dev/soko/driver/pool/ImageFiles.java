@@ -61,10 +61,19 @@ public final class ImageFiles {
 
   /** Copies {@code source} to the new file {@code target} (reflink or sparse) and syncs it. */
   public void copy(Path source, Path target) {
+    copy(source, target, reflink);
+  }
+
+  /** A sparse copy, for copies between pools (reflinks cannot cross filesystems). */
+  public void sparseCopy(Path source, Path target) {
+    copy(source, target, false);
+  }
+
+  private void copy(Path source, Path target, boolean useReflink) {
     if (!Files.isRegularFile(source)) {
       throw StorageException.precondition("the source image is missing");
     }
-    String mode = reflink ? "--reflink=always" : "--sparse=always";
+    String mode = useReflink ? "--reflink=always" : "--sparse=always";
     exec.check(List.of("cp", mode, source.toString(), target.toString()), Exec.LONG);
     Pool.fsync(target);
   }

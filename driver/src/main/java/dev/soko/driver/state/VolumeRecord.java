@@ -14,6 +14,8 @@ import java.util.TreeMap;
  *
  * @param capacityBytes the size the controller granted; the image grows to it on the node
  * @param parameters the StorageClass parameters of the creating request (for idempotency checks)
+ * @param stagedAt the staging path while the volume is staged on this node, empty otherwise; lets
+ *     the volume condition tell "never staged" from "staged but its mount or loop device vanished"
  */
 public record VolumeRecord(
     String id,
@@ -25,7 +27,8 @@ public record VolumeRecord(
     ContentSource source,
     Instant createdAt,
     RecordState state,
-    Map<String, String> parameters) {
+    Map<String, String> parameters,
+    String stagedAt) {
 
   private static final String PARAM = "param.";
 
@@ -35,12 +38,47 @@ public record VolumeRecord(
 
   public VolumeRecord withState(RecordState newState) {
     return new VolumeRecord(
-        id, name, pool, capacityBytes, accessType, fsType, source, createdAt, newState, parameters);
+        id,
+        name,
+        pool,
+        capacityBytes,
+        accessType,
+        fsType,
+        source,
+        createdAt,
+        newState,
+        parameters,
+        stagedAt);
   }
 
   public VolumeRecord withCapacity(long newCapacity) {
     return new VolumeRecord(
-        id, name, pool, newCapacity, accessType, fsType, source, createdAt, state, parameters);
+        id,
+        name,
+        pool,
+        newCapacity,
+        accessType,
+        fsType,
+        source,
+        createdAt,
+        state,
+        parameters,
+        stagedAt);
+  }
+
+  public VolumeRecord withStagedAt(String path) {
+    return new VolumeRecord(
+        id,
+        name,
+        pool,
+        capacityBytes,
+        accessType,
+        fsType,
+        source,
+        createdAt,
+        state,
+        parameters,
+        path);
   }
 
   public Volume toVolume(VolumeCondition condition) {
@@ -61,6 +99,7 @@ public record VolumeRecord(
     fields.put("sourceId", sourceId(source));
     fields.put("createdAt", createdAt.toString());
     fields.put("state", state.name());
+    fields.put("stagedAt", stagedAt);
     new TreeMap<>(parameters).forEach((k, v) -> fields.put(PARAM + k, v));
     return fields;
   }
@@ -92,7 +131,8 @@ public record VolumeRecord(
         source(Fields.require(fields, "sourceKind"), Fields.require(fields, "sourceId")),
         Instant.parse(Fields.require(fields, "createdAt")),
         RecordState.valueOf(Fields.require(fields, "state")),
-        parameters);
+        parameters,
+        fields.getOrDefault("stagedAt", ""));
   }
 
   private static String sourceKind(ContentSource source) {

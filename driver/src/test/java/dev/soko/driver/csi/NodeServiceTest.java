@@ -183,6 +183,35 @@ class NodeServiceTest {
   }
 
   @Test
+  void aVolumePathOutsideTheRootsCannotHoldTheVolume() {
+    assertCode(
+        () ->
+            node.nodeGetVolumeStats(
+                Csi.NodeGetVolumeStatsRequest.newBuilder()
+                    .setVolumeId("v")
+                    .setVolumePath("some/path")
+                    .build()),
+        Status.Code.NOT_FOUND,
+        "volume v is not staged or published");
+    assertCode(
+        () ->
+            node.nodeExpandVolume(
+                Csi.NodeExpandVolumeRequest.newBuilder()
+                    .setVolumeId("v")
+                    .setVolumePath("/etc")
+                    .build()),
+        Status.Code.NOT_FOUND,
+        "volume_path");
+    assertCode(
+        () ->
+            node.nodeGetVolumeStats(
+                Csi.NodeGetVolumeStatsRequest.newBuilder().setVolumeId("v").build()),
+        Status.Code.INVALID_ARGUMENT,
+        "volume_path is required");
+    assertThat(engine.lastPath).isNull();
+  }
+
+  @Test
   void expandPassesTheRangeOrNothing() {
     Csi.NodeExpandVolumeResponse response =
         node.nodeExpandVolume(

@@ -7,7 +7,9 @@ import dev.soko.driver.exec.FakeExec;
 import dev.soko.driver.volume.StorageException;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class LosetupTest {
   static final String LIST =
@@ -29,8 +31,14 @@ class LosetupTest {
       }
       """;
 
+  @TempDir Path sysfs;
   final FakeExec exec = new FakeExec();
-  final Losetup losetup = new Losetup(exec);
+  Losetup losetup;
+
+  @BeforeEach
+  void setUp() {
+    losetup = new Losetup(exec, sysfs); // an empty sysfs: every detach is complete at once
+  }
 
   @Test
   void parsesDevicesAndDeletedBackingFiles() {
@@ -53,7 +61,7 @@ class LosetupTest {
     exec.on(List.of("losetup", "--find"), 0, "/dev/loop7\n", "");
     assertThat(losetup.attach(Path.of("/pool/images/vol-a.img"))).isEqualTo("/dev/loop7");
     assertThat(exec.callsOf("losetup"))
-        .containsExactly("losetup --find --show --direct-io=on -- /pool/images/vol-a.img");
+        .containsExactly("losetup --find --show -- /pool/images/vol-a.img");
     exec.on(List.of("losetup", "--find"), 0, "", "");
     assertThatThrownBy(() -> losetup.attach(Path.of("/x.img")))
         .isInstanceOf(StorageException.class);

@@ -101,4 +101,38 @@ class SystemMounterTest {
         .isTrue();
     assertThat(mounter.mountAt(Path.of("/nothing"))).isEmpty();
   }
+
+  @Test
+  void ext4GrowsOfflineOnlyWhenSmallerThanItsDevice() throws Exception {
+    SystemMounter mounter = mounter();
+    exec.on(List.of("blockdev"), 0, "83886080\n", "");
+    exec.on(
+        List.of("dumpe2fs"),
+        0,
+        "Block count:              20480\nBlock size:               4096\n",
+        "");
+    assertThat(mounter.growUnmounted("/dev/loop1", "ext4")).isFalse();
+    exec.on(
+        List.of("dumpe2fs"),
+        0,
+        "Block count:              8192\nBlock size:               4096\n",
+        "");
+    exec.on(List.of("e2fsck"), 1, "", "fixed a harmless thing");
+    assertThat(mounter.growUnmounted("/dev/loop1", "ext4")).isTrue();
+    assertThat(exec.callsOf("resize2fs")).containsExactly("resize2fs /dev/loop1");
+    assertThat(mounter.growUnmounted("/dev/loop1", "xfs")).isFalse();
+    exec.on(List.of("e2fsck"), 4, "", "errors left");
+    assertThatThrownBy(() -> mounter.growUnmounted("/dev/loop1", "ext4"))
+        .isInstanceOf(StorageException.class);
+  }
+
+  @Test
+  void refusedOnlineGrowthIsAPreconditionWithAReason() throws Exception {
+    exec.on(List.of("resize2fs"), 1, "", "resize2fs: Permission denied to resize filesystem");
+    assertThatThrownBy(() -> mounter().growFilesystem("/dev/loop1", Path.of("/k/s"), "ext4"))
+        .isInstanceOf(StorageException.class)
+        .hasMessageContaining("CAP_SYS_RESOURCE")
+        .extracting(e -> ((StorageException) e).reason())
+        .isEqualTo(StorageException.Reason.FAILED_PRECONDITION);
+  }
 }

@@ -30,7 +30,8 @@ class RecordStoreTest {
         new ContentSource.FromSnapshot(Ids.newSnapshotId()),
         Instant.parse("2025-01-02T03:04:05Z"),
         RecordState.READY,
-        Map.of("pool", "fast", "fsType", "ext4"));
+        Map.of("pool", "fast", "fsType", "ext4"),
+        "/var/lib/kubelet/staging/x");
   }
 
   @Test

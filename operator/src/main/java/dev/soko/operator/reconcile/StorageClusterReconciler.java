@@ -71,16 +71,10 @@ public final class StorageClusterReconciler
     if (!problems.isEmpty()) {
       return finish(sc, failed(sc, "InvalidSpec", String.join("; ", problems)));
     }
-    Optional<StorageCluster> owner =
-        DriverNameConflicts.owner(sc, ctx.getPrimaryCache().list().toList());
-    if (owner.isPresent()) {
-      String message =
-          "driver name "
-              + sc.getSpec().getDriver().getName()
-              + " is already used by StorageCluster "
-              + owner.get().getMetadata().getName()
-              + "; nothing was changed";
-      return finish(sc, failed(sc, "DriverNameConflict", message));
+    Optional<String> conflict =
+        DriverNameConflicts.conflict(sc, ctx.getPrimaryCache().list().toList(), existingDriver(sc));
+    if (conflict.isPresent()) {
+      return finish(sc, failed(sc, "DriverNameConflict", conflict.get()));
     }
 
     ClusterFacts facts = observer.facts(sc);
@@ -187,7 +181,7 @@ public final class StorageClusterReconciler
   @Override
   public DeleteControl cleanup(StorageCluster sc, Context<StorageCluster> ctx) {
     Collection<StorageCluster> all = ctx.getPrimaryCache().list().toList();
-    if (DriverNameConflicts.owner(sc, all).isPresent()) {
+    if (DriverNameConflicts.conflict(sc, all, existingDriver(sc)).isPresent()) {
       // A conflicting StorageCluster never created anything.
       return DeleteControl.defaultDelete();
     }
@@ -218,6 +212,10 @@ public final class StorageClusterReconciler
     pruner.deleteAll(sc, facts, all);
     LOG.info("{}: uninstalled", sc.getMetadata().getName());
     return DeleteControl.defaultDelete();
+  }
+
+  private io.fabric8.kubernetes.api.model.storage.CSIDriver existingDriver(StorageCluster sc) {
+    return client.storage().v1().csiDrivers().withName(sc.getSpec().getDriver().getName()).get();
   }
 
   private static String now() {

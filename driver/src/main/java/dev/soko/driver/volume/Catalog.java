@@ -1,0 +1,129 @@
+package dev.soko.driver.volume;
+
+import dev.soko.driver.pool.Pool;
+import dev.soko.driver.state.Ids;
+import dev.soko.driver.state.SnapshotRecord;
+import dev.soko.driver.state.VolumeRecord;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentSkipListMap;
+
+/**
+ * The engine's view of every pool's records: an in-memory, ID-sorted index kept in step with the
+ * records on disk. Writes go to disk first (atomically) and then to the index, so the index never
+ * claims more than the disk holds.
+ */
+final class Catalog {
+  private final Map<String, Pool> pools = new LinkedHashMap<>();
+  private final ConcurrentSkipListMap<String, VolumeRecord> volumes = new ConcurrentSkipListMap<>();
+  private final ConcurrentSkipListMap<String, SnapshotRecord> snapshots =
+      new ConcurrentSkipListMap<>();
+
+  void addPool(Pool pool) {
+    pools.put(pool.name(), pool);
+  }
+
+  List<Pool> pools() {
+    return List.copyOf(pools.values());
+  }
+
+  /** The named pool, or the first (default) one for an empty name. */
+  Pool pool(String name) {
+    if (pools.isEmpty()) {
+      throw new StorageException(StorageException.Reason.UNAVAILABLE, "no pool is usable");
+    }
+    if (name == null || name.isEmpty()) {
+      return pools.values().iterator().next();
+    }
+    Pool pool = pools.get(name);
+    if (pool == null) {
+      throw StorageException.invalid("unknown pool %s (this node has %s)", name, pools.keySet());
+    }
+    return pool;
+  }
+
+  // ---- volumes ---------------------------------------------------------------------------
+
+  Optional<VolumeRecord> volume(String id) {
+    return Ids.isVolumeId(id) ? Optional.ofNullable(volumes.get(id)) : Optional.empty();
+  }
+
+  /** A volume that exists and is complete, or NOT_FOUND. */
+  VolumeRecord readyVolume(String id) {
+    return volume(id)
+        .filter(v -> v.state() == dev.soko.driver.state.RecordState.READY)
+        .orElseThrow(() -> StorageException.notFound("volume %s does not exist", shown(id)));
+  }
+
+  Optional<VolumeRecord> volumeByName(String name) {
+    return volumes.values().stream().filter(v -> v.name().equals(name)).findFirst();
+  }
+
+  NavigableMap<String, VolumeRecord> volumes() {
+    return volumes;
+  }
+
+  void saveVolume(VolumeRecord record) {
+    pool(record.pool()).volumeRecords().write(record.id(), record.toFields());
+    volumes.put(record.id(), record);
+  }
+
+  void forgetVolume(VolumeRecord record) {
+    pool(record.pool()).volumeRecords().delete(record.id());
+    volumes.remove(record.id());
+  }
+
+  /** Indexes a record read from disk at start-up. */
+  void loadVolume(VolumeRecord record) {
+    volumes.put(record.id(), record);
+  }
+
+  Path image(VolumeRecord record) {
+    return pool(record.pool()).volumeImage(record.id());
+  }
+
+  // ---- snapshots -------------------------------------------------------------------------
+
+  Optional<SnapshotRecord> snapshot(String id) {
+    return Ids.isSnapshotId(id) ? Optional.ofNullable(snapshots.get(id)) : Optional.empty();
+  }
+
+  Optional<SnapshotRecord> snapshotByName(String name) {
+    return snapshots.values().stream().filter(s -> s.name().equals(name)).findFirst();
+  }
+
+  NavigableMap<String, SnapshotRecord> snapshots() {
+    return snapshots;
+  }
+
+  void saveSnapshot(SnapshotRecord record) {
+    pool(record.pool()).snapshotRecords().write(record.id(), record.toFields());
+    snapshots.put(record.id(), record);
+  }
+
+  void forgetSnapshot(SnapshotRecord record) {
+    pool(record.pool()).snapshotRecords().delete(record.id());
+    snapshots.remove(record.id());
+  }
+
+  void loadSnapshot(SnapshotRecord record) {
+    snapshots.put(record.id(), record);
+  }
+
+  Path image(SnapshotRecord record) {
+    return pool(record.pool()).snapshotImage(record.id());
+  }
+
+  /** An ID from a request, safe to echo in an error message. */
+  static String shown(String id) {
+    if (id == null) {
+      return "\"\"";
+    }
+    String cut = id.length() > 64 ? id.substring(0, 64) + "..." : id;
+    return "\"" + cut.replaceAll("\\p{Cntrl}", "?") + "\"";
+  }
+}

@@ -1,0 +1,86 @@
+package dev.soko.driver.volume;
+
+import dev.soko.driver.mount.LoopDevice;
+import dev.soko.driver.mount.LoopDevices;
+import dev.soko.driver.mount.MountEntry;
+import dev.soko.driver.mount.Mounter;
+import dev.soko.driver.state.VolumeRecord;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+/** Works out volume conditions from what is really attached and mounted. */
+final class Health {
+  private final Catalog catalog;
+  private final Mounter mounter;
+  private final LoopDevices loops;
+
+  Health(Catalog catalog, Mounter mounter, LoopDevices loops) {
+    this.catalog = catalog;
+    this.mounter = mounter;
+    this.loops = loops;
+  }
+
+  /** Takes one look at loop devices and mounts, for a whole listing. */
+  View view() {
+    return new View(loops.list(), mounter.mounts());
+  }
+
+  /** True when {@code entry} mounts {@code device}: directly, or as a bind of its device node. */
+  static boolean mounts(MountEntry entry, String device) {
+    if (entry.source().equals(device)) {
+      return true;
+    }
+    String node = "/" + Path.of(device).getFileName();
+    return entry.fsType().equals("devtmpfs") && entry.root().equals(node);
+  }
+
+  final class View {
+    private final List<LoopDevice> devices;
+    private final List<MountEntry> mountTable;
+
+    View(List<LoopDevice> devices, List<MountEntry> mountTable) {
+      this.devices = devices;
+      this.mountTable = mountTable;
+    }
+
+    Optional<String> device(Path image) {
+      return devices.stream()
+          .filter(d -> !d.backingFileDeleted() && d.backingFile().equals(image))
+          .map(LoopDevice::device)
+          .findFirst();
+    }
+
+    Optional<MountEntry> mountAt(Path path) {
+      MountEntry found = null;
+      for (MountEntry entry : mountTable) {
+        if (entry.mountPoint().equals(path)) {
+          found = entry;
+        }
+      }
+      return Optional.ofNullable(found);
+    }
+
+    VolumeCondition condition(VolumeRecord record) {
+      Path image = catalog.image(record);
+      if (!Files.isRegularFile(image)) {
+        return new VolumeCondition(true, "the volume's image file is missing from its pool");
+      }
+      if (record.stagedAt().isEmpty()) {
+        return VolumeCondition.HEALTHY;
+      }
+      Optional<String> device = device(image);
+      if (device.isEmpty()) {
+        return new VolumeCondition(true, "the volume is staged but its loop device is gone");
+      }
+      if (record.accessType() == AccessType.FILESYSTEM) {
+        Optional<MountEntry> mount = mountAt(Path.of(record.stagedAt()));
+        if (mount.isEmpty() || !mounts(mount.get(), device.get())) {
+          return new VolumeCondition(true, "the volume is staged but its staging mount is gone");
+        }
+      }
+      return VolumeCondition.HEALTHY;
+    }
+  }
+}

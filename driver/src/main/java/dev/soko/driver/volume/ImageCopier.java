@@ -1,0 +1,56 @@
+package dev.soko.driver.volume;
+
+import dev.soko.driver.mount.Mounter;
+import dev.soko.driver.pool.Pool;
+import dev.soko.driver.state.VolumeRecord;
+import java.nio.file.Path;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Copies a volume's or snapshot's image for snapshots, clones and restores. When the source is a
+ * staged filesystem volume its filesystem is frozen during the copy, so the copy is consistent
+ * (everything written before the freeze is in it) instead of catching a write half way.
+ */
+final class ImageCopier {
+  private static final Logger LOG = LoggerFactory.getLogger(ImageCopier.class);
+  private final Mounter mounter;
+
+  ImageCopier(Mounter mounter) {
+    this.mounter = mounter;
+  }
+
+  void copyVolume(
+      VolumeRecord source, Path sourceImage, Path target, Pool targetPool, boolean same) {
+    Optional<Path> frozen = Optional.empty();
+    if (source.accessType() == AccessType.FILESYSTEM && !source.stagedAt().isEmpty()) {
+      Path staging = Path.of(source.stagedAt());
+      if (mounter.mountAt(staging).isPresent()) {
+        mounter.freeze(staging);
+        frozen = Optional.of(staging);
+      }
+    }
+    try {
+      copy(sourceImage, target, targetPool, same);
+    } finally {
+      if (frozen.isPresent()) {
+        try {
+          mounter.unfreeze(frozen.get());
+        } catch (StorageException e) {
+          LOG.error("cannot unfreeze {}: {}", frozen.get(), e.getMessage());
+          throw e;
+        }
+      }
+    }
+  }
+
+  /** Copies within one pool as a reflink where possible; across pools always as a sparse copy. */
+  void copy(Path sourceImage, Path target, Pool targetPool, boolean samePool) {
+    if (samePool) {
+      targetPool.files().copy(sourceImage, target);
+    } else {
+      targetPool.files().sparseCopy(sourceImage, target);
+    }
+  }
+}

@@ -1,0 +1,190 @@
+package dev.soko.driver.volume;
+
+import dev.soko.driver.config.DriverConfig;
+import dev.soko.driver.config.PoolConfig;
+import dev.soko.driver.exec.Exec;
+import dev.soko.driver.exec.ProcessExec;
+import dev.soko.driver.mount.LoopDevices;
+import dev.soko.driver.mount.Losetup;
+import dev.soko.driver.mount.Mounter;
+import dev.soko.driver.mount.PathPolicy;
+import dev.soko.driver.mount.SystemMounter;
+import dev.soko.driver.pool.Pool;
+import dev.soko.driver.state.Ids;
+import dev.soko.driver.state.RecordState;
+import dev.soko.driver.state.SnapshotRecord;
+import dev.soko.driver.state.VolumeRecord;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node-local storage engine: volumes are sparse image files in pool directories, attached
+ * through loop devices. Construction opens every pool and runs crash recovery on it; a pool that
+ * cannot be opened keeps {@link #ready()} false. The work is done by small collaborators: {@link
+ * VolumeProvisioner} and {@link SnapshotProvisioner} (controller side), {@link NodeVolumes}, {@link
+ * NodeExpansion} and {@link VolumeStats} (node side).
+ */
+public final class LocalVolumeManager implements VolumeManager {
+  private static final Logger LOG = LoggerFactory.getLogger(LocalVolumeManager.class);
+
+  private final DriverConfig config;
+  private final Catalog catalog = new Catalog();
+  private final Health health;
+  private final VolumeProvisioner volumes;
+  private final SnapshotProvisioner snapshots;
+  private final NodeVolumes node;
+  private final NodeExpansion expansion;
+  private final VolumeStats stats;
+  private final List<String> unusablePools = new ArrayList<>();
+  private final List<Recovery.Report> recoveryReports = new ArrayList<>();
+
+  /** The production wiring: real processes, mounts and loop devices. */
+  public static LocalVolumeManager open(DriverConfig config) {
+    Exec exec = new ProcessExec();
+    return new LocalVolumeManager(config, exec, new SystemMounter(exec), new Losetup(exec));
+  }
+
+  public LocalVolumeManager(DriverConfig config, Exec exec, Mounter mounter, LoopDevices loops) {
+    this.config = config;
+    KeyedLocks locks = new KeyedLocks();
+    PathPolicy paths = new PathPolicy(config.allowedPathRoots());
+    ImageCopier copier = new ImageCopier(mounter);
+    this.health = new Health(catalog, mounter, loops);
+    this.volumes = new VolumeProvisioner(catalog, locks, loops, copier);
+    this.snapshots = new SnapshotProvisioner(catalog, locks, copier);
+    this.node = new NodeVolumes(catalog, locks, mounter, loops, paths);
+    this.expansion = new NodeExpansion(catalog, locks, mounter, loops, paths, volumes);
+    this.stats = new VolumeStats(catalog, mounter, health, paths);
+    Recovery recovery = new Recovery(catalog, loops);
+    for (PoolConfig poolConfig : config.pools()) {
+      try {
+        Pool pool = Pool.open(poolConfig, exec);
+        recoveryReports.add(recovery.run(pool));
+        catalog.addPool(pool);
+      } catch (RuntimeException e) {
+        unusablePools.add(poolConfig.name());
+        LOG.error("pool {} is not usable: {}", poolConfig.name(), e.getMessage());
+      }
+    }
+  }
+
+  /** What start-up recovery repaired, one report per usable pool. */
+  List<Recovery.Report> recoveryReports() {
+    return List.copyOf(recoveryReports);
+  }
+
+  @Override
+  public boolean ready() {
+    return unusablePools.isEmpty();
+  }
+
+  @Override
+  public Volume createVolume(VolumeRequest request) {
+    return volumes.create(request);
+  }
+
+  @Override
+  public void deleteVolume(String volumeId) {
+    volumes.delete(volumeId);
+  }
+
+  @Override
+  public Optional<Volume> findVolume(String volumeId) {
+    return catalog
+        .volume(volumeId)
+        .filter(r -> r.state() == RecordState.READY)
+        .map(r -> r.toVolume(health.view().condition(r)));
+  }
+
+  @Override
+  public Page<Volume> listVolumes(String startingToken, int maxEntries) {
+    TreeMap<String, VolumeRecord> ready = new TreeMap<>();
+    catalog.volumes().values().stream()
+        .filter(v -> v.state() == RecordState.READY)
+        .forEach(v -> ready.put(v.id(), v));
+    Page<VolumeRecord> page = Paging.page(ready, startingToken, maxEntries, Ids::isVolumeId);
+    Health.View view = health.view();
+    return new Page<>(
+        page.items().stream().map(r -> r.toVolume(view.condition(r))).toList(), page.nextToken());
+  }
+
+  @Override
+  public Snapshot createSnapshot(String name, String sourceVolumeId) {
+    return snapshots.create(name, sourceVolumeId);
+  }
+
+  @Override
+  public void deleteSnapshot(String snapshotId) {
+    snapshots.delete(snapshotId);
+  }
+
+  @Override
+  public Page<Snapshot> listSnapshots(SnapshotFilter filter, String startingToken, int maxEntries) {
+    SnapshotFilter f = filter == null ? SnapshotFilter.ALL : filter;
+    TreeMap<String, SnapshotRecord> matching = new TreeMap<>();
+    catalog.snapshots().values().stream()
+        .filter(s -> s.state() == RecordState.READY)
+        .filter(s -> f.snapshotId().isEmpty() || s.id().equals(f.snapshotId()))
+        .filter(s -> f.sourceVolumeId().isEmpty() || s.sourceVolumeId().equals(f.sourceVolumeId()))
+        .forEach(s -> matching.put(s.id(), s));
+    Page<SnapshotRecord> page = Paging.page(matching, startingToken, maxEntries, Ids::isSnapshotId);
+    return new Page<>(
+        page.items().stream().map(SnapshotRecord::toSnapshot).toList(), page.nextToken());
+  }
+
+  @Override
+  public ExpandResult expandVolume(String volumeId, long requiredBytes, long limitBytes) {
+    return volumes.expand(volumeId, requiredBytes, limitBytes);
+  }
+
+  @Override
+  public List<PoolCapacity> capacity() {
+    return catalog.pools().stream().map(Pool::capacity).toList();
+  }
+
+  @Override
+  public void stage(StageRequest request) {
+    node.stage(request);
+  }
+
+  @Override
+  public void unstage(String volumeId, Path stagingPath) {
+    node.unstage(volumeId, stagingPath);
+  }
+
+  @Override
+  public void publish(PublishRequest request) {
+    node.publish(request);
+  }
+
+  @Override
+  public void unpublish(String volumeId, Path targetPath) {
+    node.unpublish(volumeId, targetPath);
+  }
+
+  @Override
+  public VolumeUsage usage(String volumeId, Path volumePath) {
+    return stats.usage(volumeId, volumePath);
+  }
+
+  @Override
+  public long expandOnNode(String volumeId, Path volumePath, long requiredBytes, long limitBytes) {
+    return expansion.expand(volumeId, volumePath, requiredBytes, limitBytes);
+  }
+
+  @Override
+  public int maxVolumesPerNode() {
+    return config.maxVolumesPerNode();
+  }
+
+  @Override
+  public void close() {
+    // Nothing to release: no threads or open files outlive a call. Volumes stay attached and
+    // mounted across a driver restart, as kubelet expects.
+  }
+}

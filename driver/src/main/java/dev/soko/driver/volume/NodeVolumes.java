@@ -1,0 +1,255 @@
+package dev.soko.driver.volume;
+
+import dev.soko.driver.mount.LoopDevices;
+import dev.soko.driver.mount.MountEntry;
+import dev.soko.driver.mount.MountOptions;
+import dev.soko.driver.mount.Mounter;
+import dev.soko.driver.mount.PathPolicy;
+import dev.soko.driver.state.VolumeRecord;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node half: stage (loop device, filesystem, mount), publish (bind mount), their reverses, and
+ * everything else that happens where the pool is. Every call is idempotent: it looks at what is
+ * really attached and mounted and does only what is missing.
+ */
+final class NodeVolumes {
+  private static final Logger LOG = LoggerFactory.getLogger(NodeVolumes.class);
+
+  private final Catalog catalog;
+  private final KeyedLocks locks;
+  private final Mounter mounter;
+  private final LoopDevices loops;
+  private final PathPolicy paths;
+
+  NodeVolumes(
+      Catalog catalog, KeyedLocks locks, Mounter mounter, LoopDevices loops, PathPolicy paths) {
+    this.catalog = catalog;
+    this.locks = locks;
+    this.mounter = mounter;
+    this.loops = loops;
+    this.paths = paths;
+  }
+
+  void stage(StageRequest request) {
+    Path staging = paths.check("staging path", request.stagingPath());
+    List<String> flags = MountOptions.checkFlags(nonNull(request.mountFlags()));
+    try (KeyedLocks.Held lock = locks.lock("volume:" + request.volumeId())) {
+      VolumeRecord record = catalog.readyVolume(request.volumeId());
+      checkAccess(record, request.accessType());
+      String fsType = request.fsType() == null ? "" : request.fsType();
+      if (record.accessType() == AccessType.FILESYSTEM
+          && !fsType.isEmpty()
+          && !fsType.equals(record.fsType())) {
+        throw StorageException.invalid(
+            "volume %s has filesystem %s, not %s", record.id(), record.fsType(), fsType);
+      }
+      Path image = requireImage(record);
+      catalog.pool(record.pool()).files().grow(image, record.capacityBytes());
+      List<String> attached = loops.devicesFor(image);
+      String device = attached.isEmpty() ? loops.attach(image) : attached.get(0);
+      if (!attached.isEmpty()) {
+        loops.refreshSize(device); // the image may have grown while the driver was down
+      }
+      try {
+        if (record.accessType() == AccessType.FILESYSTEM) {
+          mountStaging(record, device, staging, flags);
+        }
+        if (!record.stagedAt().equals(staging.toString())) {
+          catalog.saveVolume(record.withStagedAt(staging.toString()));
+        }
+      } catch (RuntimeException e) {
+        if (attached.isEmpty()) {
+          detachQuietly(device);
+        }
+        throw VolumeProvisioner.wrap("cannot stage volume " + record.id(), e);
+      }
+    }
+  }
+
+  private void mountStaging(VolumeRecord record, String device, Path staging, List<String> flags) {
+    Optional<MountEntry> existing = mounter.mountAt(staging);
+    if (existing.isPresent()) {
+      if (Health.mounts(existing.get(), device)) {
+        return; // already staged: the idempotent repeat
+      }
+      throw StorageException.alreadyExists("staging path %s already holds another mount", staging);
+    }
+    createDirectory(staging);
+    Optional<String> found = mounter.detectFilesystem(device);
+    boolean fresh = found.isEmpty();
+    if (fresh) {
+      mounter.makeFilesystem(device, record.fsType());
+      LOG.info("made a {} filesystem on volume {}", record.fsType(), record.id());
+    } else if (!found.get().equals(record.fsType())) {
+      throw StorageException.precondition(
+          "volume %s holds %s, not the recorded %s; refusing to mount it",
+          record.id(), found.get(), record.fsType());
+    }
+    // A restore or clone larger than its source, or a volume expanded while unstaged, has a
+    // filesystem smaller than its device: grow it now (ext4 before mounting, xfs after).
+    boolean grown = !fresh && mounter.growUnmounted(device, record.fsType());
+    mounter.mount(device, staging, record.fsType(), flags);
+    if (!fresh && !grown && "xfs".equals(record.fsType())) {
+      mounter.growFilesystem(device, staging, record.fsType());
+    }
+  }
+
+  void unstage(String volumeId, Path stagingPath) {
+    Path staging = paths.check("staging path", stagingPath);
+    try (KeyedLocks.Held lock = locks.lock("volume:" + volumeId)) {
+      VolumeRecord record =
+          catalog
+              .volume(volumeId)
+              .orElseThrow(
+                  () ->
+                      StorageException.notFound(
+                          "volume %s does not exist", Catalog.shown(volumeId)));
+      Path image = catalog.image(record);
+      List<String> devices = loops.devicesFor(image);
+      Optional<MountEntry> mount = mounter.mountAt(staging);
+      if (mount.isPresent() && devices.stream().anyMatch(d -> Health.mounts(mount.get(), d))) {
+        mounter.unmount(staging);
+      }
+      for (String device : devices) {
+        List<Path> users = mountsOf(device);
+        if (!users.isEmpty()) {
+          throw StorageException.precondition(
+              "volume %s is still published at %s; unpublish it first", volumeId, users);
+        }
+        loops.detach(device);
+      }
+      if (!record.stagedAt().isEmpty()) {
+        catalog.saveVolume(record.withStagedAt(""));
+      }
+    }
+  }
+
+  void publish(PublishRequest request) {
+    Path staging = paths.check("staging path", request.stagingPath());
+    Path target = paths.check("target path", request.targetPath());
+    List<String> flags = new ArrayList<>(MountOptions.checkFlags(nonNull(request.mountFlags())));
+    if (request.readOnly() && !flags.contains("ro")) {
+      flags.add("ro");
+    }
+    boolean readOnly = flags.contains("ro");
+    try (KeyedLocks.Held lock = locks.lock("volume:" + request.volumeId())) {
+      VolumeRecord record = catalog.readyVolume(request.volumeId());
+      checkAccess(record, request.accessType());
+      List<String> devices = loops.devicesFor(requireImage(record));
+      if (devices.isEmpty()) {
+        throw StorageException.precondition("volume %s is not staged", record.id());
+      }
+      String device = devices.get(0);
+      Optional<MountEntry> existing = mounter.mountAt(target);
+      if (existing.isPresent()) {
+        if (Health.mounts(existing.get(), device) && existing.get().readOnly() == readOnly) {
+          return;
+        }
+        throw StorageException.alreadyExists(
+            "target path %s already holds a different mount of this or another volume", target);
+      }
+      Path source;
+      if (record.accessType() == AccessType.FILESYSTEM) {
+        Optional<MountEntry> staged = mounter.mountAt(staging);
+        if (staged.isEmpty() || !Health.mounts(staged.get(), device)) {
+          throw StorageException.precondition(
+              "volume %s is not staged at %s", record.id(), staging);
+        }
+        createDirectory(target);
+        source = staging;
+      } else {
+        createFile(target);
+        source = Path.of(device);
+      }
+      mounter.bind(source, target);
+      if (!flags.isEmpty()) {
+        try {
+          mounter.remountBind(target, flags);
+        } catch (RuntimeException e) {
+          mounter.unmount(target); // never leave a writable mount behind a read-only request
+          throw e;
+        }
+      }
+    }
+  }
+
+  void unpublish(String volumeId, Path targetPath) {
+    Path target = paths.check("target path", targetPath);
+    try (KeyedLocks.Held lock = locks.lock("volume:" + volumeId)) {
+      if (catalog.volume(volumeId).isEmpty()) {
+        throw StorageException.notFound("volume %s does not exist", Catalog.shown(volumeId));
+      }
+      // Bind mounts can be stacked by repeated attempts; peel them all off.
+      for (int i = 0; i < 8 && mounter.mountAt(target).isPresent(); i++) {
+        mounter.unmount(target);
+      }
+      try {
+        Files.deleteIfExists(target);
+      } catch (IOException e) {
+        LOG.warn("cannot remove target {} of volume {}: {}", target, volumeId, e.toString());
+      }
+    }
+  }
+
+  private List<Path> mountsOf(String device) {
+    return mounter.mounts().stream()
+        .filter(m -> Health.mounts(m, device))
+        .map(MountEntry::mountPoint)
+        .toList();
+  }
+
+  private Path requireImage(VolumeRecord record) {
+    Path image = catalog.image(record);
+    if (!Files.isRegularFile(image)) {
+      throw StorageException.precondition(
+          "volume %s has lost its image file (see its volume condition)", record.id());
+    }
+    return image;
+  }
+
+  private static void checkAccess(VolumeRecord record, AccessType requested) {
+    if (requested != null && requested != record.accessType()) {
+      throw StorageException.invalid(
+          "volume %s is a %s volume", record.id(), record.accessType().name().toLowerCase());
+    }
+  }
+
+  private void detachQuietly(String device) {
+    try {
+      loops.detach(device);
+    } catch (RuntimeException e) {
+      LOG.warn("cannot detach {} after a failed stage: {}", device, e.getMessage());
+    }
+  }
+
+  private static void createDirectory(Path path) {
+    try {
+      Files.createDirectories(path);
+    } catch (IOException e) {
+      throw StorageException.internal("cannot create directory " + path, e);
+    }
+  }
+
+  private static void createFile(Path path) {
+    try {
+      Files.createDirectories(path.getParent());
+      if (!Files.exists(path)) {
+        Files.createFile(path);
+      }
+    } catch (IOException e) {
+      throw StorageException.internal("cannot create file " + path, e);
+    }
+  }
+
+  private static List<String> nonNull(List<String> list) {
+    return list == null ? List.of() : list;
+  }
+}

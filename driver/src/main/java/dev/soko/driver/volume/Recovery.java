@@ -1,0 +1,209 @@
+package dev.soko.driver.volume;
+
+import dev.soko.driver.mount.LoopDevice;
+import dev.soko.driver.mount.LoopDevices;
+import dev.soko.driver.pool.Pool;
+import dev.soko.driver.state.Ids;
+import dev.soko.driver.state.RecordState;
+import dev.soko.driver.state.RecordStore;
+import dev.soko.driver.state.SnapshotRecord;
+import dev.soko.driver.state.VolumeRecord;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Start-up reconciliation of one pool's records with its files and the host's loop devices. Given
+ * the engine's write order (CREATING record, image, READY record; DELETING record, image removed,
+ * record removed) every crash leaves a state this resolves: unfinished creates are rolled back (the
+ * client was never told they succeeded), unfinished deletes are finished, images without a record
+ * are removed, records whose image vanished are kept (and reported abnormal), and loop devices of
+ * images that no longer back a volume are detached.
+ */
+final class Recovery {
+  private static final Logger LOG = LoggerFactory.getLogger(Recovery.class);
+
+  /** What one pool's recovery repaired. */
+  record Report(
+      String pool,
+      int tempRecordsRemoved,
+      int corruptRecordsQuarantined,
+      int unfinishedCreatesRolledBack,
+      int unfinishedDeletesFinished,
+      int orphanImagesRemoved,
+      int volumesMissingImages,
+      int staleLoopDevicesDetached,
+      int volumes,
+      int snapshots) {
+
+    boolean repairedAnything() {
+      return tempRecordsRemoved
+              + corruptRecordsQuarantined
+              + unfinishedCreatesRolledBack
+              + unfinishedDeletesFinished
+              + orphanImagesRemoved
+              + volumesMissingImages
+              + staleLoopDevicesDetached
+          > 0;
+    }
+  }
+
+  private final Catalog catalog;
+  private final LoopDevices loops;
+
+  Recovery(Catalog catalog, LoopDevices loops) {
+    this.catalog = catalog;
+    this.loops = loops;
+  }
+
+  /** Loads the pool's records into the catalog, repairing as it goes. */
+  Report run(Pool pool) {
+    int temp = pool.volumeRecords().removeTempFiles() + pool.snapshotRecords().removeTempFiles();
+    int[] corrupt = {0};
+    int[] rolledBack = {0};
+    int[] finished = {0};
+    int missing = 0;
+    Set<Path> keep = new HashSet<>();
+    Set<Path> liveVolumeImages = new HashSet<>();
+
+    for (String id : pool.volumeRecords().ids()) {
+      VolumeRecord record = read(pool.volumeRecords(), id, VolumeRecord::fromFields, corrupt);
+      if (record == null) {
+        continue;
+      }
+      Path image = pool.volumeImage(id);
+      if (record.state() != RecordState.READY) {
+        deleteFile(image);
+        pool.volumeRecords().delete(id);
+        (record.state() == RecordState.CREATING ? rolledBack : finished)[0]++;
+        LOG.warn("recovery: volume {} was {} at the crash; removed", id, record.state());
+        continue;
+      }
+      catalog.loadVolume(record);
+      pool.adopt(id, record.capacityBytes());
+      keep.add(image);
+      liveVolumeImages.add(image);
+      if (!Files.isRegularFile(image)) {
+        missing++;
+        LOG.error(
+            "recovery: volume {} ({}) has no image file; it is kept and reported abnormal",
+            id,
+            record.name());
+      }
+    }
+    for (String id : pool.snapshotRecords().ids()) {
+      SnapshotRecord record = read(pool.snapshotRecords(), id, SnapshotRecord::fromFields, corrupt);
+      if (record == null) {
+        continue;
+      }
+      Path image = pool.snapshotImage(id);
+      if (record.state() != RecordState.READY) {
+        deleteFile(image);
+        pool.snapshotRecords().delete(id);
+        (record.state() == RecordState.CREATING ? rolledBack : finished)[0]++;
+        LOG.warn("recovery: snapshot {} was {} at the crash; removed", id, record.state());
+        continue;
+      }
+      catalog.loadSnapshot(record);
+      pool.adopt(id, record.sizeBytes());
+      keep.add(image);
+    }
+    int orphans = removeOrphanImages(pool, keep);
+    int detached = detachStaleLoops(pool, liveVolumeImages);
+    Report report =
+        new Report(
+            pool.name(),
+            temp,
+            corrupt[0],
+            rolledBack[0],
+            finished[0],
+            orphans,
+            missing,
+            detached,
+            (int)
+                catalog.volumes().values().stream()
+                    .filter(v -> v.pool().equals(pool.name()))
+                    .count(),
+            (int)
+                catalog.snapshots().values().stream()
+                    .filter(s -> s.pool().equals(pool.name()))
+                    .count());
+    if (report.repairedAnything()) {
+      LOG.warn("recovery of pool {} repaired: {}", pool.name(), report);
+    } else {
+      LOG.info(
+          "recovery of pool {}: nothing to repair ({} volumes, {} snapshots)",
+          pool.name(),
+          report.volumes(),
+          report.snapshots());
+    }
+    return report;
+  }
+
+  private static <T> T read(
+      RecordStore store, String id, Function<Map<String, String>, T> parse, int[] corrupt) {
+    try {
+      return store.read(id).map(parse).orElse(null);
+    } catch (RuntimeException e) {
+      Path aside = store.quarantine(id);
+      corrupt[0]++;
+      LOG.error("recovery: record {} is unreadable ({}); moved to {}", id, e.getMessage(), aside);
+      return null;
+    }
+  }
+
+  private static int removeOrphanImages(Pool pool, Set<Path> keep) {
+    int removed = 0;
+    for (Path file : pool.imageFiles()) {
+      String name = file.getFileName().toString();
+      String id = name.endsWith(".img") ? name.substring(0, name.length() - 4) : "";
+      if (!(Ids.isVolumeId(id) || Ids.isSnapshotId(id))) {
+        LOG.warn("recovery: {} is not a Soko image; left alone", file);
+        continue;
+      }
+      if (!keep.contains(file)) {
+        deleteFile(file);
+        removed++;
+        LOG.warn("recovery: image {} had no record (a create interrupted); removed", file);
+      }
+    }
+    return removed;
+  }
+
+  private int detachStaleLoops(Pool pool, Set<Path> liveVolumeImages) {
+    int detached = 0;
+    for (LoopDevice loop : loops.list()) {
+      Path dir = loop.backingFile().getParent();
+      boolean ours = pool.imagesDir().equals(dir) || pool.snapshotsDir().equals(dir);
+      if (!ours || (!loop.backingFileDeleted() && liveVolumeImages.contains(loop.backingFile()))) {
+        continue;
+      }
+      try {
+        loops.detach(loop.device());
+        detached++;
+        LOG.warn(
+            "recovery: detached {} (its image {} backs no volume)",
+            loop.device(),
+            loop.backingFile());
+      } catch (RuntimeException e) {
+        LOG.error("recovery: cannot detach stale {}: {}", loop.device(), e.getMessage());
+      }
+    }
+    return detached;
+  }
+
+  private static void deleteFile(Path file) {
+    try {
+      Files.deleteIfExists(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot remove " + file, e);
+    }
+  }
+}

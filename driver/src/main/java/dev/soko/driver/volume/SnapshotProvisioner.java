@@ -1,0 +1,119 @@
+package dev.soko.driver.volume;
+
+import dev.soko.driver.pool.Pool;
+import dev.soko.driver.state.Ids;
+import dev.soko.driver.state.RecordState;
+import dev.soko.driver.state.SnapshotRecord;
+import dev.soko.driver.state.VolumeRecord;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Snapshots: an immutable image file in the source volume's pool, a reflink copy where the pool
+ * supports it. The copy is complete before the snapshot is returned, so it is always ready to use.
+ */
+final class SnapshotProvisioner {
+  private static final Logger LOG = LoggerFactory.getLogger(SnapshotProvisioner.class);
+
+  private final Catalog catalog;
+  private final KeyedLocks locks;
+  private final ImageCopier copier;
+
+  SnapshotProvisioner(Catalog catalog, KeyedLocks locks, ImageCopier copier) {
+    this.catalog = catalog;
+    this.locks = locks;
+    this.copier = copier;
+  }
+
+  Snapshot create(String name, String sourceVolumeId) {
+    Names.check("snapshot", name);
+    if (sourceVolumeId == null || sourceVolumeId.isEmpty()) {
+      throw StorageException.invalid("source volume ID is required");
+    }
+    try (KeyedLocks.Held nameLock = locks.lock("snapshot-name:" + name)) {
+      var existing = catalog.snapshotByName(name);
+      if (existing.isPresent()) {
+        SnapshotRecord found = existing.get();
+        if (!found.sourceVolumeId().equals(sourceVolumeId)) {
+          throw StorageException.alreadyExists(
+              "a snapshot named %s exists for another volume", Catalog.shown(name));
+        }
+        if (found.state() != RecordState.READY) {
+          throw new StorageException(
+              StorageException.Reason.ABORTED, "snapshot " + found.id() + " is being created");
+        }
+        return found.toSnapshot();
+      }
+      try (KeyedLocks.Held volumeLock = locks.lock("volume:" + sourceVolumeId)) {
+        return copy(name, catalog.readyVolume(sourceVolumeId));
+      }
+    }
+  }
+
+  private Snapshot copy(String name, VolumeRecord source) {
+    Pool pool = catalog.pool(source.pool());
+    Path sourceImage = catalog.image(source);
+    if (!Files.isRegularFile(sourceImage)) {
+      throw StorageException.precondition(
+          "volume %s has lost its image file; it cannot be snapshotted", source.id());
+    }
+    long size = pool.files().size(sourceImage);
+    String id = Ids.newSnapshotId();
+    pool.reserve(id, size);
+    SnapshotRecord record =
+        new SnapshotRecord(
+            id,
+            name,
+            pool.name(),
+            source.id(),
+            size,
+            source.accessType(),
+            source.fsType(),
+            Instant.now(),
+            RecordState.CREATING);
+    Path image = pool.snapshotImage(id);
+    try {
+      catalog.saveSnapshot(record);
+      copier.copyVolume(source, sourceImage, image, pool, true);
+      image.toFile().setReadOnly(); // a snapshot never changes; make accidents visible
+      SnapshotRecord ready = record.withState(RecordState.READY);
+      catalog.saveSnapshot(ready);
+      LOG.info("snapshot {} of volume {} ({} bytes)", id, source.id(), size);
+      return ready.toSnapshot();
+    } catch (RuntimeException e) {
+      try {
+        Files.deleteIfExists(image);
+        catalog.forgetSnapshot(record);
+      } catch (IOException | RuntimeException cleanup) {
+        LOG.error("cannot clean up failed snapshot {}: {}", id, cleanup.toString());
+      } finally {
+        pool.release(id);
+      }
+      throw VolumeProvisioner.wrap("cannot create snapshot", e);
+    }
+  }
+
+  void delete(String snapshotId) {
+    if (!Ids.isSnapshotId(snapshotId)) {
+      return;
+    }
+    try (KeyedLocks.Held lock = locks.lock("snapshot:" + snapshotId)) {
+      var found = catalog.snapshot(snapshotId);
+      if (found.isEmpty()) {
+        return;
+      }
+      SnapshotRecord record = found.get();
+      catalog.saveSnapshot(record.withState(RecordState.DELETING));
+      Files.deleteIfExists(catalog.image(record));
+      catalog.forgetSnapshot(record);
+      catalog.pool(record.pool()).release(snapshotId);
+      LOG.info("deleted snapshot {}", snapshotId);
+    } catch (IOException e) {
+      throw StorageException.internal("cannot delete snapshot " + snapshotId, e);
+    }
+  }
+}

@@ -1,0 +1,297 @@
+package dev.soko.driver.volume;
+
+import dev.soko.driver.mount.LoopDevices;
+import dev.soko.driver.mount.MountOptions;
+import dev.soko.driver.pool.Pool;
+import dev.soko.driver.pool.Sizes;
+import dev.soko.driver.state.Ids;
+import dev.soko.driver.state.RecordState;
+import dev.soko.driver.state.SnapshotRecord;
+import dev.soko.driver.state.VolumeRecord;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The controller half for volumes: create (blank, clone, restore), delete and expand. Each write is
+ * ordered for crash safety: a CREATING record before the image, READY after it; DELETING before the
+ * image goes, the record last.
+ */
+final class VolumeProvisioner {
+  private static final Logger LOG = LoggerFactory.getLogger(VolumeProvisioner.class);
+
+  private final Catalog catalog;
+  private final KeyedLocks locks;
+  private final LoopDevices loops;
+  private final ImageCopier copier;
+
+  VolumeProvisioner(Catalog catalog, KeyedLocks locks, LoopDevices loops, ImageCopier copier) {
+    this.catalog = catalog;
+    this.locks = locks;
+    this.loops = loops;
+    this.copier = copier;
+  }
+
+  /** What a new volume's content comes from, resolved and checked. */
+  private record Origin(Path image, Pool pool, long bytes, VolumeRecord volume) {}
+
+  Volume create(VolumeRequest request) {
+    String name = Names.check("volume", request.name());
+    if (request.accessType() == null) {
+      throw StorageException.invalid("access type is required");
+    }
+    try (KeyedLocks.Held nameLock = locks.lock("volume-name:" + name)) {
+      Pool pool = catalog.pool(request.pool());
+      String fsType = fsType(request, pool);
+      ContentSource source = Objects.requireNonNullElse(request.source(), ContentSource.EMPTY);
+      var existing = catalog.volumeByName(name);
+      if (existing.isPresent()) {
+        return sameOrConflict(existing.get(), request, pool, fsType, source);
+      }
+      if (source instanceof ContentSource.FromVolume v) {
+        try (KeyedLocks.Held sourceLock = locks.lock("volume:" + v.volumeId())) {
+          return createFrom(request, pool, fsType, source);
+        }
+      }
+      if (source instanceof ContentSource.FromSnapshot s) {
+        try (KeyedLocks.Held sourceLock = locks.lock("snapshot:" + s.snapshotId())) {
+          return createFrom(request, pool, fsType, source);
+        }
+      }
+      return createFrom(request, pool, fsType, source);
+    }
+  }
+
+  private static String fsType(VolumeRequest request, Pool pool) {
+    if (request.accessType() == AccessType.BLOCK) {
+      return "";
+    }
+    String wanted = request.fsType() == null ? "" : request.fsType();
+    if (wanted.isEmpty()) {
+      wanted =
+          pool.config().fsTypes().isEmpty() ? "ext4" : pool.config().fsTypes().iterator().next();
+    }
+    MountOptions.checkFsType(wanted);
+    if (!pool.config().fsTypes().isEmpty() && !pool.config().fsTypes().contains(wanted)) {
+      throw StorageException.invalid(
+          "pool %s does not offer filesystem %s (it offers %s)",
+          pool.name(), wanted, pool.config().fsTypes());
+    }
+    return wanted;
+  }
+
+  private Volume sameOrConflict(
+      VolumeRecord existing, VolumeRequest request, Pool pool, String fsType, ContentSource src) {
+    long capacity = existing.capacityBytes();
+    boolean fits =
+        capacity >= request.requiredBytes()
+            && (request.limitBytes() == 0 || capacity <= request.limitBytes());
+    boolean same =
+        existing.pool().equals(pool.name())
+            && existing.accessType() == request.accessType()
+            && existing.fsType().equals(fsType)
+            && existing.source().equals(src)
+            && existing.parameters().equals(nonNull(request.parameters()));
+    if (!fits || !same) {
+      throw StorageException.alreadyExists(
+          "a volume named %s exists with a different capacity, type, source or parameters",
+          Catalog.shown(existing.name()));
+    }
+    if (existing.state() != RecordState.READY) {
+      throw new StorageException(
+          StorageException.Reason.ABORTED, "volume " + existing.id() + " is still being created");
+    }
+    return existing.toVolume(VolumeCondition.HEALTHY);
+  }
+
+  private static java.util.Map<String, String> nonNull(java.util.Map<String, String> map) {
+    return map == null ? java.util.Map.of() : map;
+  }
+
+  private Volume createFrom(VolumeRequest request, Pool pool, String fsType, ContentSource source) {
+    Origin origin = origin(source, request.accessType(), fsType);
+    long minimum = Sizes.minimumFor(request.accessType(), fsType);
+    if (origin != null) {
+      minimum = Math.max(minimum, origin.bytes());
+    }
+    // A copy with no size of its own is as large as what it copies, not the blank default.
+    long required = request.requiredBytes();
+    if (origin != null && required == 0 && request.limitBytes() == 0) {
+      required = origin.bytes();
+    }
+    long size = Sizes.resolve(required, request.limitBytes(), minimum);
+    String id = Ids.newVolumeId();
+    pool.reserve(id, size);
+    VolumeRecord record =
+        new VolumeRecord(
+            id,
+            request.name(),
+            pool.name(),
+            size,
+            request.accessType(),
+            fsType,
+            source,
+            Instant.now(),
+            RecordState.CREATING,
+            nonNull(request.parameters()),
+            "");
+    Path image = pool.volumeImage(id);
+    try {
+      catalog.saveVolume(record);
+      if (origin == null) {
+        pool.files().createSparse(image, size);
+      } else {
+        if (origin.volume() != null) {
+          copier.copyVolume(origin.volume(), origin.image(), image, pool, origin.pool() == pool);
+        } else {
+          copier.copy(origin.image(), image, pool, origin.pool() == pool);
+        }
+        pool.files().grow(image, size);
+      }
+      VolumeRecord ready = record.withState(RecordState.READY);
+      catalog.saveVolume(ready);
+      LOG.info(
+          "created volume {} ({} bytes, {}) in pool {}", id, size, describe(ready), pool.name());
+      return ready.toVolume(VolumeCondition.HEALTHY);
+    } catch (RuntimeException e) {
+      undoCreate(record, image, pool);
+      throw wrap("cannot create volume", e);
+    }
+  }
+
+  private static String describe(VolumeRecord record) {
+    return record.accessType() == AccessType.BLOCK ? "block" : record.fsType();
+  }
+
+  private void undoCreate(VolumeRecord record, Path image, Pool pool) {
+    try {
+      Files.deleteIfExists(image);
+      catalog.forgetVolume(record);
+    } catch (IOException | RuntimeException cleanup) {
+      // Recovery at the next start removes what is left: the record still says CREATING.
+      LOG.error("cannot clean up failed volume {}: {}", record.id(), cleanup.toString());
+    } finally {
+      pool.release(record.id());
+    }
+  }
+
+  private Origin origin(ContentSource source, AccessType accessType, String fsType) {
+    if (source instanceof ContentSource.FromSnapshot s) {
+      SnapshotRecord snapshot =
+          catalog
+              .snapshot(s.snapshotId())
+              .filter(r -> r.state() == RecordState.READY)
+              .orElseThrow(
+                  () ->
+                      StorageException.notFound(
+                          "snapshot %s does not exist", Catalog.shown(s.snapshotId())));
+      checkCompatible(snapshot.accessType(), snapshot.fsType(), accessType, fsType, "snapshot");
+      return new Origin(
+          catalog.image(snapshot), catalog.pool(snapshot.pool()), snapshot.sizeBytes(), null);
+    }
+    if (source instanceof ContentSource.FromVolume v) {
+      VolumeRecord volume = catalog.readyVolume(v.volumeId());
+      checkCompatible(volume.accessType(), volume.fsType(), accessType, fsType, "source volume");
+      return new Origin(
+          catalog.image(volume), catalog.pool(volume.pool()), volume.capacityBytes(), volume);
+    }
+    return null;
+  }
+
+  private static void checkCompatible(
+      AccessType haveAccess, String haveFs, AccessType wantAccess, String wantFs, String what) {
+    if (haveAccess != wantAccess || !haveFs.equals(wantFs)) {
+      throw StorageException.invalid(
+          "the %s holds a %s volume; it cannot become a %s volume",
+          what,
+          haveAccess == AccessType.BLOCK ? "block" : haveFs,
+          wantAccess == AccessType.BLOCK ? "block" : wantFs);
+    }
+  }
+
+  void delete(String volumeId) {
+    if (!Ids.isVolumeId(volumeId)) {
+      return; // no volume can have this ID: deleting it is trivially done
+    }
+    try (KeyedLocks.Held lock = locks.lock("volume:" + volumeId)) {
+      var found = catalog.volume(volumeId);
+      if (found.isEmpty()) {
+        return;
+      }
+      VolumeRecord record = found.get();
+      Path image = catalog.image(record);
+      if (!record.stagedAt().isEmpty() || !loops.devicesFor(image).isEmpty()) {
+        throw StorageException.precondition(
+            "volume %s is staged on this node; unstage it before deleting", volumeId);
+      }
+      catalog.saveVolume(record.withState(RecordState.DELETING));
+      Files.deleteIfExists(image);
+      catalog.forgetVolume(record);
+      catalog.pool(record.pool()).release(volumeId);
+      LOG.info("deleted volume {}", volumeId);
+    } catch (IOException e) {
+      throw StorageException.internal("cannot delete volume " + volumeId, e);
+    }
+  }
+
+  ExpandResult expand(String volumeId, long requiredBytes, long limitBytes) {
+    try (KeyedLocks.Held lock = locks.lock("volume:" + volumeId)) {
+      VolumeRecord record = catalog.readyVolume(volumeId);
+      long size = grantGrowth(record, requiredBytes, limitBytes);
+      // Growing the sparse file now costs nothing and lets an unattached block volume be used at
+      // its new size at once; an attached loop device and any filesystem grow on the node.
+      Path image = catalog.image(record);
+      if (Files.isRegularFile(image)) {
+        catalog.pool(record.pool()).files().grow(image, size);
+      }
+      boolean nodeWork =
+          record.accessType() == AccessType.FILESYSTEM || !loops.devicesFor(image).isEmpty();
+      return new ExpandResult(size, nodeWork);
+    }
+  }
+
+  /**
+   * Checks a growth request against the volume and reserves the new size in its pool; returns the
+   * volume's capacity afterwards. Callers hold the volume's lock.
+   */
+  long grantGrowth(VolumeRecord record, long requiredBytes, long limitBytes) {
+    if (requiredBytes <= 0 && limitBytes <= 0) {
+      throw StorageException.invalid("a capacity range is required to expand a volume");
+    }
+    if (limitBytes > 0 && limitBytes < record.capacityBytes()) {
+      throw StorageException.outOfRange(
+          "volume %s has %d bytes; volumes cannot shrink to %d",
+          record.id(), record.capacityBytes(), limitBytes);
+    }
+    long minimum = Sizes.minimumFor(record.accessType(), record.fsType());
+    long size = Sizes.resolve(Math.max(requiredBytes, record.capacityBytes()), limitBytes, minimum);
+    if (size <= record.capacityBytes()) {
+      return record.capacityBytes();
+    }
+    Pool pool = catalog.pool(record.pool());
+    pool.reserve(record.id(), size);
+    try {
+      catalog.saveVolume(record.withCapacity(size));
+    } catch (RuntimeException e) {
+      pool.reserve(record.id(), record.capacityBytes());
+      throw wrap("cannot record the new size", e);
+    }
+    LOG.info("volume {} grows from {} to {} bytes", record.id(), record.capacityBytes(), size);
+    return size;
+  }
+
+  static StorageException wrap(String what, RuntimeException e) {
+    if (e instanceof StorageException se) {
+      return se;
+    }
+    if (e instanceof UncheckedIOException io) {
+      return StorageException.internal(what + ": " + io.getCause().getMessage(), io);
+    }
+    return StorageException.internal(what + ": " + e, e);
+  }
+}

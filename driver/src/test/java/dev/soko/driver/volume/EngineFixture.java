@@ -1,0 +1,95 @@
+package dev.soko.driver.volume;
+
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.soko.driver.config.DriverConfig;
+import dev.soko.driver.config.PoolConfig;
+import dev.soko.driver.exec.ExecResult;
+import dev.soko.driver.exec.FakeExec;
+import dev.soko.driver.mount.FakeLoopDevices;
+import dev.soko.driver.mount.FakeMounter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+
+/** Builds a {@link LocalVolumeManager} over a temp pool with fake processes, mounts and loops. */
+final class EngineFixture {
+  static final long MIB = 1L << 20;
+
+  final Path pool;
+  final Path kubelet;
+  final FakeExec exec = new FakeExec();
+  final FakeMounter mounter = new FakeMounter();
+  final FakeLoopDevices loops = new FakeLoopDevices();
+  final long capacity;
+
+  EngineFixture(Path dir, long capacity) {
+    this.pool = dir.resolve("pool");
+    this.kubelet = dir.resolve("kubelet");
+    this.capacity = capacity;
+    try {
+      Files.createDirectories(kubelet);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    // The fake cp really copies, so snapshot and restore tests can check content.
+    exec.on(
+        List.of("cp"),
+        command -> {
+          try {
+            Files.copy(
+                Path.of(command.get(command.size() - 2)), Path.of(command.get(command.size() - 1)));
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+          return new ExecResult(command, 0, "", "");
+        });
+  }
+
+  LocalVolumeManager open() {
+    LinkedHashSet<String> fsTypes = new LinkedHashSet<>(List.of("ext4", "xfs"));
+    PoolConfig poolConfig = new PoolConfig("main", pool, capacity, 1.0, fsTypes);
+    DriverConfig config =
+        new DriverConfig(
+            "csi.soko.dev",
+            "node-1",
+            DriverConfig.Mode.NODE,
+            "unix:///tmp/csi.sock",
+            List.of(poolConfig),
+            List.of(kubelet),
+            16,
+            "");
+    return new LocalVolumeManager(config, exec, mounter, loops);
+  }
+
+  static VolumeRequest fs(String name, long bytes) {
+    return new VolumeRequest(
+        name, bytes, 0, "", AccessType.FILESYSTEM, "ext4", ContentSource.EMPTY, Map.of());
+  }
+
+  static VolumeRequest block(String name, long bytes) {
+    return new VolumeRequest(
+        name, bytes, 0, "", AccessType.BLOCK, "", ContentSource.EMPTY, Map.of());
+  }
+
+  static StorageException.Reason reason(ThrowingCallable call) {
+    StorageException e = catchThrowableOfType(StorageException.class, call);
+    if (e == null) {
+      throw new AssertionError("expected a StorageException");
+    }
+    return e.reason();
+  }
+
+  Path image(String volumeId) {
+    return pool.resolve("images/" + volumeId + ".img");
+  }
+
+  Path record(String volumeId) {
+    return pool.resolve(".soko/volumes/" + volumeId + ".json");
+  }
+}

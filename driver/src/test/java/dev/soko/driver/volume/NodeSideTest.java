@@ -1,0 +1,213 @@
+package dev.soko.driver.volume;
+
+import static dev.soko.driver.volume.EngineFixture.MIB;
+import static dev.soko.driver.volume.EngineFixture.block;
+import static dev.soko.driver.volume.EngineFixture.fs;
+import static dev.soko.driver.volume.EngineFixture.reason;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.soko.driver.state.Ids;
+import dev.soko.driver.volume.StorageException.Reason;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Stage, publish, their reverses, stats and node expansion over fake mounts and loop devices. */
+class NodeSideTest {
+  @TempDir Path dir;
+  EngineFixture f;
+  LocalVolumeManager engine;
+  Path staging;
+  Path target;
+
+  @BeforeEach
+  void setUp() {
+    f = new EngineFixture(dir, 4096 * MIB);
+    engine = f.open();
+    staging = f.kubelet.resolve("plugins/staging/pv1");
+    target = f.kubelet.resolve("pods/p1/volumes/pv1/mount");
+  }
+
+  private StageRequest stage(String id) {
+    return new StageRequest(id, staging, AccessType.FILESYSTEM, "", List.of("noatime"));
+  }
+
+  private PublishRequest publish(String id, boolean readOnly) {
+    return new PublishRequest(id, staging, target, readOnly, AccessType.FILESYSTEM, List.of());
+  }
+
+  @Test
+  void fullFilesystemCycleIsIdempotentAtEveryStep() {
+    Volume volume = engine.createVolume(fs("a", 20 * MIB));
+    engine.stage(stage(volume.id()));
+    engine.stage(stage(volume.id()));
+    assertThat(f.loops.attached()).hasSize(1);
+    assertThat(f.mounter.log().stream().filter(l -> l.startsWith("mkfs"))).hasSize(1);
+    assertThat(engine.findVolume(volume.id()).orElseThrow().condition().abnormal()).isFalse();
+
+    engine.publish(publish(volume.id(), true));
+    engine.publish(publish(volume.id(), true));
+    assertThat(f.mounter.mountAt(target).orElseThrow().readOnly()).isTrue();
+    assertThat(reason(() -> engine.publish(publish(volume.id(), false))))
+        .isEqualTo(Reason.ALREADY_EXISTS);
+
+    VolumeUsage usage = engine.usage(volume.id(), target);
+    assertThat(usage.totalBytes()).isEqualTo(100 * MIB);
+    assertThat(usage.usedInodes()).isEqualTo(100);
+    assertThat(usage.condition().abnormal()).isFalse();
+
+    engine.unpublish(volume.id(), target);
+    engine.unpublish(volume.id(), target);
+    assertThat(target).doesNotExist();
+    engine.unstage(volume.id(), staging);
+    engine.unstage(volume.id(), staging);
+    assertThat(f.loops.attached()).isEmpty();
+    assertThat(f.mounter.mounts()).isEmpty();
+    engine.deleteVolume(volume.id());
+  }
+
+  @Test
+  void blockVolumesBindTheLoopDeviceToAFile() throws Exception {
+    Volume volume = engine.createVolume(block("b", 8 * MIB));
+    engine.stage(new StageRequest(volume.id(), staging, AccessType.BLOCK, "", List.of()));
+    engine.publish(
+        new PublishRequest(volume.id(), staging, target, false, AccessType.BLOCK, List.of()));
+    assertThat(Files.isRegularFile(target)).isTrue();
+    assertThat(f.mounter.mountAt(target).orElseThrow().root()).isEqualTo("/loop0");
+    assertThat(f.mounter.log()).noneMatch(l -> l.startsWith("mkfs"));
+    assertThat(engine.usage(volume.id(), target).totalBytes()).isEqualTo(8 * MIB);
+    assertThat(reason(() -> engine.unstage(volume.id(), staging)))
+        .isEqualTo(Reason.FAILED_PRECONDITION); // still published
+    engine.unpublish(volume.id(), target);
+    engine.unstage(volume.id(), staging);
+    assertThat(f.loops.attached()).isEmpty();
+  }
+
+  @Test
+  void pathsOutsideTheRootsOrTraversingAreInvalid() throws Exception {
+    Volume volume = engine.createVolume(fs("a", 20 * MIB));
+    Path outside = Files.createDirectories(dir.resolve("elsewhere"));
+    Files.createSymbolicLink(f.kubelet.resolve("escape"), outside);
+    for (Path bad :
+        List.of(
+            Path.of("/etc"),
+            Path.of("relative/staging"),
+            Path.of(f.kubelet + "/../elsewhere/x"),
+            f.kubelet.resolve("escape/x"))) {
+      assertThat(
+              reason(
+                  () ->
+                      engine.stage(
+                          new StageRequest(
+                              volume.id(), bad, AccessType.FILESYSTEM, "", List.of()))))
+          .isEqualTo(Reason.INVALID_ARGUMENT);
+      assertThat(reason(() -> engine.unpublish(volume.id(), bad)))
+          .isEqualTo(Reason.INVALID_ARGUMENT);
+    }
+    assertThat(f.loops.attached()).isEmpty();
+    assertThat(outside.toFile().list()).isEmpty();
+  }
+
+  @Test
+  void wrongTypeFlagsOrOrderAreRejected() {
+    Volume volume = engine.createVolume(fs("a", 20 * MIB));
+    assertThat(
+            reason(
+                () ->
+                    engine.stage(
+                        new StageRequest(
+                            volume.id(),
+                            staging,
+                            AccessType.FILESYSTEM,
+                            "",
+                            List.of("exec,suid")))))
+        .isEqualTo(Reason.INVALID_ARGUMENT);
+    assertThat(
+            reason(
+                () ->
+                    engine.stage(
+                        new StageRequest(
+                            volume.id(), staging, AccessType.FILESYSTEM, "xfs", List.of()))))
+        .isEqualTo(Reason.INVALID_ARGUMENT);
+    assertThat(
+            reason(
+                () ->
+                    engine.stage(
+                        new StageRequest(volume.id(), staging, AccessType.BLOCK, "", List.of()))))
+        .isEqualTo(Reason.INVALID_ARGUMENT);
+    assertThat(reason(() -> engine.publish(publish(volume.id(), false))))
+        .isEqualTo(Reason.FAILED_PRECONDITION); // not staged
+    assertThat(reason(() -> engine.stage(stage(Ids.newVolumeId())))).isEqualTo(Reason.NOT_FOUND);
+    assertThat(reason(() -> engine.unstage("../../x", staging))).isEqualTo(Reason.NOT_FOUND);
+    assertThat(reason(() -> engine.usage(volume.id(), target))).isEqualTo(Reason.NOT_FOUND);
+  }
+
+  @Test
+  void lostMountShowsAsAbnormalCondition() {
+    Volume volume = engine.createVolume(fs("a", 20 * MIB));
+    engine.stage(stage(volume.id()));
+    f.mounter.unmount(staging); // someone unmounted it behind the driver's back
+    VolumeCondition condition = engine.findVolume(volume.id()).orElseThrow().condition();
+    assertThat(condition.abnormal()).isTrue();
+    assertThat(condition.message()).contains("staging mount");
+  }
+
+  @Test
+  void nodeExpansionGrowsFileLoopAndFilesystem() throws Exception {
+    Volume volume = engine.createVolume(fs("a", 20 * MIB));
+    engine.stage(stage(volume.id()));
+    engine.publish(publish(volume.id(), false));
+    assertThat(engine.expandVolume(volume.id(), 64 * MIB, 0).nodeExpansionRequired()).isTrue();
+    assertThat(engine.expandOnNode(volume.id(), target, 64 * MIB, 0)).isEqualTo(64 * MIB);
+    assertThat(Files.size(f.image(volume.id()))).isEqualTo(64 * MIB);
+    assertThat(f.loops.refreshed()).contains("/dev/loop0");
+    assertThat(f.mounter.log()).contains("grow ext4 /dev/loop0 " + target);
+    // node-only growth reserves in the pool too
+    assertThat(engine.expandOnNode(volume.id(), target, 80 * MIB, 0)).isEqualTo(80 * MIB);
+    assertThat(engine.findVolume(volume.id()).orElseThrow().capacityBytes()).isEqualTo(80 * MIB);
+  }
+
+  @Test
+  void restoredFilesystemIsGrownToItsNewSizeAtStage() {
+    for (String fsType : List.of("ext4", "xfs")) {
+      Volume volume =
+          engine.createVolume(
+              new VolumeRequest(
+                  "a-" + fsType,
+                  300 * MIB,
+                  0,
+                  "",
+                  AccessType.FILESYSTEM,
+                  fsType,
+                  ContentSource.EMPTY,
+                  java.util.Map.of()));
+      Snapshot snap = engine.createSnapshot("s-" + fsType, volume.id());
+      Volume restored =
+          engine.createVolume(
+              new VolumeRequest(
+                  "r-" + fsType,
+                  400 * MIB,
+                  0,
+                  "",
+                  AccessType.FILESYSTEM,
+                  fsType,
+                  new ContentSource.FromSnapshot(snap.id()),
+                  java.util.Map.of()));
+      String device = fsType.equals("ext4") ? "/dev/loop0" : "/dev/loop1";
+      f.mounter.markFormatted(device, fsType); // the copied image holds the source's filesystem
+      Path at = f.kubelet.resolve("staging/" + fsType);
+      engine.stage(new StageRequest(restored.id(), at, AccessType.FILESYSTEM, "", List.of()));
+      assertThat(f.mounter.log()).noneMatch(l -> l.startsWith("mkfs"));
+      if (fsType.equals("ext4")) {
+        assertThat(f.mounter.log())
+            .containsSubsequence("grow-offline ext4 " + device, "mount " + device + " " + at);
+      } else {
+        assertThat(f.mounter.log())
+            .containsSubsequence("mount " + device + " " + at, "grow xfs " + device + " " + at);
+      }
+    }
+  }
+}

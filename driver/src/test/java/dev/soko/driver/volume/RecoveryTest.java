@@ -1,0 +1,95 @@
+package dev.soko.driver.volume;
+
+import static dev.soko.driver.volume.EngineFixture.MIB;
+import static dev.soko.driver.volume.EngineFixture.block;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.soko.driver.state.Ids;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Restarts over a pool left in each state a crash can leave it in. */
+class RecoveryTest {
+  @TempDir Path dir;
+
+  @Test
+  void cleanPoolNeedsNoRepair() {
+    EngineFixture f = new EngineFixture(dir, 1024 * MIB);
+    try (LocalVolumeManager engine = f.open()) {
+      engine.createVolume(block("a", MIB));
+    }
+    try (LocalVolumeManager engine = f.open()) {
+      Recovery.Report report = engine.recoveryReports().get(0);
+      assertThat(report.repairedAnything()).isFalse();
+      assertThat(report.volumes()).isEqualTo(1);
+      assertThat(engine.listVolumes("", 0).items()).hasSize(1);
+      assertThat(engine.capacity().get(0).availableBytes()).isEqualTo(1023 * MIB);
+    }
+  }
+
+  @Test
+  void everyCrashLeftoverIsResolved() throws Exception {
+    EngineFixture f = new EngineFixture(dir, 1024 * MIB);
+    String kept;
+    String lost;
+    String halfCreated;
+    String halfDeleted;
+    String snapshotOfKept;
+    try (LocalVolumeManager engine = f.open()) {
+      kept = engine.createVolume(block("kept", MIB)).id();
+      lost = engine.createVolume(block("lost", MIB)).id();
+      halfCreated = engine.createVolume(block("half-created", MIB)).id();
+      halfDeleted = engine.createVolume(block("half-deleted", MIB)).id();
+      snapshotOfKept = engine.createSnapshot("s", kept).id();
+    }
+    // Rewrite records into the states a kill -9 mid-operation leaves behind.
+    rewriteState(f.record(halfCreated), "CREATING");
+    rewriteState(f.record(halfDeleted), "DELETING");
+    Files.delete(f.image(lost));
+    Path tempRecord = f.pool.resolve(".soko/volumes/." + Ids.newVolumeId() + ".json.tmp");
+    Files.writeString(tempRecord, "{\"id\": \"vol-");
+    Path orphan = f.image(Ids.newVolumeId());
+    Files.write(orphan, new byte[4096]);
+    Path corrupt = f.pool.resolve(".soko/snapshots/" + Ids.newSnapshotId() + ".json");
+    Files.writeString(corrupt, "not json");
+    f.loops.attach(orphan); // an orphan attached before the crash
+    String keptLoop = f.loops.attach(f.image(kept));
+
+    try (LocalVolumeManager engine = f.open()) {
+      Recovery.Report report = engine.recoveryReports().get(0);
+      assertThat(report.tempRecordsRemoved()).isEqualTo(1);
+      assertThat(report.unfinishedCreatesRolledBack()).isEqualTo(1);
+      assertThat(report.unfinishedDeletesFinished()).isEqualTo(1);
+      assertThat(report.orphanImagesRemoved()).isEqualTo(1);
+      assertThat(report.volumesMissingImages()).isEqualTo(1);
+      assertThat(report.staleLoopDevicesDetached()).isEqualTo(1);
+      assertThat(report.corruptRecordsQuarantined()).isEqualTo(1);
+
+      assertThat(tempRecord).doesNotExist();
+      assertThat(orphan).doesNotExist();
+      assertThat(f.image(halfCreated)).doesNotExist();
+      assertThat(f.record(halfCreated)).doesNotExist();
+      assertThat(f.record(halfDeleted)).doesNotExist();
+      assertThat(Path.of(corrupt + ".corrupt")).exists();
+      assertThat(f.loops.attached()).containsOnlyKeys(keptLoop);
+
+      assertThat(engine.findVolume(kept).orElseThrow().condition().abnormal()).isFalse();
+      assertThat(engine.findVolume(lost).orElseThrow().condition().abnormal()).isTrue();
+      assertThat(engine.findVolume(halfCreated)).isEmpty();
+      assertThat(engine.listSnapshots(SnapshotFilter.ALL, "", 0).items())
+          .extracting(Snapshot::id)
+          .containsExactly(snapshotOfKept);
+      // accounting counts exactly what survived: two 1 MiB volumes and one 1 MiB snapshot
+      assertThat(engine.capacity().get(0).availableBytes()).isEqualTo(1021 * MIB);
+      // the half-created volume's name is free again
+      assertThat(engine.createVolume(block("half-created", MIB)).id()).isNotEqualTo(halfCreated);
+    }
+  }
+
+  private static void rewriteState(Path record, String state) throws Exception {
+    String text = Files.readString(record);
+    Files.writeString(record, text.replace("\"state\": \"READY\"", "\"state\": \"" + state + "\""));
+  }
+}
