@@ -104,8 +104,13 @@ build_image() {
   ln "$tarball" "$context/rootfs.tar" 2>/dev/null || cp "$tarball" "$context/rootfs.tar"
   cp "$(jar_path "$component")" "$context/soko-$component.jar"
   cp -r "$ROOT/images/$component/." "$context/"
+  # The driver image runs the driver's own launcher (its measured JVM flags).
+  [[ "$component" != driver ]] || cp "$ROOT/driver/bin/soko-driver" "$context/soko-driver"
   log "podman build $image"
-  podman build --quiet --pull=never --build-arg "VERSION=${IMAGE_TAG:-$(project_version)}" \
+  # RUN steps (the driver's class-data archive) use chroot isolation: no OCI runtime is involved,
+  # so crun's cgroup problem and the refused default ulimits do not apply at build time.
+  podman build --quiet --pull=never --isolation chroot \
+    --build-arg "VERSION=${IMAGE_TAG:-$(project_version)}" \
     -f "$context/Containerfile" -t "$image" "$context" >&2
   rm -rf "$context"
   if [[ "${SKIP_SAVE:-0}" != 1 ]]; then

@@ -117,6 +117,9 @@ test_driver() {
        command -v "$t" >/dev/null || { echo "missing $t"; exit 1; }; done'
   check "driver image saved as an OCI archive" archive_is_oci driver
   check "driver image answers --help" output_has 'endpoint' "${RUN[@]}" --rm "$image" --help
+  # -Xshare:on makes the JVM fail instead of silently ignoring an unusable class-data archive.
+  check "driver image's class-data archive maps (-Xshare:on)" output_has 'endpoint' \
+    "${RUN[@]}" --rm -e SOKO_JAVA_OPTS=-Xshare:on "$image" --help
   check "driver image (controller mode): ready Probe over its socket" \
     driver_serves "$image" controller probe
   check "driver image (node mode): ready Probe and CreateVolume over its socket" \
