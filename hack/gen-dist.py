@@ -188,7 +188,15 @@ Service. The operator then installs the CSI driver described by the `StorageClus
 helm install soko helm/soko --namespace soko-system --create-namespace
 helm install soko helm/soko -n soko-system --create-namespace --set storageCluster.create=true
 helm upgrade soko helm/soko -n soko-system --reuse-values
-helm uninstall soko -n soko-system   # the CRD stays (Helm never deletes CRDs)
+```
+
+Uninstall in two steps: the operator must still run while a `StorageCluster` is deleted (its
+finalizer removes the driver and refuses while PersistentVolumes of the driver exist), and Helm
+deletes all of a release's objects at once. The CRD stays (Helm never deletes CRDs).
+
+```sh
+kubectl delete storageclusters --all --wait
+helm uninstall soko -n soko-system
 ```
 
 Air-gapped clusters: push the images to your registry (`images/README.md`) and set
