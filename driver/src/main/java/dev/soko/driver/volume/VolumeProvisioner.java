@@ -225,7 +225,9 @@ final class VolumeProvisioner {
       }
       VolumeRecord record = found.get();
       Path image = catalog.image(record);
-      if (!record.stagedAt().isEmpty() || !loops.devicesFor(image).isEmpty()) {
+      // What is really attached decides, not the record: after a node reboot stagedAt may be
+      // stale, and such a volume must still be deletable.
+      if (!loops.devicesFor(image).isEmpty()) {
         throw StorageException.precondition(
             "volume %s is staged on this node; unstage it before deleting", volumeId);
       }
