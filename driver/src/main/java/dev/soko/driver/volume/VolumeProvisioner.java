@@ -22,6 +22,8 @@ import org.slf4j.LoggerFactory;
  * ordered for crash safety: a CREATING record before the image, READY after it; DELETING before the
  * image goes, the record last.
  */
+// A KeyedLocks.Held is used only for its scope: the lock is held until the block ends.
+@SuppressWarnings("try")
 final class VolumeProvisioner {
   private static final Logger LOG = LoggerFactory.getLogger(VolumeProvisioner.class);
 
