@@ -1,0 +1,59 @@
+# Soko — the project's verbs. `make help` lists them.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+MVN ?= mvn -B
+export SOKO_CACHE ?= $(HOME)/.cache/soko
+
+##@ Main jobs
+.PHONY: demo
+demo: deps build ## Walk a volume through its whole life on a temporary pool (needs root)
+	bash hack/demo.sh
+
+.PHONY: test
+test: deps tools-test ## Every test tier: unit, integration (real mounts, real kube-apiserver), csi-sanity
+	$(MVN) verify
+	bash hack/sanity.sh
+
+##@ Test tiers
+.PHONY: unit
+unit: ## Unit tests only (*Test), seconds
+	$(MVN) test
+
+.PHONY: sanity
+sanity: deps build ## csi-sanity against the real driver jar with real loop devices and mounts
+	bash hack/sanity.sh
+
+.PHONY: bench
+bench: deps build ## Benchmarks, side by side with csi-driver-host-path (numbers go to the README)
+	bash hack/bench.sh
+
+##@ Build
+.PHONY: build
+build: ## Build all jars (driver/target/soko-driver.jar, operator/target/soko-operator.jar)
+	$(MVN) -q package -DskipTests
+
+.PHONY: fmt
+fmt: ## Format the Java sources (the build only checks)
+	$(MVN) -q spotless:apply
+
+.PHONY: tools
+tools: ## Build every pinned Go tool into $(SOKO_CACHE) (reused when present)
+	bash hack/tools.sh all
+
+.PHONY: tools-test
+tools-test: ## Build the pinned Go tools that the tests use
+	bash hack/tools.sh csi-sanity
+
+.PHONY: deps
+deps: ## Install the Debian packages the driver and tests run (idempotent)
+	bash hack/deps.sh
+
+.PHONY: clean
+clean: ## Remove build output (not the tool cache)
+	$(MVN) -q clean
+
+.PHONY: help
+help: ## List the targets
+	@awk 'BEGIN {FS = ":.*##"; printf "Usage: make \033[36m<target>\033[0m\n"} \
+	  /^[a-zA-Z_-]+:.*?##/ { printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2 } \
+	  /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) }' $(MAKEFILE_LIST)

@@ -1,0 +1,83 @@
+package dev.soko.driver.cli;
+
+import dev.soko.driver.config.PoolConfig;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Parses one {@code --pool} value: {@code
+ * name=NAME,path=DIR[,capacity=QUANTITY][,overprovision=RATIO][,fs=ext4:xfs]}.
+ */
+public final class PoolSpec {
+  /** Pool names end up in StorageClass parameters and metrics labels: keep them DNS-label-like. */
+  static final Pattern NAME = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+
+  static final Set<String> KEYS = Set.of("name", "path", "capacity", "overprovision", "fs");
+  static final Set<String> FS_TYPES = Set.of("ext4", "xfs");
+
+  private PoolSpec() {}
+
+  public static PoolConfig parse(String spec) {
+    Map<String, String> fields = new LinkedHashMap<>();
+    for (String part : spec.split(",", -1)) {
+      int eq = part.indexOf('=');
+      if (eq <= 0) {
+        throw new IllegalArgumentException("'" + part + "' is not key=value");
+      }
+      String key = part.substring(0, eq).strip();
+      if (!KEYS.contains(key)) {
+        throw new IllegalArgumentException("unknown key '" + key + "' (known: " + KEYS + ")");
+      }
+      if (fields.put(key, part.substring(eq + 1).strip()) != null) {
+        throw new IllegalArgumentException("key '" + key + "' given twice");
+      }
+    }
+    String name = fields.get("name");
+    if (name == null || !NAME.matcher(name).matches()) {
+      throw new IllegalArgumentException(
+          "name is required and must be lower-case letters, digits and '-', at most 63 characters");
+    }
+    String pathText = fields.get("path");
+    if (pathText == null || !pathText.startsWith("/")) {
+      throw new IllegalArgumentException("path is required and must be absolute");
+    }
+    long capacity =
+        fields.containsKey("capacity") ? Quantity.parseBytes(fields.get("capacity")) : 0;
+    double ratio = fields.containsKey("overprovision") ? ratio(fields.get("overprovision")) : 1.0;
+    return new PoolConfig(
+        name, Path.of(pathText).normalize(), capacity, ratio, fsTypes(fields.get("fs")));
+  }
+
+  private static double ratio(String text) {
+    double ratio;
+    try {
+      ratio = Double.parseDouble(text);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("overprovision '" + text + "' is not a number");
+    }
+    if (!(ratio >= 1.0) || Double.isInfinite(ratio)) {
+      throw new IllegalArgumentException("overprovision must be a finite number >= 1.0");
+    }
+    return ratio;
+  }
+
+  private static Set<String> fsTypes(String text) {
+    if (text == null) {
+      return Collections.unmodifiableSet(new LinkedHashSet<>(List.of("ext4", "xfs")));
+    }
+    Set<String> types = new LinkedHashSet<>();
+    for (String type : text.split(":", -1)) {
+      if (!FS_TYPES.contains(type) || !types.add(type)) {
+        throw new IllegalArgumentException(
+            "fs must be a ':'-separated list of distinct types from " + FS_TYPES);
+      }
+    }
+    return Collections.unmodifiableSet(types);
+  }
+}

@@ -1,0 +1,257 @@
+package dev.soko.driver.csi;
+
+import static dev.soko.driver.csi.Replies.reply;
+
+import csi.v1.ControllerGrpc;
+import csi.v1.Csi;
+import csi.v1.Csi.ControllerServiceCapability.RPC.Type;
+import dev.soko.driver.volume.AccessType;
+import dev.soko.driver.volume.ContentSource;
+import dev.soko.driver.volume.ExpandResult;
+import dev.soko.driver.volume.Page;
+import dev.soko.driver.volume.Snapshot;
+import dev.soko.driver.volume.SnapshotFilter;
+import dev.soko.driver.volume.StorageException;
+import dev.soko.driver.volume.Volume;
+import dev.soko.driver.volume.VolumeManager;
+import dev.soko.driver.volume.VolumeRequest;
+import io.grpc.stub.StreamObserver;
+import java.util.List;
+
+/**
+ * The Controller service of a node-mode process: volumes and snapshots of this node's pools. It
+ * validates and translates; the engine decides. ControllerPublish/Unpublish and ModifyVolume are
+ * not advertised and answer UNIMPLEMENTED (the generated base class does that).
+ */
+public final class ControllerService extends ControllerGrpc.ControllerImplBase {
+  static final List<Type> CAPABILITIES =
+      List.of(
+          Type.CREATE_DELETE_VOLUME,
+          Type.CREATE_DELETE_SNAPSHOT,
+          Type.LIST_VOLUMES,
+          Type.LIST_SNAPSHOTS,
+          Type.GET_CAPACITY,
+          Type.CLONE_VOLUME,
+          Type.EXPAND_VOLUME,
+          Type.GET_VOLUME,
+          Type.VOLUME_CONDITION,
+          Type.SINGLE_NODE_MULTI_WRITER);
+
+  private final VolumeManager volumes;
+  private final Topology topology;
+  private final CapacityQuery capacity;
+
+  public ControllerService(VolumeManager volumes, Topology topology, PoolFsTypes pools) {
+    this.volumes = volumes;
+    this.topology = topology;
+    this.capacity = new CapacityQuery(volumes, topology, pools);
+  }
+
+  @Override
+  public void createVolume(
+      Csi.CreateVolumeRequest request, StreamObserver<Csi.CreateVolumeResponse> observer) {
+    String name = Requests.requireId(request.getName(), "name");
+    List<Capabilities.Parsed> caps = Capabilities.parseAll(request.getVolumeCapabilitiesList());
+    AccessType accessType = caps.get(0).accessType();
+    if (caps.stream().anyMatch(cap -> cap.accessType() != accessType)) {
+      throw StorageException.invalid("volume_capabilities mix block and mount access");
+    }
+    Parameters parameters = Parameters.parse(request.getParametersMap());
+    SizeRange size = SizeRange.of(request.getCapacityRange());
+    if (request.getMutableParamsCount() > 0) {
+      throw StorageException.invalid(
+          "mutable_parameters are not supported (the driver does not advertise MODIFY_VOLUME)");
+    }
+    String fsType = accessType == AccessType.BLOCK ? "" : fsType(caps, parameters);
+    if (request.hasAccessibilityRequirements()
+        && !topology.accepts(request.getAccessibilityRequirements())) {
+      throw StorageException.exhausted(
+          "accessibility_requirements exclude this node; volumes are created on the node that"
+              + " owns the pool");
+    }
+    ContentSource source = contentSource(request);
+    Volume volume =
+        volumes.createVolume(
+            new VolumeRequest(
+                name,
+                size.requiredBytes(),
+                size.limitBytes(),
+                parameters.pool(),
+                accessType,
+                fsType,
+                source,
+                parameters.recognised()));
+    reply(
+        observer,
+        Csi.CreateVolumeResponse.newBuilder().setVolume(Protos.volume(volume, topology)).build());
+  }
+
+  /** One filesystem type for all capabilities and the {@code fsType} parameter, or refused. */
+  private static String fsType(List<Capabilities.Parsed> caps, Parameters parameters) {
+    String chosen = parameters.fsType();
+    for (Capabilities.Parsed cap : caps) {
+      if (cap.fsType().isEmpty()) {
+        continue;
+      }
+      if (!chosen.isEmpty() && !chosen.equals(cap.fsType())) {
+        throw StorageException.invalid(
+            "conflicting filesystem types '%s' and '%s'", chosen, cap.fsType());
+      }
+      chosen = cap.fsType();
+    }
+    return chosen;
+  }
+
+  private static ContentSource contentSource(Csi.CreateVolumeRequest request) {
+    if (!request.hasVolumeContentSource()) {
+      return ContentSource.EMPTY;
+    }
+    Csi.VolumeContentSource source = request.getVolumeContentSource();
+    if (source.hasSnapshot()) {
+      return new ContentSource.FromSnapshot(
+          Requests.requireId(source.getSnapshot().getSnapshotId(), "source snapshot_id"));
+    }
+    if (source.hasVolume()) {
+      return new ContentSource.FromVolume(
+          Requests.requireId(source.getVolume().getVolumeId(), "source volume_id"));
+    }
+    throw StorageException.invalid("volume_content_source must name a snapshot or a volume");
+  }
+
+  @Override
+  public void deleteVolume(
+      Csi.DeleteVolumeRequest request, StreamObserver<Csi.DeleteVolumeResponse> observer) {
+    volumes.deleteVolume(Requests.requireId(request.getVolumeId(), "volume_id"));
+    reply(observer, Csi.DeleteVolumeResponse.getDefaultInstance());
+  }
+
+  @Override
+  public void validateVolumeCapabilities(
+      Csi.ValidateVolumeCapabilitiesRequest request,
+      StreamObserver<Csi.ValidateVolumeCapabilitiesResponse> observer) {
+    String id = Requests.requireId(request.getVolumeId(), "volume_id");
+    if (request.getVolumeCapabilitiesCount() == 0) {
+      throw StorageException.invalid("volume_capabilities is required");
+    }
+    Requests.checkMap(request.getVolumeContextMap(), "volume_context");
+    Volume volume =
+        volumes.findVolume(id).orElseThrow(() -> StorageException.notFound("volume %s", id));
+    reply(observer, CapabilityCheck.validate(volume, request));
+  }
+
+  @Override
+  public void listVolumes(
+      Csi.ListVolumesRequest request, StreamObserver<Csi.ListVolumesResponse> observer) {
+    Page<Volume> page =
+        volumes.listVolumes(
+            Requests.token(request.getStartingToken()),
+            Requests.maxEntries(request.getMaxEntries()));
+    Csi.ListVolumesResponse.Builder response =
+        Csi.ListVolumesResponse.newBuilder().setNextToken(page.nextToken());
+    for (Volume volume : page.items()) {
+      response.addEntries(
+          Csi.ListVolumesResponse.Entry.newBuilder()
+              .setVolume(Protos.volume(volume, topology))
+              .setStatus(
+                  Csi.ListVolumesResponse.VolumeStatus.newBuilder()
+                      .setVolumeCondition(Protos.condition(volume.condition()))));
+    }
+    reply(observer, response.build());
+  }
+
+  @Override
+  public void controllerGetVolume(
+      Csi.ControllerGetVolumeRequest request,
+      StreamObserver<Csi.ControllerGetVolumeResponse> observer) {
+    String id = Requests.requireId(request.getVolumeId(), "volume_id");
+    Volume volume =
+        volumes.findVolume(id).orElseThrow(() -> StorageException.notFound("volume %s", id));
+    reply(
+        observer,
+        Csi.ControllerGetVolumeResponse.newBuilder()
+            .setVolume(Protos.volume(volume, topology))
+            .setStatus(
+                Csi.ControllerGetVolumeResponse.VolumeStatus.newBuilder()
+                    .setVolumeCondition(Protos.condition(volume.condition())))
+            .build());
+  }
+
+  @Override
+  public void getCapacity(
+      Csi.GetCapacityRequest request, StreamObserver<Csi.GetCapacityResponse> observer) {
+    reply(observer, capacity.answer(request));
+  }
+
+  @Override
+  public void controllerGetCapabilities(
+      Csi.ControllerGetCapabilitiesRequest request,
+      StreamObserver<Csi.ControllerGetCapabilitiesResponse> observer) {
+    reply(observer, capabilities(CAPABILITIES));
+  }
+
+  static Csi.ControllerGetCapabilitiesResponse capabilities(List<Type> types) {
+    Csi.ControllerGetCapabilitiesResponse.Builder response =
+        Csi.ControllerGetCapabilitiesResponse.newBuilder();
+    for (Type type : types) {
+      response.addCapabilities(
+          Csi.ControllerServiceCapability.newBuilder()
+              .setRpc(Csi.ControllerServiceCapability.RPC.newBuilder().setType(type)));
+    }
+    return response.build();
+  }
+
+  @Override
+  public void createSnapshot(
+      Csi.CreateSnapshotRequest request, StreamObserver<Csi.CreateSnapshotResponse> observer) {
+    String name = Requests.requireId(request.getName(), "name");
+    String source = Requests.requireId(request.getSourceVolumeId(), "source_volume_id");
+    Parameters.checkSnapshotParameters(request.getParametersMap());
+    Snapshot snapshot = volumes.createSnapshot(name, source);
+    reply(
+        observer,
+        Csi.CreateSnapshotResponse.newBuilder().setSnapshot(Protos.snapshot(snapshot)).build());
+  }
+
+  @Override
+  public void deleteSnapshot(
+      Csi.DeleteSnapshotRequest request, StreamObserver<Csi.DeleteSnapshotResponse> observer) {
+    volumes.deleteSnapshot(Requests.requireId(request.getSnapshotId(), "snapshot_id"));
+    reply(observer, Csi.DeleteSnapshotResponse.getDefaultInstance());
+  }
+
+  @Override
+  public void listSnapshots(
+      Csi.ListSnapshotsRequest request, StreamObserver<Csi.ListSnapshotsResponse> observer) {
+    SnapshotFilter filter =
+        new SnapshotFilter(
+            Requests.optionalId(request.getSnapshotId(), "snapshot_id"),
+            Requests.optionalId(request.getSourceVolumeId(), "source_volume_id"));
+    Page<Snapshot> page =
+        volumes.listSnapshots(
+            filter,
+            Requests.token(request.getStartingToken()),
+            Requests.maxEntries(request.getMaxEntries()));
+    Csi.ListSnapshotsResponse.Builder response =
+        Csi.ListSnapshotsResponse.newBuilder().setNextToken(page.nextToken());
+    for (Snapshot snapshot : page.items()) {
+      response.addEntries(
+          Csi.ListSnapshotsResponse.Entry.newBuilder().setSnapshot(Protos.snapshot(snapshot)));
+    }
+    reply(observer, response.build());
+  }
+
+  @Override
+  public void controllerExpandVolume(
+      Csi.ControllerExpandVolumeRequest request,
+      StreamObserver<Csi.ControllerExpandVolumeResponse> observer) {
+    String id = Requests.requireId(request.getVolumeId(), "volume_id");
+    SizeRange size = ExpandChecks.requiredRange(request);
+    ExpandResult result = volumes.expandVolume(id, size.requiredBytes(), size.limitBytes());
+    reply(
+        observer,
+        Csi.ControllerExpandVolumeResponse.newBuilder()
+            .setCapacityBytes(result.capacityBytes())
+            .setNodeExpansionRequired(result.nodeExpansionRequired())
+            .build());
+  }
+}

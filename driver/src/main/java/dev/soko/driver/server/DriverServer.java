@@ -1,0 +1,157 @@
+package dev.soko.driver.server;
+
+import dev.soko.driver.metrics.RpcMetrics;
+import io.grpc.BindableService;
+import io.grpc.Server;
+import io.grpc.ServerInterceptors;
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerDomainSocketChannel;
+import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
+import io.grpc.protobuf.services.HealthStatusManager;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The gRPC server on a Unix domain socket (Netty epoll). One event-loop thread is plenty for the
+ * handful of local clients (kubelet and sidecars); calls run on a bounded pool whose threads are
+ * started on demand and retire when idle, which keeps idle memory low.
+ */
+public final class DriverServer {
+  private static final Logger LOG = LoggerFactory.getLogger(DriverServer.class);
+  static final int MAX_QUEUED_CALLS = 1024;
+
+  private final Path socket;
+  private final Server server;
+  private final HealthStatusManager health;
+  private final EventLoopGroup eventLoop;
+  private final ExecutorService executor;
+
+  private DriverServer(
+      Path socket,
+      Server server,
+      HealthStatusManager health,
+      EventLoopGroup eventLoop,
+      ExecutorService executor) {
+    this.socket = socket;
+    this.server = server;
+    this.health = health;
+    this.eventLoop = eventLoop;
+    this.executor = executor;
+  }
+
+  /**
+   * Binds the socket and starts serving.
+   *
+   * @param ready the readiness the health service reports (Probe's, in node mode)
+   * @param threads the most calls that run at once; further calls queue
+   */
+  public static DriverServer start(
+      Endpoint endpoint,
+      List<BindableService> services,
+      RpcMetrics metrics,
+      BooleanSupplier ready,
+      int threads)
+      throws IOException {
+    Path socket = endpoint.socket();
+    SocketGuard.prepare(socket);
+    HealthStatusManager health = new HealthStatusManager();
+    health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.NOT_SERVING);
+    EventLoopGroup eventLoop = new EpollEventLoopGroup(1, daemonThreads("csi-io"));
+    ThreadPoolExecutor executor =
+        new ThreadPoolExecutor(
+            threads,
+            threads,
+            30,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(MAX_QUEUED_CALLS),
+            daemonThreads("csi-rpc"));
+    executor.allowCoreThreadTimeOut(true);
+    RpcInterceptor interceptor = new RpcInterceptor(metrics);
+    NettyServerBuilder builder =
+        NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
+            .channelType(EpollServerDomainSocketChannel.class)
+            .bossEventLoopGroup(eventLoop)
+            .workerEventLoopGroup(eventLoop)
+            .executor(executor)
+            .addService(health.getHealthService());
+    for (BindableService service : services) {
+      builder.addService(ServerInterceptors.intercept(service, interceptor));
+    }
+    Server server = builder.build().start();
+    LOG.atInfo().addKeyValue("endpoint", "unix://" + socket).log("serving CSI");
+    DriverServer driverServer = new DriverServer(socket, server, health, eventLoop, executor);
+    driverServer.reportHealthWhenReady(ready);
+    return driverServer;
+  }
+
+  private void reportHealthWhenReady(BooleanSupplier ready) {
+    Thread watcher =
+        new Thread(
+            () -> {
+              try {
+                while (!ready.getAsBoolean()) {
+                  Thread.sleep(100);
+                }
+                health.setStatus(
+                    HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.SERVING);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              } catch (RuntimeException e) {
+                LOG.warn("readiness check failed; health stays NOT_SERVING", e);
+              }
+            },
+            "csi-health");
+    watcher.setDaemon(true);
+    watcher.start();
+  }
+
+  /** Blocks until the server has terminated. */
+  public void awaitTermination() throws InterruptedException {
+    server.awaitTermination();
+  }
+
+  /**
+   * Stops accepting calls, lets in-flight calls finish for up to {@code grace}, then cancels the
+   * rest and removes the socket.
+   */
+  public void shutdown(Duration grace) throws InterruptedException {
+    health.enterTerminalState();
+    server.shutdown();
+    if (!server.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+      LOG.warn("calls still running after {}s; cancelling them", grace.toSeconds());
+      server.shutdownNow();
+      server.awaitTermination(5, TimeUnit.SECONDS);
+    }
+    executor.shutdown();
+    eventLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    try {
+      Files.deleteIfExists(socket);
+    } catch (IOException e) {
+      LOG.warn("could not remove socket {}", socket, e);
+    }
+  }
+
+  private static ThreadFactory daemonThreads(String prefix) {
+    AtomicInteger counter = new AtomicInteger();
+    return runnable -> {
+      Thread thread = new Thread(runnable, prefix + "-" + counter.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+}

@@ -1,0 +1,25 @@
+package dev.soko.driver.server;
+
+import java.nio.file.Path;
+
+/** A CSI endpoint; only Unix domain sockets, {@code unix:///absolute/path}, are supported. */
+public record Endpoint(Path socket) {
+  private static final String SCHEME = "unix://";
+
+  public static Endpoint parse(String endpoint) {
+    if (!endpoint.startsWith(SCHEME)) {
+      throw new IllegalArgumentException(
+          "endpoint must be unix:///absolute/path.sock, got '" + endpoint + "'");
+    }
+    String path = endpoint.substring(SCHEME.length());
+    if (!path.startsWith("/") || path.length() < 2 || path.endsWith("/")) {
+      throw new IllegalArgumentException(
+          "endpoint must name an absolute socket path after unix://, got '" + endpoint + "'");
+    }
+    // sun_path holds 108 bytes including the terminating NUL.
+    if (path.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 107) {
+      throw new IllegalArgumentException("socket path is longer than 107 bytes: " + path);
+    }
+    return new Endpoint(Path.of(path).normalize());
+  }
+}

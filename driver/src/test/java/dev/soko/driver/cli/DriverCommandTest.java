@@ -1,0 +1,140 @@
+package dev.soko.driver.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.soko.driver.config.DriverConfig;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class DriverCommandTest {
+  private final AtomicReference<DriverConfig> launched = new AtomicReference<>();
+  private final StringWriter err = new StringWriter();
+  private final StringWriter out = new StringWriter();
+
+  private int run(String... args) {
+    CommandLine commandLine =
+        new CommandLine(
+            new DriverCommand(
+                config -> {
+                  launched.set(config);
+                  return 0;
+                }));
+    commandLine.setErr(new PrintWriter(err));
+    commandLine.setOut(new PrintWriter(out));
+    return DriverCommand.execute(commandLine, args);
+  }
+
+  @Test
+  void parsesEveryFlag() {
+    int exit =
+        run(
+            "--endpoint=unix:///run/soko/csi.sock",
+            "--node-id=worker-1",
+            "--driver-name=csi.example.com",
+            "--mode=node",
+            "--pool=name=fast,path=/srv/fast,capacity=10Gi,overprovision=2.5,fs=xfs:ext4",
+            "--pool",
+            "name=slow,path=/srv/slow",
+            "--allowed-path-root=/var/lib/kubelet",
+            "--allowed-path-root=/tmp/k",
+            "--max-volumes-per-node=64",
+            "--metrics-address=127.0.0.1:9809",
+            "--log-level=debug");
+    assertThat(exit).isZero();
+    DriverConfig config = launched.get();
+    assertThat(config.endpoint()).isEqualTo("unix:///run/soko/csi.sock");
+    assertThat(config.nodeId()).isEqualTo("worker-1");
+    assertThat(config.driverName()).isEqualTo("csi.example.com");
+    assertThat(config.mode()).isEqualTo(DriverConfig.Mode.NODE);
+    assertThat(config.pools()).hasSize(2);
+    assertThat(config.pools().get(0).name()).isEqualTo("fast");
+    assertThat(config.pools().get(0).path()).isEqualTo(Path.of("/srv/fast"));
+    assertThat(config.pools().get(0).capacityBytes()).isEqualTo(10L << 30);
+    assertThat(config.pools().get(0).overprovisionRatio()).isEqualTo(2.5);
+    assertThat(config.pools().get(0).fsTypes()).containsExactly("xfs", "ext4");
+    assertThat(config.pools().get(1).capacityBytes()).isZero();
+    assertThat(config.pools().get(1).overprovisionRatio()).isEqualTo(1.0);
+    assertThat(config.pools().get(1).fsTypes()).containsExactly("ext4", "xfs");
+    assertThat(config.allowedPathRoots())
+        .containsExactly(Path.of("/var/lib/kubelet"), Path.of("/tmp/k"));
+    assertThat(config.maxVolumesPerNode()).isEqualTo(64);
+    assertThat(config.metricsAddress()).isEqualTo("127.0.0.1:9809");
+  }
+
+  @Test
+  void defaults() {
+    assertThat(run("--node-id=n1", "--pool=name=p,path=/srv/p")).isZero();
+    DriverConfig config = launched.get();
+    assertThat(config.endpoint()).isEqualTo("unix:///csi/csi.sock");
+    assertThat(config.driverName()).isEqualTo("csi.soko.dev");
+    assertThat(config.mode()).isEqualTo(DriverConfig.Mode.NODE);
+    assertThat(config.allowedPathRoots()).containsExactly(Path.of("/var/lib/kubelet"));
+    assertThat(config.maxVolumesPerNode()).isZero();
+    assertThat(config.metricsAddress()).isEmpty();
+  }
+
+  @Test
+  void controllerModeNeedsNoPoolsAndRefusesThem() {
+    assertThat(run("--mode=controller")).isZero();
+    assertThat(launched.get().pools()).isEmpty();
+    assertThat(launched.get().mode()).isEqualTo(DriverConfig.Mode.CONTROLLER);
+    launched.set(null);
+    assertThat(run("--mode=controller", "--pool=name=p,path=/p")).isEqualTo(2);
+    assertThat(err.toString()).contains("--pool is not allowed in controller mode");
+  }
+
+  @Test
+  void badFlagsExitTwoWithAClearMessageAndNeverLaunch() {
+    List<List<String>> cases =
+        List.of(
+            List.of("--pool=name=p,path=/p"),
+            List.of("--node-id=n", "--pool=name=p,path=/p", "--driver-name=-bad-"),
+            List.of("--node-id=n", "--pool=name=p,path=/p", "--endpoint=tcp://0:1"),
+            List.of("--node-id=n", "--pool=name=p,path=/p", "--mode=both"),
+            List.of("--node-id=n"),
+            List.of("--node-id=n", "--pool=name=P,path=/p"),
+            List.of("--node-id=n", "--pool=name=p,path=relative"),
+            List.of("--node-id=n", "--pool=name=p,path=/p,overprovision=0.5"),
+            List.of("--node-id=n", "--pool=name=p,path=/p,fs=btrfs"),
+            List.of("--node-id=n", "--pool=name=p,path=/p,size=1Gi"),
+            List.of("--node-id=n", "--pool=name=p,path=/p", "--pool=name=p,path=/q"),
+            List.of("--node-id=n", "--pool=name=p,path=/p", "--allowed-path-root=rel"),
+            List.of("--node-id=n", "--pool=name=p,path=/p", "--max-volumes-per-node=-1"),
+            List.of("--node-id=n", "--pool=name=p,path=/p", "--max-volumes-per-node=lots"),
+            List.of("--node-id=n", "--pool=name=p,path=/p", "--metrics-address=nohost"),
+            List.of("--node-id=n", "--pool=name=p,path=/p", "--log-level=loud"),
+            List.of("--node-id=a/b", "--pool=name=p,path=/p"),
+            List.of("--unknown"));
+    for (List<String> args : cases) {
+      err.getBuffer().setLength(0);
+      assertThat(run(args.toArray(String[]::new))).as("exit code of %s", args).isEqualTo(2);
+      assertThat(err.toString()).as("message for %s", args).startsWith("soko-driver: ");
+      assertThat(launched.get()).as("launched with %s", args).isNull();
+    }
+  }
+
+  @Test
+  void helpDocumentsEveryFlag() {
+    assertThat(run("--help")).isZero();
+    for (String flag :
+        List.of(
+            "--endpoint",
+            "--node-id",
+            "--driver-name",
+            "--mode",
+            "--pool",
+            "--allowed-path-root",
+            "--max-volumes-per-node",
+            "--metrics-address",
+            "--log-level",
+            "--help",
+            "--version")) {
+      assertThat(out.toString()).contains(flag);
+    }
+  }
+}

@@ -1,0 +1,89 @@
+package dev.soko.driver.csi;
+
+import static dev.soko.driver.csi.ControllerServiceTest.assertCode;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import csi.v1.Csi;
+import csi.v1.Csi.ControllerServiceCapability.RPC.Type;
+import csi.v1.Csi.PluginCapability.Service;
+import dev.soko.driver.testing.CsiHarness;
+import io.grpc.Status;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+class IdentityAndClusterModeTest {
+
+  @Test
+  void identityReportsNameCapabilitiesAndReadiness() throws Exception {
+    AtomicBoolean ready = new AtomicBoolean(false);
+    try (CsiHarness harness =
+        new CsiHarness(new IdentityService("csi.soko.dev", "1.2.3", ready::get))) {
+      Csi.GetPluginInfoResponse info =
+          harness.identity().getPluginInfo(Csi.GetPluginInfoRequest.getDefaultInstance());
+      assertThat(info.getName()).isEqualTo("csi.soko.dev");
+      assertThat(info.getVendorVersion()).isEqualTo("1.2.3");
+
+      assertThat(
+              harness
+                  .identity()
+                  .getPluginCapabilities(Csi.GetPluginCapabilitiesRequest.getDefaultInstance())
+                  .getCapabilitiesList())
+          .extracting(c -> c.getService().getType())
+          .containsExactlyInAnyOrder(
+              Service.Type.CONTROLLER_SERVICE, Service.Type.VOLUME_ACCESSIBILITY_CONSTRAINTS);
+
+      Csi.ProbeRequest probe = Csi.ProbeRequest.getDefaultInstance();
+      assertThat(harness.identity().probe(probe).getReady().getValue()).isFalse();
+      ready.set(true);
+      assertThat(harness.identity().probe(probe).getReady().getValue()).isTrue();
+    }
+  }
+
+  @Test
+  void controllerModeOnlyExpandsAndLeavesTheCheckToTheNode() throws Exception {
+    try (CsiHarness harness = new CsiHarness(new ClusterControllerService())) {
+      assertThat(
+              harness
+                  .controller()
+                  .controllerGetCapabilities(
+                      Csi.ControllerGetCapabilitiesRequest.getDefaultInstance())
+                  .getCapabilitiesList())
+          .extracting(c -> c.getRpc().getType())
+          .containsExactly(Type.EXPAND_VOLUME);
+
+      Csi.ControllerExpandVolumeResponse response =
+          harness
+              .controller()
+              .controllerExpandVolume(
+                  Csi.ControllerExpandVolumeRequest.newBuilder()
+                      .setVolumeId("vol-1")
+                      .setCapacityRange(Csi.CapacityRange.newBuilder().setRequiredBytes(3 << 20))
+                      .build());
+      assertThat(response.getCapacityBytes()).isEqualTo(3 << 20);
+      assertThat(response.getNodeExpansionRequired()).isTrue();
+
+      assertCode(
+          () ->
+              harness
+                  .controller()
+                  .controllerExpandVolume(
+                      Csi.ControllerExpandVolumeRequest.newBuilder()
+                          .setVolumeId("vol-1")
+                          .setCapacityRange(Csi.CapacityRange.getDefaultInstance())
+                          .build()),
+          Status.Code.INVALID_ARGUMENT,
+          "required_bytes or limit_bytes");
+      assertCode(
+          () ->
+              harness
+                  .controller()
+                  .createVolume(Csi.CreateVolumeRequest.newBuilder().setName("x").build()),
+          Status.Code.UNIMPLEMENTED,
+          "");
+      assertCode(
+          () -> harness.node().nodeGetInfo(Csi.NodeGetInfoRequest.getDefaultInstance()),
+          Status.Code.UNIMPLEMENTED,
+          "");
+    }
+  }
+}

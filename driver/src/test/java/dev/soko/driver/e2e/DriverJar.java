@@ -1,0 +1,100 @@
+package dev.soko.driver.e2e;
+
+import dev.soko.driver.client.CsiClient;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The packaged driver ({@code target/soko-driver.jar}) run as a real process on a pool in a temp
+ * directory, the way a node DaemonSet runs it. Integration tests start, kill and restart it.
+ */
+final class DriverJar implements AutoCloseable {
+  private static final Path JAR = Path.of("target", "soko-driver.jar");
+
+  final Path root;
+  final Path pool;
+  final Path mounts;
+  final Path socket;
+  private final Path log;
+  private Process process;
+  private CsiClient client;
+
+  DriverJar(Path root) throws IOException {
+    if (!Files.isRegularFile(JAR)) {
+      throw new IllegalStateException(JAR.toAbsolutePath() + " is missing: run mvn package first");
+    }
+    this.root = root;
+    this.pool = Files.createDirectories(root.resolve("pool"));
+    this.mounts = Files.createDirectories(root.resolve("mnt"));
+    this.socket = root.resolve("csi.sock");
+    this.log = root.resolve("driver.log");
+  }
+
+  /** Starts the driver and waits for a ready Probe. */
+  CsiClient start() throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar", JAR.toString()));
+    command.addAll(
+        List.of(
+            "--endpoint",
+            "unix://" + socket,
+            "--node-id",
+            "it-node",
+            "--mode",
+            "node",
+            "--pool",
+            "name=default,path=" + pool + ",capacity=8Gi",
+            "--allowed-path-root",
+            mounts.toString()));
+    process =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+            .start();
+    client = new CsiClient(socket);
+    if (!client.awaitReady(socket, Duration.ofSeconds(60))) {
+      throw new IllegalStateException("driver not ready within 60 s; log:\n" + log());
+    }
+    return client;
+  }
+
+  /** {@code kill -9}: no shutdown hook, no cleanup, as a node crash or OOM kill would do. */
+  void kill() throws InterruptedException {
+    closeClient();
+    process.destroyForcibly();
+    process.waitFor(30, TimeUnit.SECONDS);
+  }
+
+  /** SIGTERM: the graceful path. */
+  void stop() throws InterruptedException {
+    closeClient();
+    if (process != null && process.isAlive()) {
+      process.destroy();
+      if (!process.waitFor(30, TimeUnit.SECONDS)) {
+        process.destroyForcibly().waitFor();
+      }
+    }
+  }
+
+  String log() throws IOException {
+    return Files.exists(log) ? Files.readString(log) : "(no log)";
+  }
+
+  private void closeClient() {
+    if (client != null) {
+      client.close();
+      client = null;
+    }
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    stop();
+  }
+}

@@ -1,0 +1,68 @@
+package dev.soko.driver.e2e;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What the host holds for a directory tree: loop devices whose image lies under it and mounts below
+ * it. Tests use it to prove nothing leaked and to clean up after themselves.
+ */
+final class HostState {
+  private HostState() {}
+
+  /** Loop devices ("/dev/loopN") backed by a file under {@code dir}. */
+  static List<String> loopDevicesUnder(Path dir) throws IOException, InterruptedException {
+    List<String> devices = new ArrayList<>();
+    for (String line : run("losetup", "--list", "--noheadings", "--output", "NAME,BACK-FILE")) {
+      String[] fields = line.trim().split("\\s+", 2);
+      if (fields.length == 2 && fields[1].startsWith(dir.toString() + "/")) {
+        devices.add(fields[0]);
+      }
+    }
+    return devices;
+  }
+
+  /** Mount points at or below {@code dir}, deepest first. */
+  static List<String> mountsUnder(Path dir) throws IOException {
+    List<String> mounts = new ArrayList<>();
+    for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"))) {
+      String mountPoint = line.split(" ")[4].replace("\\040", " ");
+      if (mountPoint.equals(dir.toString()) || mountPoint.startsWith(dir + "/")) {
+        mounts.add(mountPoint);
+      }
+    }
+    mounts.sort(Comparator.comparingInt(String::length).reversed());
+    return mounts;
+  }
+
+  /** Unmounts and detaches whatever a failed test left under {@code dir}, then deletes it. */
+  static void release(Path dir) throws IOException, InterruptedException {
+    for (String mount : mountsUnder(dir)) {
+      run("umount", "-l", mount);
+    }
+    for (String device : loopDevicesUnder(dir)) {
+      run("losetup", "-d", device);
+    }
+    if (Files.exists(dir)) {
+      try (var paths = Files.walk(dir)) {
+        paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
+  }
+
+  private static List<String> run(String... command) throws IOException, InterruptedException {
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    byte[] out = process.getInputStream().readAllBytes();
+    if (!process.waitFor(30, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      throw new IOException(String.join(" ", command) + " timed out");
+    }
+    return List.of(new String(out, StandardCharsets.UTF_8).split("\n"));
+  }
+}

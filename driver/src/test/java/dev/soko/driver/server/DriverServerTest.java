@@ -1,0 +1,163 @@
+package dev.soko.driver.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import csi.v1.Csi;
+import csi.v1.IdentityGrpc;
+import dev.soko.driver.csi.ClusterControllerService;
+import dev.soko.driver.csi.IdentityService;
+import dev.soko.driver.metrics.RpcMetrics;
+import io.grpc.BindableService;
+import io.grpc.ManagedChannel;
+import io.grpc.health.v1.HealthCheckRequest;
+import io.grpc.health.v1.HealthCheckResponse;
+import io.grpc.health.v1.HealthGrpc;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The real server on a real Unix socket, with a real Netty client. */
+class DriverServerTest {
+  @TempDir Path temp;
+  private final EventLoopGroup clientLoop = new EpollEventLoopGroup(1);
+  private final List<String> recorded = new CopyOnWriteArrayList<>();
+  private final RpcMetrics metrics = (method, code, nanos) -> recorded.add(method + "=" + code);
+
+  @AfterEach
+  void stopClientLoop() {
+    clientLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+  }
+
+  private DriverServer start(Path socket, BooleanSupplier ready) throws IOException {
+    List<BindableService> services =
+        List.of(new IdentityService("csi.soko.dev", "t", ready), new ClusterControllerService());
+    return DriverServer.start(new Endpoint(socket), services, metrics, ready, 4);
+  }
+
+  private ManagedChannel connect(Path socket) {
+    return NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
+        .channelType(EpollDomainSocketChannel.class)
+        .eventLoopGroup(clientLoop)
+        .usePlaintext()
+        .build();
+  }
+
+  @Test
+  void servesCsiAndHealthOnTheSocketAndRemovesItAtShutdown() throws Exception {
+    Path socket = temp.resolve("sub/csi.sock");
+    DriverServer server = start(socket, () -> true);
+    ManagedChannel channel = connect(socket);
+    try {
+      Csi.GetPluginInfoResponse info =
+          IdentityGrpc.newBlockingStub(channel)
+              .getPluginInfo(Csi.GetPluginInfoRequest.getDefaultInstance());
+      assertThat(info.getName()).isEqualTo("csi.soko.dev");
+      assertThat(recorded).contains("GetPluginInfo=OK");
+
+      HealthCheckResponse.ServingStatus status = HealthCheckResponse.ServingStatus.UNKNOWN;
+      for (int i = 0; i < 50 && status != HealthCheckResponse.ServingStatus.SERVING; i++) {
+        status =
+            HealthGrpc.newBlockingStub(channel)
+                .check(HealthCheckRequest.getDefaultInstance())
+                .getStatus();
+        Thread.sleep(20);
+      }
+      assertThat(status).isEqualTo(HealthCheckResponse.ServingStatus.SERVING);
+    } finally {
+      channel.shutdownNow();
+      server.shutdown(Duration.ofSeconds(5));
+    }
+    assertThat(socket).doesNotExist();
+  }
+
+  @Test
+  void refusesASocketALiveProcessListensOn() throws Exception {
+    Path socket = temp.resolve("csi.sock");
+    DriverServer first = start(socket, () -> true);
+    try {
+      assertThatThrownBy(() -> start(socket, () -> true))
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("another process is listening");
+    } finally {
+      first.shutdown(Duration.ofSeconds(5));
+    }
+  }
+
+  @Test
+  void replacesAStaleSocketButNeverAnotherFile() throws Exception {
+    Path socket = temp.resolve("csi.sock");
+    try (ServerSocketChannel stale = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+      stale.bind(UnixDomainSocketAddress.of(socket));
+    }
+    assertThat(socket).exists();
+    start(socket, () -> true).shutdown(Duration.ofSeconds(5));
+
+    Path file = temp.resolve("not-a-socket");
+    Files.writeString(file, "data");
+    assertThatThrownBy(() -> start(file, () -> true))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("not a socket");
+    assertThat(file).hasContent("data");
+  }
+
+  @Test
+  void gracefulShutdownLetsTheInFlightCallFinish() throws Exception {
+    Path socket = temp.resolve("csi.sock");
+    CountDownLatch inCall = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    BooleanSupplier slowReady =
+        () -> {
+          if (Thread.currentThread().getName().startsWith("csi-rpc")) {
+            inCall.countDown();
+            try {
+              release.await(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+          return true;
+        };
+    DriverServer server = start(socket, slowReady);
+    ManagedChannel channel = connect(socket);
+    try {
+      var future = IdentityGrpc.newFutureStub(channel).probe(Csi.ProbeRequest.getDefaultInstance());
+      assertThat(inCall.await(5, TimeUnit.SECONDS)).isTrue();
+      Thread shutdown =
+          new Thread(
+              () -> {
+                try {
+                  server.shutdown(Duration.ofSeconds(10));
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              });
+      shutdown.start();
+      Thread.sleep(200);
+      assertThat(shutdown.isAlive()).as("shutdown waits for the call").isTrue();
+      release.countDown();
+      assertThat(future.get(5, TimeUnit.SECONDS).getReady().getValue()).isTrue();
+      shutdown.join(10_000);
+      assertThat(shutdown.isAlive()).isFalse();
+    } finally {
+      channel.shutdownNow();
+    }
+  }
+}

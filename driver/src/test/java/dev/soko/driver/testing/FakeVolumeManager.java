@@ -1,0 +1,215 @@
+package dev.soko.driver.testing;
+
+import dev.soko.driver.volume.ExpandResult;
+import dev.soko.driver.volume.Page;
+import dev.soko.driver.volume.PoolCapacity;
+import dev.soko.driver.volume.PublishRequest;
+import dev.soko.driver.volume.Snapshot;
+import dev.soko.driver.volume.SnapshotFilter;
+import dev.soko.driver.volume.StageRequest;
+import dev.soko.driver.volume.StorageException;
+import dev.soko.driver.volume.Volume;
+import dev.soko.driver.volume.VolumeCondition;
+import dev.soko.driver.volume.VolumeManager;
+import dev.soko.driver.volume.VolumeRequest;
+import dev.soko.driver.volume.VolumeUsage;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An in-memory engine for service tests: volumes and snapshots in sorted maps, the last request of
+ * each kind remembered, and a one-shot failure that the next call throws.
+ */
+public final class FakeVolumeManager implements VolumeManager {
+  public final Map<String, Volume> volumes = new TreeMap<>();
+  public final Map<String, Snapshot> snapshots = new TreeMap<>();
+  public List<PoolCapacity> capacities = new ArrayList<>();
+  public VolumeUsage usage = new VolumeUsage(1000, 100, 900, 64, 10, 54, VolumeCondition.HEALTHY);
+  public boolean ready = true;
+  public boolean closed;
+  public int maxVolumes = 7;
+  public RuntimeException nextFailure;
+
+  public VolumeRequest lastCreate;
+  public StageRequest lastStage;
+  public PublishRequest lastPublish;
+  public String lastListToken;
+  public int lastListMax = -1;
+  public SnapshotFilter lastSnapshotFilter;
+  public long[] lastExpand;
+  public Path lastPath;
+
+  private final AtomicInteger ids = new AtomicInteger();
+
+  private void maybeFail() {
+    RuntimeException failure = nextFailure;
+    nextFailure = null;
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  @Override
+  public boolean ready() {
+    return ready;
+  }
+
+  @Override
+  public Volume createVolume(VolumeRequest request) {
+    maybeFail();
+    lastCreate = request;
+    for (Volume existing : volumes.values()) {
+      if (existing.name().equals(request.name())) {
+        return existing;
+      }
+    }
+    String id = "vol-" + ids.incrementAndGet();
+    Volume volume =
+        new Volume(
+            id,
+            request.name(),
+            request.pool().isEmpty() ? "default" : request.pool(),
+            Math.max(request.requiredBytes(), 1 << 20),
+            request.accessType(),
+            request.fsType(),
+            request.source(),
+            Instant.ofEpochSecond(1_700_000_000L),
+            VolumeCondition.HEALTHY);
+    volumes.put(id, volume);
+    return volume;
+  }
+
+  @Override
+  public void deleteVolume(String volumeId) {
+    maybeFail();
+    volumes.remove(volumeId);
+  }
+
+  @Override
+  public Optional<Volume> findVolume(String volumeId) {
+    maybeFail();
+    return Optional.ofNullable(volumes.get(volumeId));
+  }
+
+  @Override
+  public Page<Volume> listVolumes(String startingToken, int maxEntries) {
+    maybeFail();
+    lastListToken = startingToken;
+    lastListMax = maxEntries;
+    return page(new ArrayList<>(volumes.values()), startingToken, maxEntries);
+  }
+
+  private static <T> Page<T> page(List<T> all, String token, int max) {
+    int start;
+    try {
+      start = token.isEmpty() ? 0 : Integer.parseInt(token);
+    } catch (NumberFormatException e) {
+      throw new StorageException(StorageException.Reason.ABORTED, "bad token");
+    }
+    int end = max == 0 ? all.size() : Math.min(all.size(), start + max);
+    return new Page<>(all.subList(start, end), end < all.size() ? String.valueOf(end) : "");
+  }
+
+  @Override
+  public Snapshot createSnapshot(String name, String sourceVolumeId) {
+    maybeFail();
+    Volume source = volumes.get(sourceVolumeId);
+    if (source == null) {
+      throw StorageException.notFound("volume %s", sourceVolumeId);
+    }
+    String id = "snap-" + ids.incrementAndGet();
+    Snapshot snapshot =
+        new Snapshot(id, name, sourceVolumeId, source.capacityBytes(), Instant.ofEpochSecond(5, 7));
+    snapshots.put(id, snapshot);
+    return snapshot;
+  }
+
+  @Override
+  public void deleteSnapshot(String snapshotId) {
+    maybeFail();
+    snapshots.remove(snapshotId);
+  }
+
+  @Override
+  public Page<Snapshot> listSnapshots(SnapshotFilter filter, String startingToken, int maxEntries) {
+    maybeFail();
+    lastSnapshotFilter = filter;
+    List<Snapshot> matching =
+        snapshots.values().stream()
+            .filter(s -> filter.snapshotId().isEmpty() || s.id().equals(filter.snapshotId()))
+            .filter(
+                s ->
+                    filter.sourceVolumeId().isEmpty()
+                        || s.sourceVolumeId().equals(filter.sourceVolumeId()))
+            .toList();
+    return page(matching, startingToken, maxEntries);
+  }
+
+  @Override
+  public ExpandResult expandVolume(String volumeId, long requiredBytes, long limitBytes) {
+    maybeFail();
+    lastExpand = new long[] {requiredBytes, limitBytes};
+    return new ExpandResult(requiredBytes, true);
+  }
+
+  @Override
+  public List<PoolCapacity> capacity() {
+    maybeFail();
+    return capacities;
+  }
+
+  @Override
+  public void stage(StageRequest request) {
+    maybeFail();
+    lastStage = request;
+  }
+
+  @Override
+  public void unstage(String volumeId, Path stagingPath) {
+    maybeFail();
+    lastPath = stagingPath;
+  }
+
+  @Override
+  public void publish(PublishRequest request) {
+    maybeFail();
+    lastPublish = request;
+  }
+
+  @Override
+  public void unpublish(String volumeId, Path targetPath) {
+    maybeFail();
+    lastPath = targetPath;
+  }
+
+  @Override
+  public VolumeUsage usage(String volumeId, Path volumePath) {
+    maybeFail();
+    lastPath = volumePath;
+    return usage;
+  }
+
+  @Override
+  public long expandOnNode(String volumeId, Path volumePath, long requiredBytes, long limitBytes) {
+    maybeFail();
+    lastPath = volumePath;
+    lastExpand = new long[] {requiredBytes, limitBytes};
+    return requiredBytes == 0 ? 4096 : requiredBytes;
+  }
+
+  @Override
+  public int maxVolumesPerNode() {
+    return maxVolumes;
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+  }
+}

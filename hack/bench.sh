@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# `make bench`: measures the Soko driver side by side with csi-driver-host-path through the same
+# CSI client over a Unix socket, both on one XFS pool (reflink-capable) on a loop device, and prints
+# a Markdown table for the README. Needs root. Rerun it to reproduce the README's numbers.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+root=$(soko_root)
+require_root "the benchmark"
+
+jar="$root/driver/target/soko-driver.jar"
+[ -f "$jar" ] || die "$jar is missing: run 'make build' first"
+bash "$root/hack/tools.sh" hostpathplugin
+hostpath="$SOKO_CACHE/bin/hostpathplugin"
+classpath=$(driver_test_classpath)
+
+work=$(mktemp -d /tmp/soko-bench.XXXXXX)
+cleanup() {
+  release_mounts_and_loops "$work"
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+say "making a 6 GiB XFS pool (reflink=1) on a loop device"
+truncate -s 6G "$work/pool.img"
+mkfs.xfs -q -m reflink=1 "$work/pool.img"
+mkdir -p "$work/xfs" "$work/mnt" "$work/results"
+mount -o loop "$work/pool.img" "$work/xfs"
+mkdir -p "$work/xfs/soko" "$work/xfs/hostpath"
+
+run_bench() { # NAME SOCKET -- COMMAND...
+  local name=$1 socket=$2
+  shift 3
+  say "benchmarking $name"
+  java -cp "$classpath" dev.soko.driver.bench.CsiBench "$name" "$socket" "$work/mnt" \
+    "$work/results/$name.tsv" -- "$@" \
+    || { cat "$work/results/$name-driver.log" 2>/dev/null | tail -40; die "benchmark of $name failed"; }
+}
+
+run_bench soko "$work/soko.sock" -- "$root/driver/bin/soko-driver" \
+  --endpoint "unix://$work/soko.sock" --node-id bench-node --mode node \
+  --pool "name=bench,path=$work/xfs/soko" --allowed-path-root "$work/mnt" --log-level warn
+run_bench hostpath "$work/hostpath.sock" -- "$hostpath" \
+  --endpoint "unix://$work/hostpath.sock" --nodeid bench-node --drivername hostpath.csi.k8s.io \
+  --statedir "$work/xfs/hostpath" --v 0
+
+# Side-by-side table, with the issue's targets for Soko.
+{
+  echo
+  echo "| metric | soko | csi-driver-host-path | target for soko |"
+  echo "|---|---:|---:|---|"
+  # Both files list the same metrics in the same order (CsiBench writes them).
+  paste "$work/results/soko.tsv" "$work/results/hostpath.tsv" | cut -f1,2,4
+} | awk -F'\t' '
+  BEGIN {
+    t["ready_ms"] = "< 1500 ms"; t["idle_rss_mib"] = "< 64 MiB";
+    t["create_delete_c1_p50_ms"] = "<= host-path"; t["create_delete_c16_p50_ms"] = "<= host-path";
+    t["stage_publish_cycle_p50_ms"] = "<= host-path"; t["snapshot_512mib_ms"] = ">= 10x faster";
+  }
+  NF == 3 { printf "| %s | %s | %s | %s |\n", $1, $2, $3, ($1 in t ? t[$1] : "") ; next }
+  { print }' | tee "$work/table.md"
+cp "$work/table.md" "$root/driver/target/bench-driver.md"
+say "table saved to driver/target/bench-driver.md"

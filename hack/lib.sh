@@ -1,0 +1,46 @@
+# Shared shell helpers for hack/*.sh. Source it; it defines functions only.
+
+# Absolute path of the repository root.
+soko_root() { cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd; }
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+require_root() {
+  [ "$(id -u)" = 0 ] || die "$1 needs root (loop devices and mounts)"
+}
+
+# Class path of the driver's test classes (CSI client, demo, benchmark), cached next to the build.
+driver_test_classpath() {
+  local root cp_file
+  root=$(soko_root)
+  cp_file="$root/driver/target/test-classpath.txt"
+  if [ ! -s "$cp_file" ] || [ "$root/driver/pom.xml" -nt "$cp_file" ]; then
+    (cd "$root" && mvn -B -q -pl driver dependency:build-classpath -Dmdep.includeScope=test \
+      -Dmdep.outputFile="$cp_file" >/dev/null) || die "could not resolve the driver's class path"
+  fi
+  [ -d "$root/driver/target/test-classes" ] || (cd "$root" && mvn -B -q -pl driver test-compile -DskipTests)
+  echo "$root/driver/target/test-classes:$root/driver/target/classes:$(cat "$cp_file")"
+}
+
+# Unmounts everything below $1 (deepest first) and detaches loop devices whose image lies below it.
+release_mounts_and_loops() {
+  local dir=$1 mnt dev
+  while read -r mnt; do
+    umount -l "$mnt" 2>/dev/null || true
+  done < <(awk -v d="$dir" '$2 ~ "^"d {print $2}' /proc/self/mounts | sort -r)
+  while read -r dev; do
+    [ -n "$dev" ] && losetup -d "$dev" 2>/dev/null || true
+  done < <(losetup -l -n -O NAME,BACK-FILE 2>/dev/null | awk -v d="$dir" 'index($2, d) == 1 {print $1}')
+}
+
+# Waits until the socket file $1 exists, up to $2 seconds.
+wait_for_socket() {
+  local socket=$1 seconds=$2 i
+  for ((i = 0; i < seconds * 20; i++)); do
+    [ -S "$socket" ] && return 0
+    sleep 0.05
+  done
+  return 1
+}

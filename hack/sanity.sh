@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# csi-sanity (the CSI conformance suite, pinned in hack/versions.env) against the real driver jar,
+# with real loop devices, filesystems and mounts. Needs root; fails, never skips, without it.
+#
+#   hack/sanity.sh                    both access types (mount, then block)
+#   SANITY_ACCESS_TYPES=mount hack/sanity.sh
+#   SANITY_FOCUS='CreateVolume' hack/sanity.sh    run a subset (ginkgo focus regexp)
+#   SANITY_KEEP=1 hack/sanity.sh      keep the work dir (logs, JUnit reports) after a success
+#
+# It starts driver/bin/soko-driver on a temporary pool with small volumes, allowed path roots on a
+# temporary directory, runs csi-sanity, prints ran/passed/failed/skipped per pass, then checks that
+# nothing leaked (no mount under the work dir, no loop device on a pool image) and fails on any
+# test failure or leak. Logs stay in the work dir when something fails.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+cache=${SOKO_CACHE:-$HOME/.cache/soko}
+sanity=$cache/bin/csi-sanity
+jar=$repo/driver/target/soko-driver.jar
+access_types=${SANITY_ACCESS_TYPES:-mount block}
+volume_size=$((64 << 20))
+expand_size=$((96 << 20))
+
+# Deliberate skips: each entry is a ginkgo regexp and the reason it does not apply. csi-sanity
+# already skips by itself every test whose capability the driver does not advertise
+# (ControllerPublish/Unpublish, LIST_VOLUMES_PUBLISHED_NODES, MODIFY_VOLUME, group snapshots,
+# snapshot metadata, VOLUME_MOUNT_GROUP); those are counted as "Skipped" in the summary.
+# The one "pending" spec is marked pending (PIt) upstream in csi-sanity itself ("ListVolumes
+# pagination should detect volumes added between pages..."); it never runs for any driver.
+SKIPS=(
+  # (none: every test that applies to the advertised capabilities runs)
+)
+
+fail() {
+  echo "sanity: $*" >&2
+  exit 1
+}
+[ "$(id -u)" = 0 ] || fail "must run as root: the driver attaches loop devices and mounts filesystems"
+losetup -f >/dev/null 2>&1 || fail "no usable loop device (losetup -f failed); load the loop module"
+for tool in mkfs.ext4 mkfs.xfs losetup findmnt; do
+  command -v "$tool" >/dev/null || fail "$tool is missing (run hack/deps.sh)"
+done
+
+[ -x "$sanity" ] || "$here/tools.sh" csi-sanity
+if [ ! -f "$jar" ] || [ -n "$(find "$repo/driver/src" "$repo/driver/pom.xml" -newer "$jar" -print -quit)" ]; then
+  echo "==> building the driver jar" >&2
+  (cd "$repo" && mvn -B -q -pl driver -am package -DskipTests)
+fi
+
+# A short path: a Unix socket path must fit in 107 bytes.
+work=$(mktemp -d /tmp/soko-sanity.XXXXXX)
+pool=$work/pool
+kubelet=$work/kubelet
+mkdir -p "$pool" "$kubelet"
+driver_pid=""
+
+leaks() {
+  local found=0
+  if findmnt -rn -o TARGET | grep -F "$work/" >"$work/leaked-mounts"; then
+    echo "sanity: LEAK: mounts left under $work:" >&2
+    cat "$work/leaked-mounts" >&2
+    found=1
+  fi
+  if losetup -l -n -O NAME,BACK-FILE | grep -F "$pool/" >"$work/leaked-loops"; then
+    echo "sanity: LEAK: loop devices left on pool images:" >&2
+    cat "$work/leaked-loops" >&2
+    found=1
+  fi
+  return $found
+}
+
+cleanup() {
+  local status=$?
+  if [ -n "$driver_pid" ] && kill -0 "$driver_pid" 2>/dev/null; then
+    kill -TERM "$driver_pid"
+    wait "$driver_pid" 2>/dev/null || true
+  fi
+  # Whatever a failed run left behind is removed, so the machine stays usable.
+  findmnt -rn -o TARGET | grep -F "$work/" | sort -r | while read -r m; do umount -l "$m" || true; done
+  losetup -l -n -O NAME,BACK-FILE | grep -F "$pool/" | while read -r dev _; do losetup -d "$dev" || true; done
+  if [ "$status" = 0 ] && [ -z "${SANITY_KEEP:-}" ]; then
+    rm -rf "$work"
+  else
+    echo "sanity: FAILED; driver log and reports kept in $work" >&2
+  fi
+}
+trap cleanup EXIT
+
+start_driver() {
+  local socket=$1
+  SOKO_DRIVER_JAR=$jar "$repo/driver/bin/soko-driver" \
+    --endpoint "unix://$socket" --node-id sanity-node --driver-name csi.soko.dev \
+    --pool "name=sanity,path=$pool,capacity=8Gi" \
+    --allowed-path-root "$kubelet" --max-volumes-per-node 64 \
+    --log-level "${SANITY_LOG_LEVEL:-info}" >>"$work/driver.log" 2>&1 &
+  driver_pid=$!
+  for _ in $(seq 1 300); do
+    [ -S "$socket" ] && return 0
+    kill -0 "$driver_pid" 2>/dev/null || { cat "$work/driver.log" >&2; fail "the driver exited at start-up"; }
+    sleep 0.1
+  done
+  fail "the driver did not open $socket within 30 s"
+}
+
+skip_regexp=""
+for s in "${SKIPS[@]}"; do
+  skip_regexp=${skip_regexp:+$skip_regexp|}$s
+done
+
+echo "pool: sanity" >"$work/volume-parameters.yaml"
+total_failed=0
+for access in $access_types; do
+  socket=$work/csi-$access.sock
+  start_driver "$socket"
+  args=(
+    -csi.endpoint "unix://$socket"
+    -csi.stagingdir "$kubelet/staging-$access"
+    -csi.mountdir "$kubelet/mount-$access"
+    -csi.testvolumesize "$volume_size"
+    -csi.testvolumeexpandsize "$expand_size"
+    -csi.testvolumeaccesstype "$access"
+    -csi.testvolumeparameters "$work/volume-parameters.yaml"
+    -csi.testnodevolumeattachlimit
+    -ginkgo.junit-report "$work/junit-$access.xml"
+    -ginkgo.no-color
+  )
+  [ -n "$skip_regexp" ] && args+=(-ginkgo.skip "$skip_regexp")
+  [ -n "${SANITY_FOCUS:-}" ] && args+=(-ginkgo.focus "$SANITY_FOCUS")
+  echo "==> csi-sanity, access type $access" >&2
+  set +e
+  "$sanity" "${args[@]}" >"$work/sanity-$access.log" 2>&1
+  rc=$?
+  set -e
+  kill -TERM "$driver_pid"
+  wait "$driver_pid" 2>/dev/null || true
+  driver_pid=""
+  summary=$(grep -E '^(SUCCESS|FAIL)!' "$work/sanity-$access.log" | tail -1 || true)
+  ran=$(grep -Eo '^Ran [0-9]+ of [0-9]+ Specs' "$work/sanity-$access.log" | tail -1 || true)
+  echo "sanity [$access]: ${ran:-no summary} -- ${summary:-see $work/sanity-$access.log}"
+  # Why each skipped spec was skipped, as csi-sanity reports it (capability not advertised).
+  grep -o '<skipped message="[^"]*"' "$work/junit-$access.xml" 2>/dev/null \
+    | sed 's/<skipped message="//; s/^skipped - //; s/"$//' | sort | uniq -c | sed 's/^/    skipped: /' || true
+  if [ "$rc" != 0 ]; then
+    grep -E '^\s*\[FAIL\]' "$work/sanity-$access.log" | sort -u >&2 || true
+    total_failed=1
+  fi
+  leaks || total_failed=1
+done
+
+if [ "${#SKIPS[@]}" -gt 0 ]; then
+  echo "deliberately skipped (see SKIPS in hack/sanity.sh for the reasons): ${SKIPS[*]}"
+fi
+[ "$total_failed" = 0 ] || fail "csi-sanity reported failures or leaks"
+echo "sanity: OK"

@@ -1,0 +1,314 @@
+#!/usr/bin/env bash
+# Builds the pinned Go tools the tests need, from the Go module proxy by module name, into a cache
+# outside the repository, and reuses them. Pins live in hack/versions.env.
+#
+#   hack/tools.sh NAME...   build the named tools unless already cached (a cached tool costs ~10 ms)
+#   hack/tools.sh all       build everything the module proxy serves
+#   hack/tools.sh --list    print the tool names
+#
+# Layout under ${SOKO_CACHE:-$HOME/.cache/soko}:
+#   tools/NAME/VERSION-RECIPEHASH/NAME   one pinned build; a changed pin or recipe gets a new dir
+#   bin/NAME                             symlink to the pinned build
+#   wrappers/...                         generated wrapper modules (go.mod/go.sum only)
+#   logs/NAME.log                        output of the last build of NAME
+#   crds/snapshot/                       VolumeSnapshot CRDs of the pinned external-snapshotter
+#   kube-api-test/k8s/1.36.3-linux-amd64/{etcd,kube-apiserver,kubectl}   see below
+#
+# kube-api-test (io.fabric8:kube-api-test 7.5.2) — what Java tests pass. `hack/tools.sh kube-api-test`
+# makes the folder that kube-api-test's BinaryManager looks up as
+#   <testDir>/k8s/<version>-<os>-<arch>     holding etcd, kube-apiserver, kubectl
+# so Java tests use
+#   test dir: $SOKO_CACHE/kube-api-test        (default SOKO_CACHE: $HOME/.cache/soko)
+#   version:  "1.36.3"                         (KUBERNETES_VERSION without the leading "v")
+# e.g. KubeAPIServerConfigBuilder.anAPIServerConfig().withTestDir(dir).withApiServerVersion("1.36.3")
+#        .withOfflineMode(true).build()
+# or, with @EnableKubeAPIServer(kubeAPIVersion = "1.36.3"), the environment variable
+# KUBE_API_TEST_DIR=$SOKO_CACHE/kube-api-test. Do not set KUBE_API_TEST_OFFLINE_MODE in the environment:
+# 7.5.2 casts the String to Boolean and throws ClassCastException; an existing version folder is
+# used without any download anyway. kube-apiserver writes its certificates into the test dir, so it
+# must be writable.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=versions.env
+source "$here/versions.env"
+cache=${SOKO_CACHE:-$HOME/.cache/soko}
+
+# Bump when the build recipe changes in a way that must rebuild cached tools.
+RECIPE_REV=1
+# Never download another Go toolchain: a Go too old for a pin fails with a clear message instead.
+export GOTOOLCHAIN=local
+
+BUILT_TOOLS=(csi-sanity kube-apiserver etcd kubectl helm csi-provisioner csi-resizer csi-snapshotter
+  snapshot-controller kube-controller-manager operator-verify)
+# Pinned, but every version of their module is refused by the module proxy reachable here
+# (403 "This module version is not available"). Named explicitly they are attempted and fail loudly;
+# `all` skips them with a warning.
+UNSERVED_TOOLS=(csi-node-driver-registrar livenessprobe hostpathplugin)
+# Not binaries: a folder layout and files taken from a module.
+DERIVED=(kube-api-test snapshot-crds)
+
+say() { printf '==> %s\n' "$*" >&2; }
+fail() {
+  printf 'tools.sh: %s\n' "$*" >&2
+  exit 1
+}
+
+# Sets mod, ver, pkg and ldflags for tool $1.
+recipe() {
+  ldflags=""
+  case $1 in
+  csi-sanity)
+    mod=$CSI_SANITY_MODULE ver=$CSI_SANITY_VERSION pkg=$mod/cmd/csi-sanity ;;
+  kube-apiserver | kube-controller-manager | kubectl)
+    mod=$KUBERNETES_MODULE ver=$KUBERNETES_VERSION pkg=$mod/cmd/$1
+    ldflags=$(kubernetes_version_ldflags) ;;
+  etcd)
+    # The module's root package is the etcd server's main package.
+    mod=$ETCD_MODULE ver=$ETCD_VERSION pkg=$mod ;;
+  helm)
+    mod=$HELM_MODULE ver=$HELM_VERSION pkg=$mod/cmd/helm
+    ldflags="-X $mod/internal/version.version=$ver -X $mod/internal/version.gitTreeState=clean" ;;
+  csi-provisioner)
+    mod=$CSI_PROVISIONER_MODULE ver=$CSI_PROVISIONER_VERSION pkg=$mod/cmd/csi-provisioner
+    ldflags="-X main.version=$ver" ;;
+  csi-resizer)
+    mod=$CSI_RESIZER_MODULE ver=$CSI_RESIZER_VERSION pkg=$mod/cmd/csi-resizer
+    ldflags="-X main.version=$ver" ;;
+  csi-snapshotter | snapshot-controller)
+    mod=$CSI_SNAPSHOTTER_MODULE ver=$CSI_SNAPSHOTTER_VERSION pkg=$mod/cmd/$1
+    ldflags="-X main.version=$ver" ;;
+  csi-node-driver-registrar)
+    mod=$CSI_NODE_DRIVER_REGISTRAR_MODULE ver=$CSI_NODE_DRIVER_REGISTRAR_VERSION
+    pkg=$mod/cmd/csi-node-driver-registrar ldflags="-X main.version=$ver" ;;
+  livenessprobe)
+    mod=$LIVENESSPROBE_MODULE ver=$LIVENESSPROBE_VERSION pkg=$mod/cmd/livenessprobe
+    ldflags="-X main.version=$ver" ;;
+  hostpathplugin)
+    mod=$HOSTPATHPLUGIN_MODULE ver=$HOSTPATHPLUGIN_VERSION pkg=$mod/cmd/hostpathplugin
+    ldflags="-X main.version=$ver" ;;
+  operator-verify)
+    mod=$OPERATOR_VERIFY_MODULE ver=$OPERATOR_VERIFY_VERSION pkg=$mod/cmd/operator-verify ;;
+  *) fail "unknown tool '$1' (hack/tools.sh --list shows the names)" ;;
+  esac
+}
+
+# What `kube-apiserver --version` and the /version endpoint report; Kubernetes' own release build
+# sets the same variables (without them the server calls itself v0.0.0-master).
+kubernetes_version_ldflags() {
+  local v=$KUBERNETES_VERSION minor flags="" p
+  minor=${v#v1.}
+  minor=${minor%%.*}
+  for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    flags+=" -X $p.gitVersion=$v -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
+  done
+  echo "$flags"
+}
+
+go_version() {
+  if [ -z "${GO_VERSION:-}" ]; then
+    GO_VERSION=$(go env GOVERSION) || fail "the Go toolchain is missing (go env GOVERSION failed)"
+  fi
+  echo "$GO_VERSION"
+}
+
+short_hash() { sha256sum | cut -c1-12; }
+
+# Directory of the pinned build of tool $1 (recipe must have been called).
+tool_dir() {
+  local key
+  key=$(printf '%s\n' "$RECIPE_REV" "$mod" "$ver" "$pkg" "$ldflags" "${KUBERNETES_STAGING_VERSION}" \
+    "$(go_version)" "$(cat "$here/tools/wrapper.go.mod.in")" | short_hash)
+  echo "$cache/tools/$1/$ver-$key"
+}
+
+# Points $cache/bin/$1 at $2 atomically.
+link_bin() {
+  mkdir -p "$cache/bin"
+  ln -sfn "$2" "$cache/bin/.$1.tmp"
+  mv -Tf "$cache/bin/.$1.tmp" "$cache/bin/$1"
+}
+
+# Prints the go.mod path of module $1@$2, downloading the module through the proxy.
+module_gomod() {
+  local json
+  json=$(cd "${TMPDIR:-/tmp}" && GOFLAGS=-mod=mod go mod download -json "$1@$2" 2>&1) || {
+    printf '%s\n' "$json" >&2
+    return 1
+  }
+  printf '%s\n' "$json" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p'
+}
+
+# Prints `-replace=OLD=NEW@VER` flags restating the replace directives of go.mod file $1 (of module
+# version $2) for a wrapper module; see hack/tools/wrapper.go.mod.in for the rules.
+restated_replaces() {
+  local gomod=$1 version=$2 staging line old oldv new newv
+  staging=$KUBERNETES_STAGING_VERSION
+  go mod edit -print "$gomod" | awk '
+    /^replace \($/ { block = 1; next }
+    block && /^\)$/ { block = 0; next }
+    { sub(/\/\/.*/, "") }
+    /^replace / && /=>/ { sub(/^replace /, ""); print; next }
+    block && /=>/ { print }' |
+    while IFS= read -r line; do
+      read -r old oldv <<<"${line%%=>*}"
+      read -r new newv <<<"${line#*=>}"
+      case $new in
+      *FORBIDDEN*) continue ;; # upstream guard against importing a module; nothing to restate
+      ./staging/src/* | staging/src/*) newv=$staging new=$old ;;
+      .* | /*) newv=$version new=$old ;; # a sibling module of the same repository and release
+      esac
+      printf -- '-replace=%s%s=%s%s\n' "$old" "${oldv:+@$oldv}" "$new" "${newv:+@$newv}"
+    done
+}
+
+# Prints the wrapper module directory for $mod@$ver, creating it on first use.
+wrapper_dir() {
+  local dir gomod go_directive
+  dir=$cache/wrappers/${mod//\//_}@$ver-$(printf '%s\n' "$RECIPE_REV" "$(cat "$here/tools/wrapper.go.mod.in")" | short_hash)
+  if [ ! -f "$dir/go.mod" ]; then
+    gomod=$(module_gomod "$mod" "$ver") || return 1
+    [ -n "$gomod" ] || { echo "go mod download gave no go.mod for $mod@$ver" >&2; return 1; }
+    go_directive=$(sed -n 's/^go \([0-9.]*\)$/\1/p' "$gomod")
+    rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+    sed -e "s|@MODULE@|$mod|g" -e "s|@VERSION@|$ver|g" -e "s|@GO@|${go_directive:-1.22}|g" \
+      "$here/tools/wrapper.go.mod.in" >"$dir.tmp/go.mod"
+    local -a flags
+    mapfile -t flags < <(restated_replaces "$gomod" "$ver")
+    if [ ${#flags[@]} -gt 0 ]; then
+      (cd "$dir.tmp" && go mod edit "${flags[@]}") || return 1
+    fi
+    rm -rf "$dir" && mv "$dir.tmp" "$dir"
+  fi
+  echo "$dir"
+}
+
+# Extra link flags that need the wrapper's resolved build list.
+late_ldflags() {
+  case $1 in
+  helm) # Helm's default .Capabilities.KubeVersion follows its client-go, as in Helm's Makefile.
+    local cg minor
+    cg=$(cd "$2" && GOFLAGS=-mod=mod go list -m -f '{{.Version}}' k8s.io/client-go) || return 1
+    minor=${cg#v0.}
+    minor=${minor%%.*}
+    echo "-X $mod/pkg/chartutil.k8sVersionMajor=1 -X $mod/pkg/chartutil.k8sVersionMinor=$minor" \
+      "-X $mod/pkg/lint/rules.k8sVersionMajor=1 -X $mod/pkg/lint/rules.k8sVersionMinor=$minor" ;;
+  esac
+}
+
+# Succeeds when binary $1 answers --help, --version or -h with exit code 0.
+runs() {
+  local flag
+  for flag in --help --version -h; do
+    "$1" "$flag" >/dev/null 2>&1 </dev/null && return 0
+  done
+  echo "$1 was built but exits non-zero for --help, --version and -h"
+  return 1
+}
+
+# Builds tool $1 into $2 (the versioned dir), logging to $cache/logs/$1.log.
+build_tool() {
+  local name=$1 dir=$2 log=$cache/logs/$1.log wrapper extra start
+  start=$(date +%s)
+  say "building $name ($pkg @ $ver)"
+  mkdir -p "$cache/logs"
+  rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+  {
+    wrapper=$(wrapper_dir) &&
+      extra=$(late_ldflags "$name" "$wrapper") &&
+      (cd "$wrapper" && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath \
+        -ldflags "-s -w $ldflags $extra" -o "$dir.tmp/$name" "$pkg") &&
+      runs "$dir.tmp/$name"
+  } >"$log" 2>&1 || {
+    rm -rf "$dir.tmp"
+    tail -n 25 "$log" >&2
+    fail "building $name ($mod@$ver, package $pkg) failed; full log: $log"
+  }
+  rm -rf "$dir" && mv "$dir.tmp" "$dir"
+  say "built $name in $(($(date +%s) - start)) s"
+}
+
+ensure_tool() {
+  local name=$1 dir
+  recipe "$name"
+  dir=$(tool_dir "$name")
+  if [ ! -x "$dir/$name" ]; then
+    # One build at a time: 2 cores gain nothing from parallel Go builds, and concurrent callers of
+    # this script (other worktrees) must not build the same tool twice.
+    exec 9>"$cache/.build.lock"
+    flock 9
+    [ -x "$dir/$name" ] || build_tool "$name" "$dir"
+    flock -u 9
+  fi
+  [ "$(readlink "$cache/bin/$name" 2>/dev/null)" = "$dir/$name" ] || link_bin "$name" "$dir/$name"
+}
+
+# kube-api-test's binary folder: symlinks to the pinned etcd, kube-apiserver and kubectl.
+ensure_kube_api_test() {
+  local name arch dir
+  case $(uname -m) in # the mapping of kube-api-test's OSInfo
+  aarch64) arch=arm64 ;;
+  ppc64 | ppc64le) arch=ppc64le ;;
+  *) arch=amd64 ;;
+  esac
+  dir=$cache/kube-api-test/k8s/${KUBERNETES_VERSION#v}-linux-$arch
+  mkdir -p "$dir"
+  for name in etcd kube-apiserver kubectl; do
+    ensure_tool "$name"
+    recipe "$name"
+    [ "$(readlink "$dir/$name" 2>/dev/null)" = "$(tool_dir "$name")/$name" ] ||
+      ln -sfn "$(tool_dir "$name")/$name" "$dir/$name"
+  done
+}
+
+# The VolumeSnapshot (and VolumeGroupSnapshot) CRDs of the pinned external-snapshotter client module.
+ensure_snapshot_crds() {
+  local dir=$cache/crds/snapshot-$SNAPSHOT_CLIENT_VERSION src gomod
+  if [ ! -f "$dir/snapshot.storage.k8s.io_volumesnapshots.yaml" ]; then
+    gomod=$(module_gomod "$SNAPSHOT_CLIENT_MODULE" "$SNAPSHOT_CLIENT_VERSION") ||
+      fail "snapshot-crds: cannot download $SNAPSHOT_CLIENT_MODULE@$SNAPSHOT_CLIENT_VERSION"
+    src=$(cd "${TMPDIR:-/tmp}" && go mod download -json "$SNAPSHOT_CLIENT_MODULE@$SNAPSHOT_CLIENT_VERSION" |
+      sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')/config/crd
+    compgen -G "$src/*.storage.k8s.io_*.yaml" >/dev/null || fail "snapshot-crds: no CRD YAML in $src"
+    rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+    cp "$src"/*.storage.k8s.io_*.yaml "$dir.tmp/"
+    chmod u+w "$dir.tmp"/*.yaml # the module cache is read-only
+    rm -rf "$dir" && mv "$dir.tmp" "$dir"
+  fi
+  [ "$(readlink "$cache/crds/snapshot" 2>/dev/null)" = "$dir" ] || {
+    ln -sfn "$dir" "$cache/crds/.snapshot.tmp" && mv -Tf "$cache/crds/.snapshot.tmp" "$cache/crds/snapshot"
+  }
+}
+
+ensure() {
+  case $1 in
+  kube-api-test) ensure_kube_api_test ;;
+  snapshot-crds) ensure_snapshot_crds ;;
+  *) ensure_tool "$1" ;;
+  esac
+}
+
+main() {
+  [ $# -gt 0 ] || fail "usage: hack/tools.sh NAME... | all | --list"
+  if [ "$1" = --list ]; then
+    printf '%s\n' "${BUILT_TOOLS[@]}" "${UNSERVED_TOOLS[@]}" "${DERIVED[@]}"
+    return
+  fi
+  mkdir -p "$cache"
+  go_version >/dev/null
+  local names=() name
+  for name in "$@"; do
+    if [ "$name" = all ]; then
+      names+=("${BUILT_TOOLS[@]}" "${DERIVED[@]}")
+      printf 'tools.sh: warning: all skips %s: the Go module proxy refuses their modules (see hack/versions.env)\n' \
+        "${UNSERVED_TOOLS[*]}" >&2
+    else
+      names+=("$name")
+    fi
+  done
+  for name in "${names[@]}"; do
+    ensure "$name"
+  done
+}
+
+main "$@"
