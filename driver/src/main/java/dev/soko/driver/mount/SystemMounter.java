@@ -31,7 +31,12 @@ public final class SystemMounter implements Mounter {
   public void mount(String device, Path target, String fsType, List<String> flags) {
     List<String> command =
         new ArrayList<>(List.of("mount", "-t", MountOptions.checkFsType(fsType)));
-    List<String> checked = MountOptions.checkFlags(flags);
+    List<String> checked = new ArrayList<>(MountOptions.checkFlags(flags));
+    // Snapshots, restores and clones are block copies that keep the source's UUID, and XFS refuses
+    // to mount a second filesystem with a UUID already mounted: nouuid lets both be mounted.
+    if (fsType.equals("xfs") && !checked.contains("nouuid")) {
+      checked.add("nouuid");
+    }
     if (!checked.isEmpty()) {
       command.add("-o");
       command.add(String.join(",", checked));

@@ -27,7 +27,8 @@ class SystemMounterTest {
     mounter().mount("/dev/loop4", Path.of("/k/t"), "xfs", List.of());
     assertThat(exec.callsOf("mount"))
         .containsExactly(
-            "mount -t ext4 -o noatime,nodev -- /dev/loop4 /k/s", "mount -t xfs -- /dev/loop4 /k/t");
+            "mount -t ext4 -o noatime,nodev -- /dev/loop4 /k/s",
+            "mount -t xfs -o nouuid -- /dev/loop4 /k/t");
   }
 
   @Test
