@@ -44,6 +44,8 @@ public final class StorageClusterReconciler
   private final CsiDriverReplacer csiDriverReplacer;
   private final EventRecorder events;
   private final KubernetesClient client;
+  private final java.util.concurrent.atomic.AtomicLong reconciles =
+      new java.util.concurrent.atomic.AtomicLong();
 
   public StorageClusterReconciler(
       KubernetesClient client,
@@ -67,6 +69,7 @@ public final class StorageClusterReconciler
 
   @Override
   public UpdateControl<StorageCluster> reconcile(StorageCluster sc, Context<StorageCluster> ctx) {
+    reconciles.incrementAndGet();
     List<String> problems = SpecValidator.problems(sc.getSpec());
     if (!problems.isEmpty()) {
       return finish(sc, failed(sc, "InvalidSpec", String.join("; ", problems)));
@@ -216,6 +219,11 @@ public final class StorageClusterReconciler
 
   private io.fabric8.kubernetes.api.model.storage.CSIDriver existingDriver(StorageCluster sc) {
     return client.storage().v1().csiDrivers().withName(sc.getSpec().getDriver().getName()).get();
+  }
+
+  /** Reconcile calls since start (exported as a metric; tests use it to await a resync). */
+  public long reconciles() {
+    return reconciles.get();
   }
 
   private static String now() {

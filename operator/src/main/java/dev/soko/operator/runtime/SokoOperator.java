@@ -23,6 +23,7 @@ public final class SokoOperator implements AutoCloseable {
   private final PrometheusMeterRegistry registry =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final Operator operator;
+  private final StorageClusterReconciler reconciler;
 
   /**
    * @param config API server connection
@@ -53,9 +54,13 @@ public final class SokoOperator implements AutoCloseable {
     ClusterObserver observer =
         new ClusterObserver(
             client, version != null ? version : ClusterObserver.serverVersion(client));
-    operator.register(
+    reconciler =
         new StorageClusterReconciler(
-            client, VersionsTable.load(), observer, new EventRecorder(client)));
+            client, VersionsTable.load(), observer, new EventRecorder(client));
+    Gauge.builder("soko_reconciles", reconciler, StorageClusterReconciler::reconciles)
+        .description("StorageCluster reconcile calls since start")
+        .register(registry);
+    operator.register(reconciler);
   }
 
   public void start() {
@@ -68,6 +73,10 @@ public final class SokoOperator implements AutoCloseable {
 
   public boolean isHealthy() {
     return operator.getRuntimeInfo().allEventSourcesAreHealthy();
+  }
+
+  public long reconciles() {
+    return reconciler.reconciles();
   }
 
   public long writeCalls() {

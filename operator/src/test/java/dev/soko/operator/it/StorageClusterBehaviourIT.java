@@ -17,6 +17,7 @@ class StorageClusterBehaviourIT {
 
   @BeforeAll
   static void start() throws Exception {
+    StorageClusterLifecycleIT.start(); // its helpers are shared
     cluster = TestCluster.get();
     admin = cluster.admin;
   }
@@ -186,14 +187,6 @@ class StorageClusterBehaviourIT {
   }
 
   private static long reconcileCount() {
-    return (long)
-        cluster.operator.registry().getMeters().stream()
-            .filter(
-                m ->
-                    m.getId().getName().contains("reconciliations.started")
-                        || m.getId().getName().contains("reconciliations_started"))
-            .flatMap(m -> java.util.stream.StreamSupport.stream(m.measure().spliterator(), false))
-            .mapToDouble(ms -> ms.getValue())
-            .sum();
+    return cluster.operator.reconciles();
   }
 }
