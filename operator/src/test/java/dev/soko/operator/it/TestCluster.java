@@ -66,6 +66,7 @@ final class TestCluster {
         .waitUntilCondition(
             crd ->
                 crd.getStatus() != null
+                    && crd.getStatus().getConditions() != null
                     && crd.getStatus().getConditions().stream()
                         .anyMatch(
                             c -> "Established".equals(c.getType()) && "True".equals(c.getStatus())),
