@@ -6,6 +6,13 @@ set -euo pipefail
 # fsfreeze; coreutils: cp --reflink/--sparse. The driver's integration tests need all of them.
 packages=(e2fsprogs xfsprogs util-linux coreutils)
 
+# Container images (hack/images.sh, hack/test-images.sh): root filesystems from Debian packages,
+# daemonless image build/run (runc: crun fails on this host's hybrid cgroups).
+packages+=(mmdebstrap podman buildah runc uidmap fuse-overlayfs slirp4netns containernetworking-plugins)
+
+# Chart and OLM bundle generator and tests (hack/gen-dist.py, hack/test-dist.py).
+packages+=(python3 python3-yaml)
+
 missing=()
 for pkg in "${packages[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")

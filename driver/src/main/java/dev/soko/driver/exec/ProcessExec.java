@@ -29,10 +29,11 @@ public final class ProcessExec implements Exec {
     long start = System.nanoTime();
     Process process;
     try {
-      process =
-          new ProcessBuilder(command)
-              .redirectInput(ProcessBuilder.Redirect.from(nullFile()))
-              .start();
+      ProcessBuilder builder =
+          new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.from(nullFile()));
+      // Untranslated messages: callers match a few of them (e.g. "Permission denied").
+      builder.environment().put("LC_ALL", "C");
+      process = builder.start();
     } catch (IOException e) {
       throw StorageException.internal("cannot start " + command.get(0) + ": " + e.getMessage(), e);
     }

@@ -31,15 +31,15 @@ public final class SystemMounter implements Mounter {
   public void mount(String device, Path target, String fsType, List<String> flags) {
     List<String> command =
         new ArrayList<>(List.of("mount", "-t", MountOptions.checkFsType(fsType)));
-    List<String> checked = new ArrayList<>(MountOptions.checkFlags(flags));
-    // Snapshots, restores and clones are block copies that keep the source's UUID, and XFS refuses
-    // to mount a second filesystem with a UUID already mounted: nouuid lets both be mounted.
-    if (fsType.equals("xfs") && !checked.contains("nouuid")) {
-      checked.add("nouuid");
+    List<String> options = new ArrayList<>(MountOptions.checkFlags(flags));
+    if ("xfs".equals(fsType)) {
+      // A clone or restore carries its source's XFS UUID and XFS refuses to mount a second
+      // filesystem with a UUID that is already mounted; copies must mount beside their source.
+      options.add("nouuid");
     }
-    if (!checked.isEmpty()) {
+    if (!options.isEmpty()) {
       command.add("-o");
-      command.add(String.join(",", checked));
+      command.add(String.join(",", options));
     }
     command.add("--");
     command.add(device);

@@ -5,10 +5,10 @@ import dev.soko.driver.state.Ids;
 import dev.soko.driver.state.SnapshotRecord;
 import dev.soko.driver.state.VolumeRecord;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentSkipListMap;
 
@@ -18,30 +18,44 @@ import java.util.concurrent.ConcurrentSkipListMap;
  * claims more than the disk holds.
  */
 final class Catalog {
-  private final Map<String, Pool> pools = new LinkedHashMap<>();
+  private final Map<String, Pool> pools = new java.util.concurrent.ConcurrentHashMap<>();
+  private final List<String> order;
   private final ConcurrentSkipListMap<String, VolumeRecord> volumes = new ConcurrentSkipListMap<>();
   private final ConcurrentSkipListMap<String, SnapshotRecord> snapshots =
       new ConcurrentSkipListMap<>();
 
+  /**
+   * @param poolNames the configured pools in order; the first is the default pool
+   */
+  Catalog(List<String> poolNames) {
+    this.order = List.copyOf(poolNames);
+  }
+
+  /** Makes an opened (and recovered) pool available; pools may arrive late, in any order. */
   void addPool(Pool pool) {
     pools.put(pool.name(), pool);
   }
 
+  /** The usable pools, in configuration order. */
   List<Pool> pools() {
-    return List.copyOf(pools.values());
+    return order.stream().map(pools::get).filter(Objects::nonNull).toList();
   }
 
   /** The named pool, or the first (default) one for an empty name. */
   Pool pool(String name) {
-    if (pools.isEmpty()) {
-      throw new StorageException(StorageException.Reason.UNAVAILABLE, "no pool is usable");
+    String wanted = name == null || name.isEmpty() ? (order.isEmpty() ? "" : order.get(0)) : name;
+    if (!order.contains(wanted)) {
+      if (order.isEmpty()) {
+        throw new StorageException(
+            StorageException.Reason.UNAVAILABLE, "this driver instance has no storage pool");
+      }
+      throw StorageException.invalid(
+          "unknown pool %s (this node has %s)", Catalog.shown(name), order);
     }
-    if (name == null || name.isEmpty()) {
-      return pools.values().iterator().next();
-    }
-    Pool pool = pools.get(name);
+    Pool pool = pools.get(wanted);
     if (pool == null) {
-      throw StorageException.invalid("unknown pool %s (this node has %s)", name, pools.keySet());
+      throw new StorageException(
+          StorageException.Reason.UNAVAILABLE, "pool " + wanted + " is not usable yet");
     }
     return pool;
   }

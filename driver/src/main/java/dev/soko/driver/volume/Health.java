@@ -63,7 +63,10 @@ final class Health {
     }
 
     VolumeCondition condition(VolumeRecord record) {
-      Path image = catalog.image(record);
+      return condition(record, catalog.image(record));
+    }
+
+    VolumeCondition condition(VolumeRecord record, Path image) {
       if (!Files.isRegularFile(image)) {
         return new VolumeCondition(true, "the volume's image file is missing from its pool");
       }

@@ -33,14 +33,16 @@ public final class LocalVolumeManager implements VolumeManager {
   private static final Logger LOG = LoggerFactory.getLogger(LocalVolumeManager.class);
 
   private final DriverConfig config;
-  private final Catalog catalog = new Catalog();
+  private final Catalog catalog;
+  private final Exec exec;
+  private final Recovery recovery;
   private final Health health;
   private final VolumeProvisioner volumes;
   private final SnapshotProvisioner snapshots;
   private final NodeVolumes node;
   private final NodeExpansion expansion;
   private final VolumeStats stats;
-  private final List<String> unusablePools = new ArrayList<>();
+  private final List<PoolConfig> unusablePools = new ArrayList<>();
   private final List<Recovery.Report> recoveryReports = new ArrayList<>();
 
   /** The production wiring: real processes, mounts and loop devices. */
@@ -51,6 +53,8 @@ public final class LocalVolumeManager implements VolumeManager {
 
   public LocalVolumeManager(DriverConfig config, Exec exec, Mounter mounter, LoopDevices loops) {
     this.config = config;
+    this.exec = exec;
+    this.catalog = new Catalog(config.pools().stream().map(PoolConfig::name).toList());
     KeyedLocks locks = new KeyedLocks();
     PathPolicy paths = new PathPolicy(config.allowedPathRoots());
     ImageCopier copier = new ImageCopier(mounter);
@@ -60,27 +64,36 @@ public final class LocalVolumeManager implements VolumeManager {
     this.node = new NodeVolumes(catalog, locks, mounter, loops, paths);
     this.expansion = new NodeExpansion(catalog, locks, mounter, loops, paths, volumes);
     this.stats = new VolumeStats(catalog, mounter, health, paths);
-    Recovery recovery = new Recovery(catalog, loops);
-    for (PoolConfig poolConfig : config.pools()) {
+    this.recovery = new Recovery(catalog, mounter, loops);
+    unusablePools.addAll(config.pools());
+    openPools();
+  }
+
+  /** Opens and recovers every pool not yet usable; a pool that fails stays for the next try. */
+  private synchronized boolean openPools() {
+    for (var it = unusablePools.iterator(); it.hasNext(); ) {
+      PoolConfig poolConfig = it.next();
       try {
         Pool pool = Pool.open(poolConfig, exec);
         recoveryReports.add(recovery.run(pool));
         catalog.addPool(pool);
+        it.remove();
       } catch (RuntimeException e) {
-        unusablePools.add(poolConfig.name());
-        LOG.error("pool {} is not usable: {}", poolConfig.name(), e.getMessage());
+        LOG.error("{}", e.getMessage());
       }
     }
+    return unusablePools.isEmpty();
   }
 
   /** What start-up recovery repaired, one report per usable pool. */
-  List<Recovery.Report> recoveryReports() {
+  synchronized List<Recovery.Report> recoveryReports() {
     return List.copyOf(recoveryReports);
   }
 
+  /** True once every configured pool is open; retries the ones that were not usable yet. */
   @Override
-  public boolean ready() {
-    return unusablePools.isEmpty();
+  public synchronized boolean ready() {
+    return unusablePools.isEmpty() || openPools();
   }
 
   @Override

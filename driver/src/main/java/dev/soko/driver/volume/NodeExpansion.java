@@ -15,6 +15,8 @@ import org.slf4j.LoggerFactory;
 /**
  * NodeExpandVolume: grows the image file, refreshes the loop device, grows the filesystem online.
  */
+// A KeyedLocks.Held is used only for its scope: the lock is held until the block ends.
+@SuppressWarnings("try")
 final class NodeExpansion {
   private static final Logger LOG = LoggerFactory.getLogger(NodeExpansion.class);
 

@@ -20,6 +20,8 @@ import org.slf4j.LoggerFactory;
  * everything else that happens where the pool is. Every call is idempotent: it looks at what is
  * really attached and mounted and does only what is missing.
  */
+// A KeyedLocks.Held is used only for its scope: the lock is held until the block ends.
+@SuppressWarnings("try")
 final class NodeVolumes {
   private static final Logger LOG = LoggerFactory.getLogger(NodeVolumes.class);
 

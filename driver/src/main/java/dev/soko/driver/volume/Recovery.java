@@ -2,6 +2,8 @@ package dev.soko.driver.volume;
 
 import dev.soko.driver.mount.LoopDevice;
 import dev.soko.driver.mount.LoopDevices;
+import dev.soko.driver.mount.MountEntry;
+import dev.soko.driver.mount.Mounter;
 import dev.soko.driver.pool.Pool;
 import dev.soko.driver.state.Ids;
 import dev.soko.driver.state.RecordState;
@@ -13,6 +15,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
@@ -40,6 +43,8 @@ final class Recovery {
       int orphanImagesRemoved,
       int volumesMissingImages,
       int staleLoopDevicesDetached,
+      int staleLoopDevicesInUse,
+      int stagedVolumesLostTheirMount,
       int volumes,
       int snapshots) {
 
@@ -51,15 +56,19 @@ final class Recovery {
               + orphanImagesRemoved
               + volumesMissingImages
               + staleLoopDevicesDetached
+              + staleLoopDevicesInUse
+              + stagedVolumesLostTheirMount
           > 0;
     }
   }
 
   private final Catalog catalog;
+  private final Mounter mounter;
   private final LoopDevices loops;
 
-  Recovery(Catalog catalog, LoopDevices loops) {
+  Recovery(Catalog catalog, Mounter mounter, LoopDevices loops) {
     this.catalog = catalog;
+    this.mounter = mounter;
     this.loops = loops;
   }
 
@@ -116,7 +125,10 @@ final class Recovery {
       keep.add(image);
     }
     int orphans = removeOrphanImages(pool, keep);
-    int detached = detachStaleLoops(pool, liveVolumeImages);
+    List<MountEntry> mounts = mounter.mounts();
+    int[] inUse = {0};
+    int detached = detachStaleLoops(pool, liveVolumeImages, mounts, inUse);
+    int lostMounts = reportLostStagings(pool, mounts);
     Report report =
         new Report(
             pool.name(),
@@ -127,6 +139,8 @@ final class Recovery {
             orphans,
             missing,
             detached,
+            inUse[0],
+            lostMounts,
             (int)
                 catalog.volumes().values().stream()
                     .filter(v -> v.pool().equals(pool.name()))
@@ -177,12 +191,28 @@ final class Recovery {
     return removed;
   }
 
-  private int detachStaleLoops(Pool pool, Set<Path> liveVolumeImages) {
+  private int detachStaleLoops(
+      Pool pool, Set<Path> liveVolumeImages, List<MountEntry> mounts, int[] inUse) {
     int detached = 0;
     for (LoopDevice loop : loops.list()) {
       Path dir = loop.backingFile().getParent();
       boolean ours = pool.imagesDir().equals(dir) || pool.snapshotsDir().equals(dir);
       if (!ours || (!loop.backingFileDeleted() && liveVolumeImages.contains(loop.backingFile()))) {
+        continue;
+      }
+      List<Path> users =
+          mounts.stream()
+              .filter(m -> Health.mounts(m, loop.device()))
+              .map(MountEntry::mountPoint)
+              .toList();
+      if (!users.isEmpty()) {
+        // Detaching would only mark it to clear on last close; unmounting a workload's data is
+        // not recovery's call. Say so loudly instead.
+        inUse[0]++;
+        LOG.error(
+            "recovery: {} backs no volume but is still mounted at {}; left for an operator",
+            loop.device(),
+            users);
         continue;
       }
       try {
@@ -197,6 +227,26 @@ final class Recovery {
       }
     }
     return detached;
+  }
+
+  /** Volumes recorded as staged whose loop device or staging mount is gone (e.g. a reboot). */
+  private int reportLostStagings(Pool pool, List<MountEntry> mounts) {
+    Health.View view = new Health(catalog, mounter, loops).view();
+    int lost = 0;
+    for (VolumeRecord record : catalog.volumes().values()) {
+      if (record.pool().equals(pool.name())
+          && !record.stagedAt().isEmpty()
+          && Files.isRegularFile(pool.volumeImage(record.id()))
+          && view.condition(record, pool.volumeImage(record.id())).abnormal()) {
+        lost++;
+        LOG.warn(
+            "recovery: volume {} was staged at {} but {}",
+            record.id(),
+            record.stagedAt(),
+            view.condition(record, pool.volumeImage(record.id())).message());
+      }
+    }
+    return lost;
   }
 
   private static void deleteFile(Path file) {

@@ -16,6 +16,8 @@ import org.slf4j.LoggerFactory;
  * Snapshots: an immutable image file in the source volume's pool, a reflink copy where the pool
  * supports it. The copy is complete before the snapshot is returned, so it is always ready to use.
  */
+// A KeyedLocks.Held is used only for its scope: the lock is held until the block ends.
+@SuppressWarnings("try")
 final class SnapshotProvisioner {
   private static final Logger LOG = LoggerFactory.getLogger(SnapshotProvisioner.class);
 

@@ -22,6 +22,8 @@ import org.slf4j.LoggerFactory;
  * ordered for crash safety: a CREATING record before the image, READY after it; DELETING before the
  * image goes, the record last.
  */
+// A KeyedLocks.Held is used only for its scope: the lock is held until the block ends.
+@SuppressWarnings("try")
 final class VolumeProvisioner {
   private static final Logger LOG = LoggerFactory.getLogger(VolumeProvisioner.class);
 
@@ -225,7 +227,9 @@ final class VolumeProvisioner {
       }
       VolumeRecord record = found.get();
       Path image = catalog.image(record);
-      if (!record.stagedAt().isEmpty() || !loops.devicesFor(image).isEmpty()) {
+      // What is really attached decides, not the record: after a node reboot stagedAt may be
+      // stale, and such a volume must still be deletable.
+      if (!loops.devicesFor(image).isEmpty()) {
         throw StorageException.precondition(
             "volume %s is staged on this node; unstage it before deleting", volumeId);
       }

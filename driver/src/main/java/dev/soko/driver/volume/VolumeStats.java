@@ -36,7 +36,9 @@ final class VolumeStats {
     Optional<MountEntry> mount = view.mountAt(path);
     boolean mounted =
         device.isPresent() && mount.isPresent() && Health.mounts(mount.get(), device.get());
-    if (!condition.abnormal() && !mounted) {
+    boolean blockStaging =
+        record.accessType() == AccessType.BLOCK && path.toString().equals(record.stagedAt());
+    if (!condition.abnormal() && !mounted && !blockStaging) {
       condition = new VolumeCondition(true, "the volume is not mounted at " + path);
     }
     if (record.accessType() == AccessType.BLOCK) {

@@ -18,7 +18,9 @@ import java.util.concurrent.Callable;
  */
 public final class Demo {
   private static final long MIB = 1024 * 1024;
-  private static final Csi.VolumeCapability EXT4 = Requests.mount("ext4");
+  // XFS: it grows online with CAP_SYS_ADMIN alone (ext4's online resize also needs
+  // CAP_SYS_RESOURCE, which some sandboxes withhold; the driver then grows ext4 at the next stage).
+  private static final Csi.VolumeCapability XFS = Requests.mount("xfs");
 
   private final CsiClient csi;
   private final Path work;
@@ -43,19 +45,19 @@ public final class Demo {
   private void run() throws Exception {
     Csi.Volume data =
         step(
-            "CreateVolume demo-data (64 MiB, ext4)",
+            "CreateVolume demo-data (320 MiB, xfs)",
             () ->
                 csi.controller()
-                    .createVolume(Requests.createVolume("demo-data", 64 * MIB, EXT4))
+                    .createVolume(Requests.createVolume("demo-data", 320 * MIB, XFS))
                     .getVolume());
     String staging = dir("staging/demo-data");
     String target = dir("target/demo-data");
     step(
         "NodeStageVolume (loop device, mkfs, mount)",
-        () -> csi.node().nodeStageVolume(Requests.stage(data, staging, EXT4)));
+        () -> csi.node().nodeStageVolume(Requests.stage(data, staging, XFS)));
     step(
         "NodePublishVolume (bind mount)",
-        () -> csi.node().nodePublishVolume(Requests.publish(data, staging, target, EXT4)));
+        () -> csi.node().nodePublishVolume(Requests.publish(data, staging, target, XFS)));
     String written =
         step(
             "write 16 MiB of data and fsync",
@@ -74,16 +76,16 @@ public final class Demo {
                 csi.controller()
                     .createVolume(
                         Requests.restoreVolume(
-                            "demo-restored", 64 * MIB, EXT4, snapshot.getSnapshotId()))
+                            "demo-restored", 320 * MIB, XFS, snapshot.getSnapshotId()))
                     .getVolume());
     String restoredStaging = dir("staging/demo-restored");
     String restoredTarget = dir("target/demo-restored");
     step(
         "stage + publish the restored volume",
         () -> {
-          csi.node().nodeStageVolume(Requests.stage(restored, restoredStaging, EXT4));
+          csi.node().nodeStageVolume(Requests.stage(restored, restoredStaging, XFS));
           return csi.node()
-              .nodePublishVolume(Requests.publish(restored, restoredStaging, restoredTarget, EXT4));
+              .nodePublishVolume(Requests.publish(restored, restoredStaging, restoredTarget, XFS));
         });
     String read =
         step(
@@ -94,18 +96,18 @@ public final class Demo {
     }
     long before = usage(data.getVolumeId(), target).getTotal();
     step(
-        "ControllerExpandVolume demo-data to 128 MiB",
+        "ControllerExpandVolume demo-data to 640 MiB",
         () ->
             csi.controller()
                 .controllerExpandVolume(
                     Csi.ControllerExpandVolumeRequest.newBuilder()
                         .setVolumeId(data.getVolumeId())
                         .setCapacityRange(
-                            Csi.CapacityRange.newBuilder().setRequiredBytes(128 * MIB))
-                        .setVolumeCapability(EXT4)
+                            Csi.CapacityRange.newBuilder().setRequiredBytes(640 * MIB))
+                        .setVolumeCapability(XFS)
                         .build()));
     step(
-        "NodeExpandVolume online (loop device + resize2fs)",
+        "NodeExpandVolume online (loop device + xfs_growfs)",
         () ->
             csi.node()
                 .nodeExpandVolume(
@@ -114,8 +116,8 @@ public final class Demo {
                         .setVolumePath(target)
                         .setStagingTargetPath(staging)
                         .setCapacityRange(
-                            Csi.CapacityRange.newBuilder().setRequiredBytes(128 * MIB))
-                        .setVolumeCapability(EXT4)
+                            Csi.CapacityRange.newBuilder().setRequiredBytes(640 * MIB))
+                        .setVolumeCapability(XFS)
                         .build()));
     long after = usage(data.getVolumeId(), target).getTotal();
     System.out.printf("        filesystem size: %d MiB -> %d MiB%n", before / MIB, after / MIB);

@@ -38,6 +38,8 @@ class CrashConsistencyIT {
   private final Map<String, String> volumeIdsByName = new HashMap<>();
   private final Map<String, String> snapshots = new HashMap<>(); // snapshot ID -> source volume
   private int names;
+  private int acknowledged;
+  private int retriedAfterCrash;
   private Path root;
   private DriverJar driver;
 
@@ -72,6 +74,7 @@ class CrashConsistencyIT {
       Call interrupted = inFlight.get();
       if (interrupted != null) {
         interrupted.run(driver.start()); // the CO's retry of the call the crash cut short
+        retriedAfterCrash++;
         driver.stop();
       }
     }
@@ -85,6 +88,12 @@ class CrashConsistencyIT {
     }
     driver.stop();
 
+    System.out.printf(
+        "crash test: %d rounds, %d calls answered, %d cut short by kill -9 and retried%n",
+        ROUNDS, acknowledged, retriedAfterCrash);
+    // The test proves something only if the kills really landed among calls.
+    assertThat(acknowledged).as("calls answered").isGreaterThan(ROUNDS * 3);
+    assertThat(retriedAfterCrash).as("calls cut short by a kill").isGreaterThan(ROUNDS / 2);
     assertThat(HostState.loopDevicesUnder(root)).as("loop devices left").isEmpty();
     assertThat(HostState.mountsUnder(root)).as("mounts left").isEmpty();
     assertThat(filesLeftIn(driver.pool)).as("images or records left in the pool").isEmpty();
@@ -98,6 +107,7 @@ class CrashConsistencyIT {
       try {
         call.run(csi);
         inFlight.set(null);
+        acknowledged++;
       } catch (StatusRuntimeException | IllegalStateException deadDriver) {
         return;
       }

@@ -57,4 +57,9 @@ class ProcessExecTest {
         .isInstanceOf(StorageException.class)
         .hasMessageContaining("cannot start");
   }
+
+  @Test
+  void messagesAreUntranslated() {
+    assertThat(exec.run(List.of("printenv", "LC_ALL"), Exec.SHORT).stdout()).isEqualTo("C\n");
+  }
 }

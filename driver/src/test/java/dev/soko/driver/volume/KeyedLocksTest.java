@@ -9,6 +9,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
+// A KeyedLocks.Held is used only for its scope: the lock is held until the block ends.
+@SuppressWarnings("try")
 class KeyedLocksTest {
 
   @Test

@@ -121,51 +121,57 @@ class LocalVolumeManagerIT {
     new Random(42).nextBytes(data);
     try (LocalVolumeManager engine = host.open()) {
       for (String pool : List.of("xfs", "host")) {
-        Volume v = engine.createVolume(fs("src-" + pool, pool, "ext4", 32 * MIB));
-        stageAndPublish(engine, v, false);
-        Files.write(target(v.name()).resolve("blob"), data);
+        for (String fsType : List.of("ext4", "xfs")) {
+          String tag = pool + "-" + fsType;
+          long size = fsType.equals("xfs") ? 300 * MIB : 32 * MIB;
+          Volume v = engine.createVolume(fs("src-" + tag, pool, fsType, size));
+          stageAndPublish(engine, v, false);
+          Files.write(target(v.name()).resolve("blob"), data);
 
-        Snapshot snap = engine.createSnapshot("snap-" + pool, v.id()); // taken while mounted
-        Files.writeString(target(v.name()).resolve("after-snapshot"), "not in the snapshot");
+          Snapshot snap = engine.createSnapshot("snap-" + tag, v.id()); // taken while mounted
+          Files.writeString(target(v.name()).resolve("after-snapshot"), "not in the snapshot");
 
-        VolumeRequest restore =
-            new VolumeRequest(
-                "restored-" + pool,
-                64 * MIB,
-                0,
-                pool,
-                AccessType.FILESYSTEM,
-                "ext4",
-                new ContentSource.FromSnapshot(snap.id()),
-                Map.of());
-        Volume restored = engine.createVolume(restore);
-        stageAndPublish(engine, restored, false);
-        assertThat(sha256(Files.readAllBytes(target(restored.name()).resolve("blob"))))
-            .isEqualTo(sha256(data));
-        assertThat(target(restored.name()).resolve("after-snapshot")).doesNotExist();
-        assertThat(engine.usage(restored.id(), target(restored.name())).totalBytes())
-            .as("the restored filesystem grew to its larger volume")
-            .isGreaterThan(48 * MIB);
+          VolumeRequest restore =
+              new VolumeRequest(
+                  "restored-" + tag,
+                  size + 64 * MIB,
+                  0,
+                  pool,
+                  AccessType.FILESYSTEM,
+                  fsType,
+                  new ContentSource.FromSnapshot(snap.id()),
+                  Map.of());
+          Volume restored = engine.createVolume(restore);
+          stageAndPublish(engine, restored, false); // mounted beside its source (same fs UUID)
+          assertThat(sha256(Files.readAllBytes(target(restored.name()).resolve("blob"))))
+              .isEqualTo(sha256(data));
+          assertThat(target(restored.name()).resolve("after-snapshot")).doesNotExist();
+          assertThat(engine.usage(restored.id(), target(restored.name())).totalBytes())
+              .as("the restored %s filesystem grew to its larger volume", fsType)
+              .isGreaterThan(engine.usage(v.id(), target(v.name())).totalBytes() + 48 * MIB);
 
-        VolumeRequest clone =
-            new VolumeRequest(
-                "clone-" + pool,
-                0,
-                0,
-                pool,
-                AccessType.FILESYSTEM,
-                "ext4",
-                new ContentSource.FromVolume(v.id()),
-                Map.of());
-        Volume cloned = engine.createVolume(clone);
-        stageAndPublish(engine, cloned, false);
-        assertThat(sha256(Files.readAllBytes(target(cloned.name()).resolve("blob"))))
-            .isEqualTo(sha256(data));
+          VolumeRequest clone =
+              new VolumeRequest(
+                  "clone-" + tag,
+                  0,
+                  0,
+                  pool,
+                  AccessType.FILESYSTEM,
+                  fsType,
+                  new ContentSource.FromVolume(v.id()),
+                  Map.of());
+          Volume cloned = engine.createVolume(clone);
+          stageAndPublish(engine, cloned, false);
+          assertThat(sha256(Files.readAllBytes(target(cloned.name()).resolve("blob"))))
+              .isEqualTo(sha256(data));
+          assertThat(Files.readString(target(cloned.name()).resolve("after-snapshot")))
+              .isEqualTo("not in the snapshot");
 
-        for (Volume each : List.of(cloned, restored, v)) {
-          teardown(engine, each);
+          for (Volume each : List.of(cloned, restored, v)) {
+            teardown(engine, each);
+          }
+          engine.deleteSnapshot(snap.id());
         }
-        engine.deleteSnapshot(snap.id());
       }
       assertThat(engine.listVolumes("", 0).items()).isEmpty();
     }

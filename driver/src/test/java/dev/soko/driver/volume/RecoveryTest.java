@@ -88,6 +88,65 @@ class RecoveryTest {
     }
   }
 
+  @Test
+  void staleLoopStillMountedIsReportedNotDetachedAndLostStagingIsReported() throws Exception {
+    EngineFixture f = new EngineFixture(dir, 1024 * MIB);
+    String staged;
+    try (LocalVolumeManager engine = f.open()) {
+      Volume v = engine.createVolume(EngineFixture.fs("a", 20 * MIB));
+      staged = v.id();
+      engine.stage(
+          new StageRequest(
+              v.id(),
+              f.kubelet.resolve("staging/a"),
+              AccessType.FILESYSTEM,
+              "",
+              java.util.List.of()));
+    }
+    Path orphan = f.image(Ids.newVolumeId());
+    Files.write(orphan, new byte[4096]);
+    String orphanLoop = f.loops.attach(orphan);
+    f.mounter.mount(orphanLoop, f.kubelet.resolve("somewhere"), "ext4", java.util.List.of());
+    f.mounter.unmount(f.kubelet.resolve("staging/a")); // as after a reboot
+    try (LocalVolumeManager engine = f.open()) {
+      Recovery.Report report = engine.recoveryReports().get(0);
+      assertThat(report.staleLoopDevicesInUse()).isEqualTo(1);
+      assertThat(report.staleLoopDevicesDetached()).isZero();
+      assertThat(report.stagedVolumesLostTheirMount()).isEqualTo(1);
+      assertThat(f.loops.attached()).containsKey(orphanLoop);
+      assertThat(engine.findVolume(staged).orElseThrow().condition().abnormal()).isTrue();
+    }
+  }
+
+  @Test
+  void aPoolThatIsNotUsableYetKeepsProbeNotReadyUntilItIs() throws Exception {
+    EngineFixture f = new EngineFixture(dir, 1024 * MIB);
+    Files.createDirectories(f.pool.getParent());
+    Files.writeString(f.pool, "a file where the pool directory should be");
+    try (LocalVolumeManager engine = f.open()) {
+      assertThat(engine.ready()).isFalse();
+      assertThat(EngineFixture.reason(() -> engine.createVolume(block("a", MIB))))
+          .isEqualTo(StorageException.Reason.UNAVAILABLE);
+      Files.delete(f.pool);
+      assertThat(engine.ready()).isTrue();
+      assertThat(engine.createVolume(block("a", MIB)).pool()).isEqualTo("main");
+    }
+  }
+
+  @Test
+  void aVolumeWithAStaleStagedMarkButNoAttachmentCanBeDeleted() {
+    EngineFixture f = new EngineFixture(dir, 1024 * MIB);
+    try (LocalVolumeManager engine = f.open()) {
+      Volume v = engine.createVolume(block("a", MIB));
+      engine.stage(
+          new StageRequest(
+              v.id(), f.kubelet.resolve("staging/a"), AccessType.BLOCK, "", java.util.List.of()));
+      f.loops.detach("/dev/loop0"); // a reboot took the loop device away
+      engine.deleteVolume(v.id());
+      assertThat(engine.findVolume(v.id())).isEmpty();
+    }
+  }
+
   private static void rewriteState(Path record, String state) throws Exception {
     String text = Files.readString(record);
     Files.writeString(record, text.replace("\"state\": \"READY\"", "\"state\": \"" + state + "\""));

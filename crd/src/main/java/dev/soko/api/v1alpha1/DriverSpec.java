@@ -1,0 +1,95 @@
+package dev.soko.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The CSI driver's identity and process settings. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class DriverSpec {
+  public static final String DEFAULT_NAME = "csi.soko.dev";
+
+  @JsonPropertyDescription(
+      "CSI driver name, unique in the cluster. Immutable in practice: changing it installs a new"
+          + " driver.")
+  @Default(DEFAULT_NAME)
+  @Size(max = 63)
+  @ValidationRule(
+      value = Validation.DNS_SUBDOMAIN_RULE,
+      message =
+          "must be a DNS subdomain such as csi.example.com (lower case letters, digits, '-' and"
+              + " '.')")
+  private String name = DEFAULT_NAME;
+
+  @JsonPropertyDescription("Driver log level.")
+  @Default("info")
+  private LogLevel logLevel = LogLevel.info;
+
+  @JsonPropertyDescription("Driver image; defaults to the one in the versions table.")
+  private String image;
+
+  @JsonPropertyDescription("Resources of the driver container (node and controller).")
+  private ResourceRequirements resources;
+
+  @JsonPropertyDescription("Extra command-line arguments appended to the driver's.")
+  @Size(max = 32)
+  private List<String> extraArgs = new ArrayList<>();
+
+  @JsonPropertyDescription("Maximum volumes per node reported to the scheduler; 0 means unlimited.")
+  @Min(0)
+  private Integer maxVolumesPerNode;
+
+  public String getName() {
+    return name;
+  }
+
+  public void setName(String name) {
+    this.name = name;
+  }
+
+  public LogLevel getLogLevel() {
+    return logLevel;
+  }
+
+  public void setLogLevel(LogLevel logLevel) {
+    this.logLevel = logLevel;
+  }
+
+  public String getImage() {
+    return image;
+  }
+
+  public void setImage(String image) {
+    this.image = image;
+  }
+
+  public ResourceRequirements getResources() {
+    return resources;
+  }
+
+  public void setResources(ResourceRequirements resources) {
+    this.resources = resources;
+  }
+
+  public List<String> getExtraArgs() {
+    return extraArgs;
+  }
+
+  public void setExtraArgs(List<String> extraArgs) {
+    this.extraArgs = extraArgs;
+  }
+
+  public Integer getMaxVolumesPerNode() {
+    return maxVolumesPerNode;
+  }
+
+  public void setMaxVolumesPerNode(Integer maxVolumesPerNode) {
+    this.maxVolumesPerNode = maxVolumesPerNode;
+  }
+}

@@ -1,0 +1,73 @@
+package dev.soko.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Where images come from. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class ImagesSpec {
+  @JsonPropertyDescription(
+      "Replaces the registry host (and path prefix) of every image, for air-gapped clusters:"
+          + " 'mirror.local:5000/k8s' turns 'registry.k8s.io/sig-storage/csi-resizer:v1' into"
+          + " 'mirror.local:5000/k8s/sig-storage/csi-resizer:v1'. Explicit overrides are kept.")
+  @Size(max = 253)
+  @ValidationRule(
+      value = "!self.endsWith('/') && !self.contains('://') && self.size() > 0",
+      message = "must be a registry host with optional path, without scheme or trailing '/'")
+  private String registry;
+
+  @JsonPropertyDescription("Per-sidecar image overrides (full references).")
+  private ImageOverrides overrides = new ImageOverrides();
+
+  @JsonPropertyDescription("Image pull policy of every container.")
+  @Default("IfNotPresent")
+  private PullPolicy pullPolicy = PullPolicy.IfNotPresent;
+
+  @JsonPropertyDescription("Names of image pull secrets, copied to every ServiceAccount's pods.")
+  @Size(max = 16)
+  private List<String> pullSecrets = new ArrayList<>();
+
+  public String getRegistry() {
+    return registry;
+  }
+
+  public void setRegistry(String registry) {
+    this.registry = registry;
+  }
+
+  public ImageOverrides getOverrides() {
+    return overrides;
+  }
+
+  public void setOverrides(ImageOverrides overrides) {
+    this.overrides = overrides;
+  }
+
+  public PullPolicy getPullPolicy() {
+    return pullPolicy;
+  }
+
+  public void setPullPolicy(PullPolicy pullPolicy) {
+    this.pullPolicy = pullPolicy;
+  }
+
+  public List<String> getPullSecrets() {
+    return pullSecrets;
+  }
+
+  public void setPullSecrets(List<String> pullSecrets) {
+    this.pullSecrets = pullSecrets;
+  }
+
+  /** Kubernetes image pull policies. */
+  public enum PullPolicy {
+    Always,
+    IfNotPresent,
+    Never
+  }
+}

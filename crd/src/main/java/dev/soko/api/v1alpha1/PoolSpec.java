@@ -1,0 +1,84 @@
+package dev.soko.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
+import java.util.List;
+
+/** A storage pool: a host directory on every node of the node plugin. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class PoolSpec {
+  @JsonPropertyDescription("Pool name, referenced by storage classes.")
+  @Required
+  @Size(max = 63)
+  @ValidationRule(
+      value = Validation.DNS_LABEL_RULE,
+      message = "must be lower case letters, digits and '-', starting and ending alphanumeric")
+  private String name;
+
+  @JsonPropertyDescription("Absolute host directory holding the pool's volume images.")
+  @Required
+  @Size(max = 4096)
+  @ValidationRule(
+      value = Validation.ABSOLUTE_PATH_RULE,
+      message = "must be an absolute path without '..'")
+  private String path;
+
+  @JsonPropertyDescription("Bytes the pool may hand out; defaults to its filesystem's size.")
+  @Size(max = 64)
+  @ValidationRule(value = Validation.QUANTITY_RULE, message = Validation.QUANTITY_MESSAGE)
+  private String capacity;
+
+  @JsonPropertyDescription("Over-provisioning ratio (1 = none, 2 = twice the capacity).")
+  @Default("1.0")
+  @Min(1)
+  private Double overprovisionRatio = 1.0;
+
+  @JsonPropertyDescription("Filesystems volumes of this pool may use; all supported when empty.")
+  @Size(max = 2)
+  private List<FsType> fsTypes;
+
+  public String getName() {
+    return name;
+  }
+
+  public void setName(String name) {
+    this.name = name;
+  }
+
+  public String getPath() {
+    return path;
+  }
+
+  public void setPath(String path) {
+    this.path = path;
+  }
+
+  public String getCapacity() {
+    return capacity;
+  }
+
+  public void setCapacity(String capacity) {
+    this.capacity = capacity;
+  }
+
+  public Double getOverprovisionRatio() {
+    return overprovisionRatio;
+  }
+
+  public void setOverprovisionRatio(Double overprovisionRatio) {
+    this.overprovisionRatio = overprovisionRatio;
+  }
+
+  public List<FsType> getFsTypes() {
+    return fsTypes;
+  }
+
+  public void setFsTypes(List<FsType> fsTypes) {
+    this.fsTypes = fsTypes;
+  }
+}

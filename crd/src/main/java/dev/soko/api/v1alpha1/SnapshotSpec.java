@@ -1,0 +1,73 @@
+package dev.soko.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
+
+/** Snapshot support: the snapshotter sidecar and a VolumeSnapshotClass. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class SnapshotSpec {
+  @JsonPropertyDescription("Run csi-snapshotter and create the VolumeSnapshotClass.")
+  @Default("true")
+  private Boolean enabled = true;
+
+  @JsonPropertyDescription(
+      "VolumeSnapshotClass name; defaults to '<StorageCluster name>-snapshots'.")
+  @Size(max = 253)
+  @ValidationRule(
+      value = Validation.DNS_SUBDOMAIN_RULE,
+      message = "must be a DNS subdomain (lower case letters, digits, '-' and '.')")
+  private String className;
+
+  @JsonPropertyDescription("Deletion policy of the VolumeSnapshotClass.")
+  @Default("Delete")
+  private DeletionPolicy deletionPolicy = DeletionPolicy.Delete;
+
+  @JsonPropertyDescription("Mark the VolumeSnapshotClass default, unless another one already is.")
+  @JsonProperty("default")
+  @Default("false")
+  private Boolean defaultClass = false;
+
+  public Boolean getEnabled() {
+    return enabled;
+  }
+
+  public void setEnabled(Boolean enabled) {
+    this.enabled = enabled;
+  }
+
+  public String getClassName() {
+    return className;
+  }
+
+  public void setClassName(String className) {
+    this.className = className;
+  }
+
+  public DeletionPolicy getDeletionPolicy() {
+    return deletionPolicy;
+  }
+
+  public void setDeletionPolicy(DeletionPolicy deletionPolicy) {
+    this.deletionPolicy = deletionPolicy;
+  }
+
+  @JsonProperty("default")
+  public Boolean getDefaultClass() {
+    return defaultClass;
+  }
+
+  @JsonProperty("default")
+  public void setDefaultClass(Boolean defaultClass) {
+    this.defaultClass = defaultClass;
+  }
+
+  /** VolumeSnapshotClass deletion policies. */
+  public enum DeletionPolicy {
+    Delete,
+    Retain
+  }
+}

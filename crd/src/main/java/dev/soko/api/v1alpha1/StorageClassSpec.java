@@ -1,0 +1,131 @@
+package dev.soko.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
+import java.util.List;
+
+/** One StorageClass backed by one pool. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class StorageClassSpec {
+  @JsonPropertyDescription("StorageClass name (cluster-wide).")
+  @Required
+  @Size(max = 253)
+  @ValidationRule(
+      value = Validation.DNS_SUBDOMAIN_RULE,
+      message = "must be a DNS subdomain (lower case letters, digits, '-' and '.')")
+  private String name;
+
+  @JsonPropertyDescription("Name of the pool in spec.pools that backs this class.")
+  @Required
+  @Size(max = 63)
+  private String pool;
+
+  @JsonPropertyDescription("Filesystem of volumes of this class.")
+  @Default("ext4")
+  private FsType fsType = FsType.ext4;
+
+  @JsonPropertyDescription("Reclaim policy of provisioned volumes.")
+  @Default("Delete")
+  private ReclaimPolicy reclaimPolicy = ReclaimPolicy.Delete;
+
+  @JsonPropertyDescription("Volume binding mode; node-local storage wants WaitForFirstConsumer.")
+  @Default("WaitForFirstConsumer")
+  private BindingMode volumeBindingMode = BindingMode.WaitForFirstConsumer;
+
+  @JsonPropertyDescription("Whether volumes may be expanded.")
+  @Default("true")
+  private Boolean allowVolumeExpansion = true;
+
+  @JsonPropertyDescription("Mount options of volumes of this class.")
+  @Size(max = 32)
+  private List<String> mountOptions;
+
+  @JsonPropertyDescription(
+      "Make this the cluster's default class, unless another class already is (never stolen).")
+  @JsonProperty("default")
+  @Default("false")
+  private Boolean defaultClass = false;
+
+  public String getName() {
+    return name;
+  }
+
+  public void setName(String name) {
+    this.name = name;
+  }
+
+  public String getPool() {
+    return pool;
+  }
+
+  public void setPool(String pool) {
+    this.pool = pool;
+  }
+
+  public FsType getFsType() {
+    return fsType;
+  }
+
+  public void setFsType(FsType fsType) {
+    this.fsType = fsType;
+  }
+
+  public ReclaimPolicy getReclaimPolicy() {
+    return reclaimPolicy;
+  }
+
+  public void setReclaimPolicy(ReclaimPolicy reclaimPolicy) {
+    this.reclaimPolicy = reclaimPolicy;
+  }
+
+  public BindingMode getVolumeBindingMode() {
+    return volumeBindingMode;
+  }
+
+  public void setVolumeBindingMode(BindingMode volumeBindingMode) {
+    this.volumeBindingMode = volumeBindingMode;
+  }
+
+  public Boolean getAllowVolumeExpansion() {
+    return allowVolumeExpansion;
+  }
+
+  public void setAllowVolumeExpansion(Boolean allowVolumeExpansion) {
+    this.allowVolumeExpansion = allowVolumeExpansion;
+  }
+
+  public List<String> getMountOptions() {
+    return mountOptions;
+  }
+
+  public void setMountOptions(List<String> mountOptions) {
+    this.mountOptions = mountOptions;
+  }
+
+  @JsonProperty("default")
+  public Boolean getDefaultClass() {
+    return defaultClass;
+  }
+
+  @JsonProperty("default")
+  public void setDefaultClass(Boolean defaultClass) {
+    this.defaultClass = defaultClass;
+  }
+
+  /** PersistentVolume reclaim policies that make sense for provisioned volumes. */
+  public enum ReclaimPolicy {
+    Delete,
+    Retain
+  }
+
+  /** StorageClass volume binding modes. */
+  public enum BindingMode {
+    WaitForFirstConsumer,
+    Immediate
+  }
+}

@@ -1,0 +1,55 @@
+package dev.soko.api.v1alpha1;
+
+import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.kubernetes.client.CustomResource;
+import io.fabric8.kubernetes.model.annotation.Group;
+import io.fabric8.kubernetes.model.annotation.Plural;
+import io.fabric8.kubernetes.model.annotation.ShortNames;
+import io.fabric8.kubernetes.model.annotation.Version;
+
+/**
+ * One complete installation of the Soko CSI driver: its driver name, operand namespace, pools, node
+ * plugin, controller, sidecar images and storage classes. Cluster-scoped because most of what it
+ * owns (CSIDriver, StorageClasses, ClusterRoles) is cluster-scoped.
+ */
+@Group(StorageCluster.GROUP)
+@Version(StorageCluster.VERSION)
+@ShortNames("stc")
+@Plural("storageclusters")
+@AdditionalPrinterColumn(
+    name = "Ready",
+    jsonPath = ".status.conditions[?(@.type==\"Ready\")].status",
+    type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(
+    name = "Kubernetes",
+    jsonPath = ".status.kubernetesVersion",
+    type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(
+    name = "Nodes-Ready",
+    jsonPath = ".status.nodes.ready",
+    type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(
+    name = "Nodes-Desired",
+    jsonPath = ".status.nodes.desired",
+    type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(
+    name = "Used",
+    jsonPath = ".status.capacity.used",
+    type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(
+    name = "Total",
+    jsonPath = ".status.capacity.total",
+    type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(
+    name = "Age",
+    jsonPath = ".metadata.creationTimestamp",
+    type = AdditionalPrinterColumn.Type.DATE)
+public class StorageCluster extends CustomResource<StorageClusterSpec, StorageClusterStatus> {
+  public static final String GROUP = "soko.dev";
+  public static final String VERSION = "v1alpha1";
+
+  @Override
+  protected StorageClusterSpec initSpec() {
+    return new StorageClusterSpec();
+  }
+}

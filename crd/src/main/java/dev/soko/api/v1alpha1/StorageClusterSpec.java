@@ -1,0 +1,164 @@
+package dev.soko.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The desired installation. Fields carry Java initialisers equal to their schema defaults so that
+ * an offline {@code render} of a file sees the same values the API server would fill in.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(
+    value = "self.pools.all(a, self.pools.exists_one(b, b.name == a.name))",
+    message = "pool names must be unique")
+@ValidationRule(
+    value =
+        "!has(self.storageClasses) ||"
+            + " self.storageClasses.all(a, self.storageClasses.exists_one(b, b.name == a.name))",
+    message = "storage class names must be unique")
+@ValidationRule(
+    value =
+        "!has(self.storageClasses) ||"
+            + " self.storageClasses.all(c, self.pools.exists(p, p.name == c.pool))",
+    message = "every storage class must name a pool listed in spec.pools")
+@ValidationRule(
+    value =
+        "!has(self.storageClasses) ||"
+            + " self.storageClasses.filter(c, has(c.default) && c.default).size() <= 1",
+    message = "at most one storage class may be marked default")
+@ValidationRule(
+    value =
+        "!has(self.storageClasses) || self.storageClasses.all(c, !has(c.fsType) ||"
+            + " self.pools.exists(p, p.name == c.pool && (!has(p.fsTypes) || c.fsType in"
+            + " p.fsTypes)))",
+    message = "a storage class fsType must be one of its pool's fsTypes")
+public class StorageClusterSpec {
+  public static final String DEFAULT_NAMESPACE = "soko-system";
+
+  @JsonPropertyDescription(
+      "Namespace for the driver's Deployment, DaemonSet and ServiceAccounts. Created if absent.")
+  @Default(DEFAULT_NAMESPACE)
+  @ValidationRule(
+      value = Validation.DNS_LABEL_RULE,
+      message = "must be a valid namespace name (lower case letters, digits and '-')")
+  @Size(max = 63)
+  private String namespace = DEFAULT_NAMESPACE;
+
+  @JsonPropertyDescription("The CSI driver itself.")
+  private DriverSpec driver = new DriverSpec();
+
+  @JsonPropertyDescription("Host directories on each node from which volumes are carved.")
+  @Required
+  @Size(min = 1, max = 16)
+  private List<PoolSpec> pools = new ArrayList<>();
+
+  @JsonPropertyDescription("The per-node DaemonSet.")
+  private NodePluginSpec nodePlugin = new NodePluginSpec();
+
+  @JsonPropertyDescription("The cluster-wide controller Deployment (expansion).")
+  private ControllerSpec controller = new ControllerSpec();
+
+  @JsonPropertyDescription("Image overrides, registry rewrite, pull policy and secrets.")
+  private ImagesSpec images = new ImagesSpec();
+
+  @JsonPropertyDescription("StorageClasses to create, each backed by one pool.")
+  @Size(max = 32)
+  private List<StorageClassSpec> storageClasses = new ArrayList<>();
+
+  @JsonPropertyDescription("Snapshot support and the VolumeSnapshotClass.")
+  private SnapshotSpec snapshots = new SnapshotSpec();
+
+  @JsonPropertyDescription("Optional features.")
+  private FeaturesSpec features = new FeaturesSpec();
+
+  @JsonPropertyDescription(
+      "What deleting this StorageCluster does while PersistentVolumes of its driver exist.")
+  @Default("RefuseWhileVolumesExist")
+  private UninstallPolicy uninstallPolicy = UninstallPolicy.RefuseWhileVolumesExist;
+
+  public String getNamespace() {
+    return namespace;
+  }
+
+  public void setNamespace(String namespace) {
+    this.namespace = namespace;
+  }
+
+  public DriverSpec getDriver() {
+    return driver;
+  }
+
+  public void setDriver(DriverSpec driver) {
+    this.driver = driver;
+  }
+
+  public List<PoolSpec> getPools() {
+    return pools;
+  }
+
+  public void setPools(List<PoolSpec> pools) {
+    this.pools = pools;
+  }
+
+  public NodePluginSpec getNodePlugin() {
+    return nodePlugin;
+  }
+
+  public void setNodePlugin(NodePluginSpec nodePlugin) {
+    this.nodePlugin = nodePlugin;
+  }
+
+  public ControllerSpec getController() {
+    return controller;
+  }
+
+  public void setController(ControllerSpec controller) {
+    this.controller = controller;
+  }
+
+  public ImagesSpec getImages() {
+    return images;
+  }
+
+  public void setImages(ImagesSpec images) {
+    this.images = images;
+  }
+
+  public List<StorageClassSpec> getStorageClasses() {
+    return storageClasses;
+  }
+
+  public void setStorageClasses(List<StorageClassSpec> storageClasses) {
+    this.storageClasses = storageClasses;
+  }
+
+  public SnapshotSpec getSnapshots() {
+    return snapshots;
+  }
+
+  public void setSnapshots(SnapshotSpec snapshots) {
+    this.snapshots = snapshots;
+  }
+
+  public FeaturesSpec getFeatures() {
+    return features;
+  }
+
+  public void setFeatures(FeaturesSpec features) {
+    this.features = features;
+  }
+
+  public UninstallPolicy getUninstallPolicy() {
+    return uninstallPolicy;
+  }
+
+  public void setUninstallPolicy(UninstallPolicy uninstallPolicy) {
+    this.uninstallPolicy = uninstallPolicy;
+  }
+}

@@ -1,0 +1,106 @@
+package dev.soko.driver.volume;
+
+import dev.soko.driver.config.DriverConfig;
+import dev.soko.driver.config.PoolConfig;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+/**
+ * A child process for {@link CrashConsistencyIT}: runs random create/snapshot/restore/expand/delete
+ * operations against a pool until it is killed, journalling (with fsync) "begin" before and "ok"
+ * after each, so the parent knows exactly what a client was told.
+ */
+public final class CrashWorkload {
+  private CrashWorkload() {}
+
+  public static void main(String[] args) throws IOException {
+    Path pool = Path.of(args[0]);
+    Path journal = Path.of(args[1]);
+    String run = args[2];
+    Random random = new Random(Long.parseLong(args[3]));
+    PoolConfig poolConfig =
+        new PoolConfig("crash", pool, 64L << 30, 1.0, new LinkedHashSet<>(List.of("ext4")));
+    DriverConfig config =
+        new DriverConfig(
+            "csi.soko.dev",
+            "crash",
+            DriverConfig.Mode.NODE,
+            "unix:///unused",
+            List.of(poolConfig),
+            List.of(Path.of("/nonexistent-root")),
+            8,
+            "");
+    try (FileChannel out =
+            FileChannel.open(
+                journal,
+                StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND,
+                StandardOpenOption.WRITE);
+        LocalVolumeManager engine = LocalVolumeManager.open(config)) {
+      List<String> volumes =
+          new ArrayList<>(engine.listVolumes("", 0).items().stream().map(Volume::id).toList());
+      List<String> snapshots =
+          new ArrayList<>(
+              engine.listSnapshots(SnapshotFilter.ALL, "", 0).items().stream()
+                  .map(Snapshot::id)
+                  .toList());
+      for (int i = 0; ; i++) {
+        int op = random.nextInt(10);
+        String name = run + "-" + i;
+        if (op < 4 || volumes.isEmpty()) {
+          ContentSource source = ContentSource.EMPTY;
+          if (op == 1 && !snapshots.isEmpty()) {
+            source =
+                new ContentSource.FromSnapshot(snapshots.get(random.nextInt(snapshots.size())));
+          } else if (op == 2 && !volumes.isEmpty()) {
+            source = new ContentSource.FromVolume(volumes.get(random.nextInt(volumes.size())));
+          }
+          long bytes = (1 + random.nextInt(8)) << 20;
+          write(out, "begin create " + name);
+          String id =
+              engine
+                  .createVolume(
+                      new VolumeRequest(name, bytes, 0, "", AccessType.BLOCK, "", source, Map.of()))
+                  .id();
+          write(out, "ok create " + name + " " + id);
+          volumes.add(id);
+        } else if (op < 6) {
+          String source = volumes.get(random.nextInt(volumes.size()));
+          write(out, "begin snapshot " + name + " " + source);
+          String id = engine.createSnapshot(name, source).id();
+          write(out, "ok snapshot " + name + " " + id);
+          snapshots.add(id);
+        } else if (op < 7) {
+          String id = volumes.get(random.nextInt(volumes.size()));
+          long bytes = (9 + random.nextInt(8)) << 20;
+          write(out, "begin expand " + id + " " + bytes);
+          long granted = engine.expandVolume(id, bytes, 0).capacityBytes();
+          write(out, "ok expand " + id + " " + granted);
+        } else if (op < 9) {
+          String id = volumes.remove(random.nextInt(volumes.size()));
+          write(out, "begin delete " + id);
+          engine.deleteVolume(id);
+          write(out, "ok delete " + id);
+        } else if (!snapshots.isEmpty()) {
+          String id = snapshots.remove(random.nextInt(snapshots.size()));
+          write(out, "begin desnap " + id);
+          engine.deleteSnapshot(id);
+          write(out, "ok desnap " + id);
+        }
+      }
+    }
+  }
+
+  private static void write(FileChannel out, String line) throws IOException {
+    out.write(java.nio.ByteBuffer.wrap((line + "\n").getBytes(StandardCharsets.UTF_8)));
+    out.force(false);
+  }
+}

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Builds the soko-driver and soko-operator container images without Docker and without pulling any
+# base image: the root filesystem is made by mmdebstrap from Debian packages (this host's own apt
+# sources), then `podman build` puts it into an image FROM scratch with the project's jar on top.
+# Each image is saved as an OCI archive under target/images/.
+#
+# Usage: hack/images.sh [driver|operator|all]      (default: all)
+# Environment:
+#   IMAGE_REGISTRY  prefix for image names, e.g. "<your-registry>/soko" (default: none, local only)
+#   IMAGE_TAG       tag of both images (default: the project version from pom.xml)
+#   SOKO_CACHE      cache folder (default: ~/.cache/soko); root filesystems go to $SOKO_CACHE/images
+#   SKIP_SAVE=1     do not write the OCI archives
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=../images/base.env
+source "$ROOT/images/base.env"
+SOKO_CACHE="${SOKO_CACHE:-$HOME/.cache/soko}"
+ROOTFS_CACHE="$SOKO_CACHE/images"
+OUT="$ROOT/target/images"
+
+log() { printf '[images] %s\n' "$*" >&2; }
+die() { printf '[images] error: %s\n' "$*" >&2; exit 1; }
+
+# The one project version (root pom.xml) flows into the image tags.
+project_version() {
+  grep -m1 -oP '(?<=<version>)[^<]+' "$ROOT/pom.xml"
+}
+
+image_name() { # component -> full image reference
+  local prefix="${IMAGE_REGISTRY:+${IMAGE_REGISTRY%/}/}"
+  printf '%ssoko-%s:%s\n' "$prefix" "$1" "${IMAGE_TAG:-$(project_version)}"
+}
+
+jar_path() { # component -> path of its runnable jar
+  printf '%s/%s/target/soko-%s.jar\n' "$ROOT" "$1" "$1"
+}
+
+# Package sources for mmdebstrap: the enabled apt source files of this host, so that no mirror is
+# named by the project and a machine with a local mirror or proxy uses it unchanged.
+host_sources() {
+  local f found=()
+  [[ -s /etc/apt/sources.list ]] && found+=(/etc/apt/sources.list)
+  for f in /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list; do
+    [[ -s "$f" ]] && found+=("$f")
+  done
+  ((${#found[@]})) || die "no apt sources on this host (/etc/apt/sources.list[.d])"
+  grep -qw "$DEBIAN_SUITE" "${found[@]}" ||
+    die "the host's apt sources do not offer suite '$DEBIAN_SUITE' (images/base.env)"
+  printf '%s\n' "${found[@]}"
+}
+
+packages_of() { # component -> comma-separated package list, comments stripped
+  sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/images/$1/packages.txt" | tr -d ' \t' | paste -sd, -
+}
+
+# Builds (or reuses) the root filesystem tarball of one image; prints its path. The cache key covers
+# everything that changes the result: suite, variant, package list and the sources' content.
+rootfs() {
+  local component="$1" packages key tarball
+  packages="$(packages_of "$component")"
+  mapfile -t sources < <(host_sources)
+  key="$( { echo "$DEBIAN_SUITE $MMDEBSTRAP_VARIANT $packages"; cat "${sources[@]}"; } |
+    sha256sum | cut -c1-16)"
+  tarball="$ROOTFS_CACHE/rootfs-$component-$DEBIAN_SUITE-$key.tar"
+  if [[ -s "$tarball" ]]; then
+    log "reusing root filesystem $tarball"
+  else
+    command -v mmdebstrap >/dev/null || die "mmdebstrap is missing: run hack/deps.sh"
+    mkdir -p "$ROOTFS_CACHE"
+    log "building root filesystem for $component ($packages)"
+    # Docs, man pages and locales are dropped (copyright files kept); apt lists are not left behind.
+    # The JRE's postinst registers man pages with update-alternatives, which fails without man1.
+    mmdebstrap --variant="$MMDEBSTRAP_VARIANT" --include="$packages" \
+      --setup-hook='mkdir -p "$1/usr/share/man/man1"' \
+      --dpkgopt='path-exclude=/usr/share/man/*' \
+      --dpkgopt='path-exclude=/usr/share/locale/*' \
+      --dpkgopt='path-exclude=/usr/share/doc/*' \
+      --dpkgopt='path-include=/usr/share/doc/*/copyright' \
+      "$DEBIAN_SUITE" "${tarball%.tar}.partial.tar" "${sources[@]}" >&2
+    mv "${tarball%.tar}.partial.tar" "$tarball"
+  fi
+  printf '%s\n' "$tarball"
+}
+
+ensure_jar() {
+  local component="$1"
+  if [[ ! -s "$(jar_path "$component")" ]]; then
+    log "building jars (mvn package, tests skipped)"
+    (cd "$ROOT" && mvn -B -q -DskipTests package)
+  fi
+  [[ -s "$(jar_path "$component")" ]] || die "$(jar_path "$component") was not built"
+}
+
+build_image() {
+  local component="$1" image context tarball archive
+  ensure_jar "$component"
+  tarball="$(rootfs "$component")"
+  image="$(image_name "$component")"
+  context="$OUT/context-$component"
+  rm -rf "$context" && mkdir -p "$context"
+  # A hard link keeps the context cheap when the cache is on the same filesystem.
+  ln "$tarball" "$context/rootfs.tar" 2>/dev/null || cp "$tarball" "$context/rootfs.tar"
+  cp "$(jar_path "$component")" "$context/soko-$component.jar"
+  cp -r "$ROOT/images/$component/." "$context/"
+  log "podman build $image"
+  podman build --quiet --pull=never --build-arg "VERSION=${IMAGE_TAG:-$(project_version)}" \
+    -f "$context/Containerfile" -t "$image" "$context" >&2
+  rm -rf "$context"
+  if [[ "${SKIP_SAVE:-0}" != 1 ]]; then
+    archive="$OUT/soko-$component-${IMAGE_TAG:-$(project_version)}.oci.tar"
+    rm -f "$archive"
+    podman save --quiet --format oci-archive -o "$archive" "$image"
+    log "saved $archive"
+  fi
+  printf '%s\n' "$image"
+}
+
+main() {
+  command -v podman >/dev/null || die "podman is missing: run hack/deps.sh"
+  mkdir -p "$OUT"
+  local target="${1:-all}"
+  case "$target" in
+    driver | operator) build_image "$target" ;;
+    all) build_image driver && build_image operator ;;
+    *) die "unknown image '$target' (driver, operator or all)" ;;
+  esac
+}
+
+# Sourced by hack/test-images.sh for image_name/project_version; run directly to build.
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+  main "$@"
+fi

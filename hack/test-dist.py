@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""Tests the Helm chart and the OLM bundle (run through hack/test-dist.sh).
+
+helm lint --strict and helm template over every values file in helm/soko/ci/ with assertions on the
+rendered objects; values the schema must refuse; operator-verify on the bundle (its exit code says
+nothing, so its log lines are read); the CSV's permissions, deployment and images equal the chart's.
+Prints one PASS/FAIL line per check and "N passed, M failed" last.
+"""
+
+import argparse
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CHART = os.path.join(ROOT, "helm/soko")
+BUNDLE = os.path.join(ROOT, "olm-bundle")
+CSV = os.path.join(BUNDLE, "manifests/soko-operator.clusterserviceversion.yaml")
+results = {"passed": 0, "failed": 0}
+
+
+def check(name, function):
+    try:
+        function()
+        results["passed"] += 1
+        print(f"PASS {name}")
+    except Exception as e:  # every failure is reported, the run goes on
+        results["failed"] += 1
+        print(f"FAIL {name}\n    " + str(e).replace("\n", "\n    "))
+
+
+def run(*command):
+    return subprocess.run(command, capture_output=True, text=True)
+
+
+def template(helm, *args):
+    result = run(helm, "template", "soko", CHART, "--namespace", "soko-system", *args)
+    if result.returncode != 0:
+        raise AssertionError(f"helm template {' '.join(args)} failed:\n{result.stderr}")
+    return [doc for doc in yaml.safe_load_all(result.stdout) if doc]
+
+
+def one(docs, kind):
+    found = [doc for doc in docs if doc["kind"] == kind]
+    assert len(found) == 1, f"expected one {kind}, got {len(found)}"
+    return found[0]
+
+
+def expect(actual, wanted, what):
+    assert actual == wanted, f"{what}: expected {wanted!r}, got {actual!r}"
+
+
+def version():
+    return re.search(r"<version>([^<]+)</version>", open(os.path.join(ROOT, "pom.xml")).read())[1]
+
+
+def namespace_rules():
+    """The Role rules of the operator's RBAC file (the chart renders a Role only when there are)."""
+    path = os.path.join(ROOT, "operator/src/main/resources/rbac/operator-rbac.yaml")
+    return [rule for doc in yaml.safe_load_all(open(path))
+            if doc and doc["kind"] == "Role" for rule in doc.get("rules") or []]
+
+
+def container(docs):
+    return one(docs, "Deployment")["spec"]["template"]["spec"]["containers"][0]
+
+
+# --- per values file ---------------------------------------------------------------------------
+
+
+def default_values(docs):
+    kinds = sorted(doc["kind"] for doc in docs)
+    wanted = ["ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Deployment"]
+    if namespace_rules():
+        wanted += ["Role", "RoleBinding"]
+    expect(kinds, sorted(wanted), "kinds rendered by default")
+    expect(container(docs)["image"], f"soko-operator:{version()}", "operator image")
+    pod = one(docs, "Deployment")["spec"]["template"]["spec"]
+    expect(pod["securityContext"]["runAsNonRoot"], True, "runAsNonRoot")
+    expect(one(docs, "ClusterRoleBinding")["subjects"][0]["name"], pod["serviceAccountName"],
+           "ClusterRoleBinding subject")
+    path = os.path.join(ROOT, "operator/src/main/resources/rbac/operator-rbac.yaml")
+    source = next(doc for doc in yaml.safe_load_all(open(path)) if doc["kind"] == "ClusterRole")
+    expect(one(docs, "ClusterRole")["rules"], source["rules"], "ClusterRole rules vs RBAC file")
+    args = container(docs)["args"]
+    expect(args[0], "run", "operator command")
+    assert "--no-leader-election" not in args, "leader election off by default"
+
+
+def airgapped_values(docs):
+    expect(container(docs)["image"], f"registry.example/soko/soko-operator:{version()}", "image")
+    expect(container(docs)["imagePullPolicy"], "Always", "pull policy")
+    pod = one(docs, "Deployment")["spec"]["template"]["spec"]
+    expect(pod["imagePullSecrets"], [{"name": "regcred"}], "imagePullSecrets")
+    expect(one(docs, "StorageCluster")["spec"]["images"]["registry"], "registry.example/soko",
+           "StorageCluster image registry")
+
+
+def tolerations_values(docs):
+    deployment = one(docs, "Deployment")
+    pod = deployment["spec"]["template"]["spec"]
+    values = yaml.safe_load(open(os.path.join(CHART, "ci/tolerations-values.yaml")))
+    for key in ("tolerations", "nodeSelector", "affinity", "priorityClassName"):
+        expect(pod[key], values[key], key)
+    expect(deployment["spec"]["replicas"], 2, "replicas")
+    service = one(docs, "Service")
+    expect(service["spec"]["selector"], deployment["spec"]["selector"]["matchLabels"], "selector")
+    expect(service["spec"]["ports"][0]["targetPort"], "http", "metrics target port")
+    expect([p["name"] for p in container(docs)["ports"]], ["http"], "container ports")
+
+
+def storagecluster_values(docs):
+    cluster = one(docs, "StorageCluster")
+    expect(cluster["apiVersion"], "soko.dev/v1alpha1", "apiVersion")
+    expect(cluster["metadata"]["name"], "local", "name")
+    expect([p["name"] for p in cluster["spec"]["pools"]], ["fast", "bulk"], "pools")
+    assert "namespace" not in cluster["metadata"], "StorageCluster is cluster-scoped"
+
+
+ASSERTIONS = {
+    "default-values.yaml": default_values,
+    "airgapped-values.yaml": airgapped_values,
+    "tolerations-values.yaml": tolerations_values,
+    "storagecluster-values.yaml": storagecluster_values,
+}
+
+
+def values_file_checks(helm, path):
+    name = os.path.basename(path)
+
+    def lint():
+        result = run(helm, "lint", "--strict", CHART, "-f", path)
+        assert result.returncode == 0, result.stdout + result.stderr
+
+    check(f"helm lint --strict -f ci/{name}", lint)
+    assertion = ASSERTIONS.get(name)
+    assert assertion, f"ci/{name} has no assertions in hack/test-dist.py"
+    check(f"helm template -f ci/{name}", lambda: assertion(template(helm, "-f", path)))
+
+
+def refused(helm, setting, message):
+    def attempt():
+        result = run(helm, "template", "soko", CHART, "--set", setting)
+        assert result.returncode != 0, f"--set {setting} was accepted"
+        assert message in result.stderr, f"no '{message}' in: {result.stderr}"
+
+    check(f"schema refuses --set {setting}", attempt)
+
+
+# --- bundle ------------------------------------------------------------------------------------
+
+
+def csv_equals_chart(helm):
+    docs = template(helm)
+    csv = yaml.safe_load(open(CSV))
+    install = csv["spec"]["install"]["spec"]
+    deployment = one(docs, "Deployment")
+    account = deployment["spec"]["template"]["spec"]["serviceAccountName"]
+    expect(install["clusterPermissions"],
+           [{"serviceAccountName": account, "rules": one(docs, "ClusterRole")["rules"]}],
+           "CSV clusterPermissions vs chart ClusterRole")
+    roles = [{"serviceAccountName": account, "rules": doc["rules"]}
+             for doc in docs if doc["kind"] == "Role"]
+    expect(install.get("permissions"), roles or None, "CSV permissions vs chart Role")
+    expect([(d["name"], d["spec"]) for d in install["deployments"]],
+           [(deployment["metadata"]["name"], deployment["spec"])], "CSV deployment vs chart")
+    image = container(docs)["image"]
+    expect(csv["metadata"]["annotations"]["containerImage"], image, "containerImage")
+    expect([i["image"] for i in csv["spec"]["relatedImages"]], [image], "relatedImages")
+    expect(csv["spec"]["version"], version(), "CSV version")
+    chart = yaml.safe_load(open(os.path.join(CHART, "Chart.yaml")))
+    expect(chart["appVersion"], version(), "chart appVersion")
+    crd = yaml.safe_load(open(os.path.join(BUNDLE, "manifests/soko.dev_storageclusters.yaml")))
+    chart_crd = yaml.safe_load(open(glob.glob(os.path.join(CHART, "crds/*"))[0]))
+    expect(crd, chart_crd, "bundle CRD vs chart CRD")
+
+
+# The tool warns that its own "operatorhub" validator is deprecated; that says nothing of the bundle.
+TOOL_NOTICE = 'validator is deprecated'
+
+
+def verify_problems(tool, bundle):
+    """Error and warning lines of operator-verify (it exits 0 even when it finds errors)."""
+    result = run(tool, "manifests", "--operatorhub_validate", "--object_validate", bundle)
+    output = result.stdout + result.stderr
+    problems = [line for line in output.splitlines()
+                if re.search(r"level=(error|fatal|warning)", line) and TOOL_NOTICE not in line]
+    if result.returncode != 0 and not problems:
+        problems = [f"exit {result.returncode}: {output}"]
+    return problems
+
+
+def operator_verify(tool):
+    problems = verify_problems(tool, BUNDLE)
+    assert not problems, "\n".join(problems)
+
+
+def operator_verify_sees_errors(tool):
+    """The output parsing above is what makes the check real: a CSV without a version must fail."""
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copytree(BUNDLE, os.path.join(tmp, "bundle"))
+        broken = os.path.join(tmp, "bundle/manifests", os.path.basename(CSV))
+        csv = yaml.safe_load(open(broken))
+        del csv["spec"]["version"]
+        with open(broken, "w") as f:
+            yaml.safe_dump(csv, f)
+        problems = verify_problems(tool, os.path.join(tmp, "bundle"))
+        assert any("Spec.Version must be set" in line for line in problems), problems
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--helm", required=True)
+    parser.add_argument("--operator-verify", required=True)
+    args = parser.parse_args()
+    for path in sorted(glob.glob(os.path.join(CHART, "ci/*-values.yaml"))):
+        values_file_checks(args.helm, path)
+    refused(args.helm, "replicaCount=-1", "replicaCount")
+    refused(args.helm, "logLevel=loud", "logLevel")
+    refused(args.helm, "imageTypo.tag=x", "imageTypo")
+    refused(args.helm, "storageCluster.spec.pools=null", "pools")
+    check("CSV permissions, deployment, images and CRD equal the chart's",
+          lambda: csv_equals_chart(args.helm))
+    check("operator-verify: no errors or warnings on olm-bundle",
+          lambda: operator_verify(args.operator_verify))
+    check("operator-verify: a CSV without version is reported",
+          lambda: operator_verify_sees_errors(args.operator_verify))
+    print(f"{results['passed']} passed, {results['failed']} failed")
+    sys.exit(1 if results["failed"] else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,76 @@
+package dev.soko.operator.cli;
+
+import dev.soko.operator.runtime.HealthServer;
+import dev.soko.operator.runtime.SokoOperator;
+import io.fabric8.kubernetes.client.Config;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** Runs the operator against a cluster (in-cluster config or a kubeconfig). */
+@Command(
+    name = "run",
+    mixinStandardHelpOptions = true,
+    description = "Run the operator: in-cluster, or with --kubeconfig / $KUBECONFIG.")
+public final class RunCommand implements Callable<Integer> {
+  @Option(
+      names = "--kubeconfig",
+      description = "kubeconfig file (default: in-cluster or $KUBECONFIG)")
+  Path kubeconfig;
+
+  @Option(
+      names = "--leader-election-namespace",
+      description =
+          "Namespace of the leader-election Lease (default: the pod's namespace when in a cluster)")
+  String leaseNamespace;
+
+  @Option(names = "--no-leader-election", description = "Run without leader election")
+  boolean noLeaderElection;
+
+  @Option(
+      names = "--health-address",
+      defaultValue = "0.0.0.0:8080",
+      description = "HOST:PORT of /healthz, /readyz and /metrics (default: ${DEFAULT-VALUE})")
+  String healthAddress;
+
+  @Override
+  public Integer call() throws Exception {
+    Config config =
+        kubeconfig != null
+            ? Config.fromKubeconfig(Files.readString(kubeconfig))
+            : Config.autoConfigure(null);
+    String lease = noLeaderElection ? null : leaseNamespace();
+    int colon = healthAddress.lastIndexOf(':');
+    InetSocketAddress address =
+        new InetSocketAddress(
+            healthAddress.substring(0, colon),
+            Integer.parseInt(healthAddress.substring(colon + 1)));
+    CountDownLatch stopped = new CountDownLatch(1);
+    try (SokoOperator operator = new SokoOperator(config, lease, null);
+        HealthServer health =
+            new HealthServer(
+                address, operator::isRunning, operator::isHealthy, operator.registry())) {
+      Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown, "soko-shutdown"));
+      operator.start();
+      System.err.println("soko-operator started; health on port " + health.port());
+      stopped.await();
+    }
+    return 0;
+  }
+
+  private String leaseNamespace() throws Exception {
+    if (leaseNamespace != null) {
+      return leaseNamespace;
+    }
+    Path pod = Path.of("/var/run/secrets/kubernetes.io/serviceaccount/namespace");
+    if (Files.exists(pod)) {
+      return Files.readString(pod).trim();
+    }
+    throw new IllegalArgumentException(
+        "outside a cluster pass --leader-election-namespace NS or --no-leader-election");
+  }
+}

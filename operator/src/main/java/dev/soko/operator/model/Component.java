@@ -1,0 +1,22 @@
+package dev.soko.operator.model;
+
+/** Containers Soko deploys; the key is the container name and the image key of the table. */
+public enum Component {
+  DRIVER("soko-driver"),
+  PROVISIONER("csi-provisioner"),
+  RESIZER("csi-resizer"),
+  SNAPSHOTTER("csi-snapshotter"),
+  REGISTRAR("node-driver-registrar"),
+  LIVENESS_PROBE("liveness-probe"),
+  HEALTH_MONITOR("csi-external-health-monitor-controller");
+
+  private final String key;
+
+  Component(String key) {
+    this.key = key;
+  }
+
+  public String key() {
+    return key;
+  }
+}

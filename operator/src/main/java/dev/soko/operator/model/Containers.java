@@ -1,0 +1,87 @@
+package dev.soko.operator.model;
+
+import dev.soko.api.v1alpha1.ImagesSpec;
+import dev.soko.api.v1alpha1.Placement;
+import dev.soko.api.v1alpha1.StorageClusterSpec;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.LocalObjectReference;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+import java.util.List;
+
+/** Pieces shared by the node DaemonSet and the controller Deployment. */
+final class Containers {
+  static final String SOCKET_DIR = "/csi";
+  static final String SOCKET = SOCKET_DIR + "/csi.sock";
+  static final String ENDPOINT = "unix://" + SOCKET;
+  static final String SOCKET_VOLUME = "socket-dir";
+  static final int HEALTH_PORT = 9808;
+
+  private Containers() {}
+
+  static ContainerBuilder sidecar(
+      Component c, ResolvedImages images, StorageClusterSpec spec, Placement placement) {
+    return new ContainerBuilder()
+        .withName(c.key())
+        .withImage(images.get(c))
+        .withImagePullPolicy(pullPolicy(spec))
+        .withResources(resources(placement, c, spec))
+        .withVolumeMounts(socketMount());
+  }
+
+  static VolumeMount socketMount() {
+    return new VolumeMountBuilder().withName(SOCKET_VOLUME).withMountPath(SOCKET_DIR).build();
+  }
+
+  static Container livenessProbe(ResolvedImages images, StorageClusterSpec spec, Placement p) {
+    return sidecar(Component.LIVENESS_PROBE, images, spec, p)
+        .withArgs("--csi-address=" + SOCKET, "--health-port=" + HEALTH_PORT)
+        .build();
+  }
+
+  static String pullPolicy(StorageClusterSpec spec) {
+    ImagesSpec images = spec.getImages();
+    return images == null || images.getPullPolicy() == null
+        ? "IfNotPresent"
+        : images.getPullPolicy().name();
+  }
+
+  static List<LocalObjectReference> pullSecrets(StorageClusterSpec spec) {
+    ImagesSpec images = spec.getImages();
+    if (images == null || images.getPullSecrets() == null) {
+      return List.of();
+    }
+    return images.getPullSecrets().stream().map(LocalObjectReference::new).toList();
+  }
+
+  /**
+   * Per-container resources from the placement, falling back to driver.resources for the driver.
+   */
+  static ResourceRequirements resources(Placement placement, Component c, StorageClusterSpec spec) {
+    if (placement != null && placement.getResources() != null) {
+      ResourceRequirements r = placement.getResources().get(c.key());
+      if (r != null) {
+        return r;
+      }
+    }
+    if (c == Component.DRIVER && spec.getDriver() != null) {
+      return spec.getDriver().getResources();
+    }
+    return null;
+  }
+
+  static EnvVar fieldEnv(String name, String fieldPath) {
+    return new EnvVarBuilder()
+        .withName(name)
+        .withNewValueFrom()
+        .withNewFieldRef()
+        .withFieldPath(fieldPath)
+        .endFieldRef()
+        .endValueFrom()
+        .build();
+  }
+}

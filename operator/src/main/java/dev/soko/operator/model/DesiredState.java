@@ -1,0 +1,75 @@
+package dev.soko.operator.model;
+
+import dev.soko.api.v1alpha1.StorageCluster;
+import dev.soko.api.v1alpha1.StorageClusterSpec;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.storage.CSIDriver;
+import io.fabric8.kubernetes.api.model.storage.StorageClass;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Everything one StorageCluster should create, as fabric8 objects: a pure function of the
+ * StorageCluster, the versions table and the cluster facts. Used by the reconciler's dependents and
+ * by {@code render}.
+ */
+public record DesiredState(
+    Names names,
+    ResolvedImages images,
+    Namespace namespace,
+    List<HasMetadata> rbac,
+    CSIDriver csiDriver,
+    DaemonSet nodeDaemonSet,
+    Deployment controllerDeployment,
+    List<StorageClass> storageClasses,
+    GenericKubernetesResource snapshotClass) {
+
+  public static DesiredState of(StorageCluster sc, VersionsTable table, ClusterFacts facts) {
+    StorageClusterSpec spec = sc.getSpec();
+    Names n = Names.of(sc);
+    ResolvedImages images = ResolvedImages.resolve(spec, table, facts.version());
+    boolean snapshots = snapshotsEnabled(spec, facts);
+    boolean capacity = Boolean.TRUE.equals(spec.getFeatures().getCapacityTracking());
+    boolean health = Boolean.TRUE.equals(spec.getFeatures().getVolumeHealthMonitor());
+    Namespace ns =
+        new NamespaceBuilder().withMetadata(Rbac.meta(n, n.namespace(), null, "namespace")).build();
+    return new DesiredState(
+        n,
+        images,
+        ns,
+        Rbac.objects(n, snapshots, capacity, health),
+        StorageObjects.csiDriver(n, spec),
+        NodeDaemonSet.build(n, spec, images, snapshots),
+        ControllerDeployment.build(n, spec, images),
+        StorageObjects.storageClasses(n, spec, facts.foreignDefaultStorageClass()),
+        snapshots
+            ? StorageObjects.snapshotClass(n, spec, facts.foreignDefaultSnapshotClass())
+            : null);
+  }
+
+  /** Snapshots run only when asked for and when the cluster serves the snapshot API. */
+  public static boolean snapshotsEnabled(StorageClusterSpec spec, ClusterFacts facts) {
+    return Boolean.TRUE.equals(spec.getSnapshots().getEnabled())
+        && facts.serves(ClusterFacts.VOLUME_SNAPSHOT_CLASSES);
+  }
+
+  /** All objects in apply order: namespace, RBAC, CSIDriver, workloads, classes. */
+  public List<HasMetadata> all() {
+    List<HasMetadata> out = new ArrayList<>();
+    out.add(namespace);
+    out.addAll(rbac);
+    out.add(csiDriver);
+    out.add(controllerDeployment);
+    out.add(nodeDaemonSet);
+    out.addAll(storageClasses);
+    if (snapshotClass != null) {
+      out.add(snapshotClass);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,208 @@
+package dev.soko.operator.model;
+
+import dev.soko.api.v1alpha1.FsType;
+import dev.soko.api.v1alpha1.NodePluginSpec;
+import dev.soko.api.v1alpha1.PoolSpec;
+import dev.soko.api.v1alpha1.StorageClusterSpec;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * The node plugin: the driver in node mode, with distributed provisioning (external-provisioner and
+ * csi-snapshotter with --node-deployment), node-driver-registrar and livenessprobe.
+ */
+final class NodeDaemonSet {
+  private NodeDaemonSet() {}
+
+  static DaemonSet build(
+      Names n, StorageClusterSpec spec, ResolvedImages images, boolean snapshots) {
+    NodePluginSpec node =
+        spec.getNodePlugin() == null ? new NodePluginSpec() : spec.getNodePlugin();
+    String kubeletDir = trimSlash(node.getKubeletDir());
+    String driverName = spec.getDriver().getName();
+    String pluginDir = kubeletDir + "/plugins/" + driverName;
+
+    List<Container> containers = new ArrayList<>();
+    containers.add(driver(spec, images, node, kubeletDir));
+    containers.add(provisioner(spec, images, node));
+    if (snapshots) {
+      containers.add(
+          Containers.sidecar(Component.SNAPSHOTTER, images, spec, node)
+              .withArgs("--csi-address=" + Containers.SOCKET, "--node-deployment=true", "--v=2")
+              .withEnv(Containers.fieldEnv("NODE_NAME", "spec.nodeName"))
+              .build());
+    }
+    containers.add(
+        Containers.sidecar(Component.REGISTRAR, images, spec, node)
+            .withArgs(
+                "--csi-address=" + Containers.SOCKET,
+                "--kubelet-registration-path=" + pluginDir + "/csi.sock",
+                "--v=2")
+            .addToVolumeMounts(mount("registration-dir", "/registration", null))
+            .build());
+    containers.add(Containers.livenessProbe(images, spec, node));
+
+    List<Volume> volumes = new ArrayList<>();
+    volumes.add(hostPath(Containers.SOCKET_VOLUME, pluginDir, "DirectoryOrCreate"));
+    volumes.add(hostPath("registration-dir", kubeletDir + "/plugins_registry", "Directory"));
+    volumes.add(hostPath("mountpoint-dir", kubeletDir + "/pods", "DirectoryOrCreate"));
+    volumes.add(hostPath("plugins-dir", kubeletDir + "/plugins", "Directory"));
+    volumes.add(hostPath("dev-dir", "/dev", "Directory"));
+    for (PoolSpec pool : spec.getPools()) {
+      volumes.add(hostPath("pool-" + pool.getName(), pool.getPath(), "DirectoryOrCreate"));
+    }
+
+    return new DaemonSetBuilder()
+        .withMetadata(Rbac.meta(n, n.workload(Names.NODE), n.namespace(), Names.NODE))
+        .withNewSpec()
+        .withNewSelector()
+        .withMatchLabels(n.selector(Names.NODE))
+        .endSelector()
+        .withUpdateStrategy(node.getUpdateStrategy())
+        .withNewTemplate()
+        .withNewMetadata()
+        .withLabels(n.labels(Names.NODE))
+        .endMetadata()
+        .withNewSpec()
+        .withServiceAccountName(n.serviceAccount(Names.NODE))
+        .withPriorityClassName(node.getPriorityClassName())
+        .withNodeSelector(node.getNodeSelector())
+        .withTolerations(node.getTolerations())
+        .withAffinity(node.getAffinity())
+        .withImagePullSecrets(Containers.pullSecrets(spec))
+        .withContainers(containers)
+        .withVolumes(volumes)
+        .endSpec()
+        .endTemplate()
+        .endSpec()
+        .build();
+  }
+
+  private static Container driver(
+      StorageClusterSpec spec, ResolvedImages images, NodePluginSpec node, String kubeletDir) {
+    List<String> args = new ArrayList<>();
+    args.add("--mode=node");
+    args.add("--endpoint=" + Containers.ENDPOINT);
+    args.add("--node-id=$(NODE_NAME)");
+    args.add("--driver-name=" + spec.getDriver().getName());
+    args.add("--log-level=" + spec.getDriver().getLogLevel());
+    for (PoolSpec pool : spec.getPools()) {
+      args.add("--pool=" + poolFlag(pool));
+    }
+    args.add("--allowed-path-root=" + kubeletDir);
+    if (spec.getDriver().getMaxVolumesPerNode() != null) {
+      args.add("--max-volumes-per-node=" + spec.getDriver().getMaxVolumesPerNode());
+    }
+    if (spec.getDriver().getExtraArgs() != null) {
+      args.addAll(spec.getDriver().getExtraArgs());
+    }
+    List<VolumeMount> mounts = new ArrayList<>();
+    mounts.add(Containers.socketMount());
+    mounts.add(mount("mountpoint-dir", kubeletDir + "/pods", "Bidirectional"));
+    mounts.add(mount("plugins-dir", kubeletDir + "/plugins", "Bidirectional"));
+    mounts.add(mount("dev-dir", "/dev", null));
+    for (PoolSpec pool : spec.getPools()) {
+      mounts.add(mount("pool-" + pool.getName(), pool.getPath(), "Bidirectional"));
+    }
+    return new ContainerBuilder()
+        .withName(Component.DRIVER.key())
+        .withImage(images.get(Component.DRIVER))
+        .withImagePullPolicy(Containers.pullPolicy(spec))
+        .withArgs(args)
+        .withEnv(Containers.fieldEnv("NODE_NAME", "spec.nodeName"))
+        .withResources(Containers.resources(node, Component.DRIVER, spec))
+        .withNewSecurityContext()
+        .withPrivileged(true)
+        .endSecurityContext()
+        .addNewPort()
+        .withName("healthz")
+        .withContainerPort(Containers.HEALTH_PORT)
+        .withProtocol("TCP")
+        .endPort()
+        .withNewLivenessProbe()
+        .withNewHttpGet()
+        .withPath("/healthz")
+        .withNewPort("healthz")
+        .endHttpGet()
+        .withInitialDelaySeconds(10)
+        .withPeriodSeconds(10)
+        .withTimeoutSeconds(3)
+        .withFailureThreshold(5)
+        .endLivenessProbe()
+        .withVolumeMounts(mounts)
+        .build();
+  }
+
+  private static Container provisioner(
+      StorageClusterSpec spec, ResolvedImages images, NodePluginSpec node) {
+    List<String> args = new ArrayList<>();
+    args.add("--csi-address=" + Containers.SOCKET);
+    args.add("--node-deployment=true");
+    args.add("--strict-topology=true");
+    args.add("--immediate-topology=false");
+    args.add("--extra-create-metadata=true");
+    args.add("--v=2");
+    boolean capacity = Boolean.TRUE.equals(spec.getFeatures().getCapacityTracking());
+    if (capacity) {
+      args.add("--enable-capacity=true");
+      // Level 1: the CSIStorageCapacity objects are owned by the DaemonSet, not a single pod.
+      args.add("--capacity-ownerref-level=1");
+    }
+    return Containers.sidecar(Component.PROVISIONER, images, spec, node)
+        .withArgs(args)
+        .withEnv(
+            Containers.fieldEnv("NODE_NAME", "spec.nodeName"),
+            Containers.fieldEnv("NAMESPACE", "metadata.namespace"),
+            Containers.fieldEnv("POD_NAME", "metadata.name"))
+        .build();
+  }
+
+  /** name=NAME,path=DIR[,capacity=Q][,overprovision=R][,fs=ext4:xfs], the driver's --pool. */
+  static String poolFlag(PoolSpec pool) {
+    StringBuilder sb = new StringBuilder();
+    sb.append("name=").append(pool.getName()).append(",path=").append(pool.getPath());
+    if (pool.getCapacity() != null) {
+      sb.append(",capacity=").append(pool.getCapacity());
+    }
+    if (pool.getOverprovisionRatio() != null && pool.getOverprovisionRatio() != 1.0) {
+      sb.append(",overprovision=").append(pool.getOverprovisionRatio());
+    }
+    if (pool.getFsTypes() != null && !pool.getFsTypes().isEmpty()) {
+      sb.append(",fs=")
+          .append(pool.getFsTypes().stream().map(FsType::name).collect(Collectors.joining(":")));
+    }
+    return sb.toString();
+  }
+
+  private static VolumeMount mount(String name, String path, String propagation) {
+    return new VolumeMountBuilder()
+        .withName(name)
+        .withMountPath(path)
+        .withMountPropagation(propagation)
+        .build();
+  }
+
+  private static Volume hostPath(String name, String path, String type) {
+    return new VolumeBuilder()
+        .withName(name)
+        .withNewHostPath()
+        .withPath(path)
+        .withType(type)
+        .endHostPath()
+        .build();
+  }
+
+  private static String trimSlash(String dir) {
+    String d = dir == null ? NodePluginSpec.DEFAULT_KUBELET_DIR : dir;
+    return d.length() > 1 && d.endsWith("/") ? d.substring(0, d.length() - 1) : d;
+  }
+}

@@ -1,0 +1,199 @@
+package dev.soko.operator.model;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.SubjectBuilder;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * ServiceAccounts and least-privilege roles per component, following each sidecar's documented RBAC
+ * (deploy/kubernetes/rbac.yaml of each kubernetes-csi sidecar), minus what Soko never uses
+ * (VolumeAttachments: attachRequired is false; group snapshots).
+ */
+final class Rbac {
+  private static final List<String> READ = List.of("get", "list", "watch");
+  private static final List<String> EVENTS =
+      List.of("get", "list", "watch", "create", "update", "patch");
+
+  private Rbac() {}
+
+  static List<HasMetadata> objects(Names n, boolean snapshots, boolean capacity, boolean health) {
+    List<HasMetadata> out = new ArrayList<>();
+    String nodeSa = n.serviceAccount(Names.NODE);
+    String ctrlSa = n.serviceAccount(Names.CONTROLLER);
+    out.add(serviceAccount(n, nodeSa, Names.NODE));
+    out.add(serviceAccount(n, ctrlSa, Names.CONTROLLER));
+
+    List<PolicyRule> provisioner =
+        new ArrayList<>(
+            List.of(
+                rule(
+                    "",
+                    List.of("persistentvolumes"),
+                    List.of("get", "list", "watch", "create", "patch", "delete")),
+                rule(
+                    "",
+                    List.of("persistentvolumeclaims"),
+                    List.of("get", "list", "watch", "update")),
+                rule(
+                    "storage.k8s.io",
+                    List.of("storageclasses", "csinodes", "volumeattributesclasses"),
+                    READ),
+                rule("", List.of("nodes"), READ),
+                rule("", List.of("events"), EVENTS),
+                rule(
+                    "snapshot.storage.k8s.io",
+                    List.of("volumesnapshots", "volumesnapshotcontents"),
+                    List.of("get", "list"))));
+    out.add(clusterRole(n, "provisioner", Names.NODE, provisioner));
+    out.add(clusterBinding(n, "provisioner", Names.NODE, nodeSa));
+    if (capacity) {
+      // The provisioner publishes CSIStorageCapacity in its own namespace, owned by its DaemonSet.
+      out.add(
+          role(
+              n,
+              "capacity",
+              Names.NODE,
+              List.of(
+                  rule(
+                      "storage.k8s.io",
+                      List.of("csistoragecapacities"),
+                      List.of("get", "list", "watch", "create", "update", "patch", "delete")),
+                  rule("", List.of("pods"), List.of("get")),
+                  rule("apps", List.of("daemonsets"), List.of("get")))));
+      out.add(roleBinding(n, "capacity", Names.NODE, nodeSa));
+    }
+    if (snapshots) {
+      out.add(
+          clusterRole(
+              n,
+              "snapshotter",
+              Names.NODE,
+              List.of(
+                  rule("", List.of("events"), EVENTS),
+                  rule("snapshot.storage.k8s.io", List.of("volumesnapshotclasses"), READ),
+                  rule(
+                      "snapshot.storage.k8s.io",
+                      List.of("volumesnapshotcontents"),
+                      List.of("get", "list", "watch", "update", "patch")),
+                  rule(
+                      "snapshot.storage.k8s.io",
+                      List.of("volumesnapshotcontents/status"),
+                      List.of("update", "patch")))));
+      out.add(clusterBinding(n, "snapshotter", Names.NODE, nodeSa));
+    }
+
+    out.add(
+        clusterRole(
+            n,
+            "resizer",
+            Names.CONTROLLER,
+            List.of(
+                rule("", List.of("persistentvolumes"), List.of("get", "list", "watch", "patch")),
+                rule("", List.of("persistentvolumeclaims"), READ),
+                rule("", List.of("pods"), List.of("list", "watch")),
+                rule("", List.of("persistentvolumeclaims/status"), List.of("patch")),
+                rule("", List.of("events"), EVENTS),
+                rule("storage.k8s.io", List.of("volumeattributesclasses"), READ))));
+    out.add(clusterBinding(n, "resizer", Names.CONTROLLER, ctrlSa));
+    if (health) {
+      out.add(
+          clusterRole(
+              n,
+              "health-monitor",
+              Names.CONTROLLER,
+              List.of(
+                  rule(
+                      "",
+                      List.of("persistentvolumes", "persistentvolumeclaims", "nodes", "pods"),
+                      READ),
+                  rule("", List.of("events"), EVENTS))));
+      out.add(clusterBinding(n, "health-monitor", Names.CONTROLLER, ctrlSa));
+    }
+    // Leader election of the controller's sidecars.
+    out.add(
+        role(
+            n,
+            "leader-election",
+            Names.CONTROLLER,
+            List.of(
+                rule(
+                    "coordination.k8s.io",
+                    List.of("leases"),
+                    List.of("get", "list", "watch", "create", "update", "patch", "delete")))));
+    out.add(roleBinding(n, "leader-election", Names.CONTROLLER, ctrlSa));
+    return out;
+  }
+
+  private static PolicyRule rule(String group, List<String> resources, List<String> verbs) {
+    return new PolicyRuleBuilder()
+        .withApiGroups(group)
+        .withResources(resources)
+        .withVerbs(verbs)
+        .build();
+  }
+
+  private static HasMetadata serviceAccount(Names n, String name, String component) {
+    return new ServiceAccountBuilder()
+        .withMetadata(meta(n, name, n.namespace(), component))
+        .build();
+  }
+
+  private static HasMetadata clusterRole(
+      Names n, String role, String component, List<PolicyRule> rules) {
+    return new ClusterRoleBuilder()
+        .withMetadata(meta(n, n.clusterRole(role), null, component))
+        .withRules(rules)
+        .build();
+  }
+
+  private static HasMetadata clusterBinding(Names n, String role, String component, String sa) {
+    return new ClusterRoleBindingBuilder()
+        .withMetadata(meta(n, n.clusterRole(role), null, component))
+        .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", n.clusterRole(role))
+        .withSubjects(
+            new SubjectBuilder()
+                .withKind("ServiceAccount")
+                .withName(sa)
+                .withNamespace(n.namespace())
+                .build())
+        .build();
+  }
+
+  private static HasMetadata role(Names n, String role, String component, List<PolicyRule> rules) {
+    return new RoleBuilder()
+        .withMetadata(meta(n, n.workload(role), n.namespace(), component))
+        .withRules(rules)
+        .build();
+  }
+
+  private static HasMetadata roleBinding(Names n, String role, String component, String sa) {
+    return new RoleBindingBuilder()
+        .withMetadata(meta(n, n.workload(role), n.namespace(), component))
+        .withNewRoleRef("rbac.authorization.k8s.io", "Role", n.workload(role))
+        .withSubjects(
+            new SubjectBuilder()
+                .withKind("ServiceAccount")
+                .withName(sa)
+                .withNamespace(n.namespace())
+                .build())
+        .build();
+  }
+
+  static io.fabric8.kubernetes.api.model.ObjectMeta meta(
+      Names n, String name, String namespace, String component) {
+    return new ObjectMetaBuilder()
+        .withName(name)
+        .withNamespace(namespace)
+        .withLabels(n.labels(component))
+        .build();
+  }
+}

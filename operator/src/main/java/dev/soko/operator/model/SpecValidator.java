@@ -1,0 +1,54 @@
+package dev.soko.operator.model;
+
+import dev.soko.api.v1alpha1.PoolSpec;
+import dev.soko.api.v1alpha1.StorageClassSpec;
+import dev.soko.api.v1alpha1.StorageClusterSpec;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The cross-field checks of the CRD's CEL rules, repeated for {@code render} (no API server) and
+ * for clusters where an old CRD without the rules is installed. Returns readable problems.
+ */
+public final class SpecValidator {
+  private SpecValidator() {}
+
+  public static List<String> problems(StorageClusterSpec spec) {
+    List<String> problems = new ArrayList<>();
+    if (spec == null) {
+      return List.of("spec is missing");
+    }
+    if (spec.getPools() == null || spec.getPools().isEmpty()) {
+      problems.add("spec.pools must list at least one pool");
+      return problems;
+    }
+    Set<String> pools = new HashSet<>();
+    for (PoolSpec p : spec.getPools()) {
+      if (p.getName() == null || p.getPath() == null) {
+        problems.add("every pool needs a name and a path");
+      } else if (!pools.add(p.getName())) {
+        problems.add("pool names must be unique: '" + p.getName() + "' appears twice");
+      }
+    }
+    Set<String> classes = new HashSet<>();
+    int defaults = 0;
+    for (StorageClassSpec c : spec.getStorageClasses()) {
+      if (!classes.add(c.getName())) {
+        problems.add("storage class names must be unique: '" + c.getName() + "' appears twice");
+      }
+      if (!pools.contains(c.getPool())) {
+        problems.add(
+            "storage class '" + c.getName() + "' names unknown pool '" + c.getPool() + "'");
+      }
+      if (Boolean.TRUE.equals(c.getDefaultClass())) {
+        defaults++;
+      }
+    }
+    if (defaults > 1) {
+      problems.add("at most one storage class may be marked default");
+    }
+    return problems;
+  }
+}

@@ -1,0 +1,86 @@
+package dev.soko.operator.model;
+
+import dev.soko.api.v1alpha1.SnapshotSpec;
+import dev.soko.api.v1alpha1.StorageClassSpec;
+import dev.soko.api.v1alpha1.StorageClusterSpec;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.storage.CSIDriver;
+import io.fabric8.kubernetes.api.model.storage.CSIDriverBuilder;
+import io.fabric8.kubernetes.api.model.storage.StorageClass;
+import io.fabric8.kubernetes.api.model.storage.StorageClassBuilder;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** CSIDriver, StorageClasses and the VolumeSnapshotClass. */
+final class StorageObjects {
+  static final String DEFAULT_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class";
+  static final String DEFAULT_SNAPSHOT_CLASS_ANNOTATION =
+      "snapshot.storage.kubernetes.io/is-default-class";
+  static final String POOL_PARAMETER = "soko.dev/pool";
+  static final String FSTYPE_PARAMETER = "csi.storage.k8s.io/fstype";
+
+  private StorageObjects() {}
+
+  static CSIDriver csiDriver(Names n, StorageClusterSpec spec) {
+    return new CSIDriverBuilder()
+        .withMetadata(Rbac.meta(n, spec.getDriver().getName(), null, "driver"))
+        .withNewSpec()
+        .withAttachRequired(false)
+        .withPodInfoOnMount(true)
+        .withStorageCapacity(Boolean.TRUE.equals(spec.getFeatures().getCapacityTracking()))
+        .withFsGroupPolicy("File")
+        .withVolumeLifecycleModes("Persistent")
+        .endSpec()
+        .build();
+  }
+
+  /**
+   * One StorageClass per entry. The default annotation is set only when asked for and no class
+   * outside this StorageCluster is already the default ({@code foreignDefault} is its name).
+   */
+  static List<StorageClass> storageClasses(
+      Names n, StorageClusterSpec spec, String foreignDefault) {
+    return spec.getStorageClasses().stream()
+        .map(sc -> storageClass(n, spec, sc, foreignDefault == null))
+        .toList();
+  }
+
+  private static StorageClass storageClass(
+      Names n, StorageClusterSpec spec, StorageClassSpec sc, boolean mayBeDefault) {
+    ObjectMeta meta = Rbac.meta(n, sc.getName(), null, "storageclass");
+    if (Boolean.TRUE.equals(sc.getDefaultClass()) && mayBeDefault) {
+      meta.setAnnotations(Map.of(DEFAULT_CLASS_ANNOTATION, "true"));
+    }
+    Map<String, String> parameters = new LinkedHashMap<>();
+    parameters.put(POOL_PARAMETER, sc.getPool());
+    parameters.put(FSTYPE_PARAMETER, sc.getFsType().name());
+    return new StorageClassBuilder()
+        .withMetadata(meta)
+        .withProvisioner(spec.getDriver().getName())
+        .withParameters(parameters)
+        .withReclaimPolicy(sc.getReclaimPolicy().name())
+        .withVolumeBindingMode(sc.getVolumeBindingMode().name())
+        .withAllowVolumeExpansion(sc.getAllowVolumeExpansion())
+        .withMountOptions(sc.getMountOptions())
+        .build();
+  }
+
+  static GenericKubernetesResource snapshotClass(
+      Names n, StorageClusterSpec spec, String foreignDefault) {
+    SnapshotSpec snap = spec.getSnapshots();
+    ObjectMeta meta = Rbac.meta(n, n.snapshotClass(snap.getClassName()), null, "snapshotclass");
+    if (Boolean.TRUE.equals(snap.getDefaultClass()) && foreignDefault == null) {
+      meta.setAnnotations(Map.of(DEFAULT_SNAPSHOT_CLASS_ANNOTATION, "true"));
+    }
+    return new GenericKubernetesResourceBuilder()
+        .withApiVersion("snapshot.storage.k8s.io/v1")
+        .withKind("VolumeSnapshotClass")
+        .withMetadata(meta)
+        .addToAdditionalProperties("driver", spec.getDriver().getName())
+        .addToAdditionalProperties("deletionPolicy", snap.getDeletionPolicy().name())
+        .build();
+  }
+}

@@ -1,0 +1,54 @@
+package dev.soko.operator.reconcile;
+
+import io.fabric8.kubernetes.api.model.storage.CSIDriver;
+import io.fabric8.kubernetes.api.model.storage.CSIDriverSpec;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.Objects;
+
+/**
+ * CSIDriver's attachRequired, podInfoOnMount, fsGroupPolicy and volumeLifecycleModes are immutable.
+ * When the server's object differs in one of the fields Soko sets, the object is deleted so that
+ * the following apply recreates it. An explicit reconcile step, not a side effect.
+ */
+final class CsiDriverReplacer {
+  private final KubernetesClient client;
+
+  CsiDriverReplacer(KubernetesClient client) {
+    this.client = client;
+  }
+
+  /** Returns a description of the changed fields when it deleted the CSIDriver, else null. */
+  String replaceIfImmutableChanged(CSIDriver desired) {
+    CSIDriver actual =
+        client.storage().v1().csiDrivers().withName(desired.getMetadata().getName()).get();
+    if (actual == null) {
+      return null;
+    }
+    String changed = immutableDifferences(desired.getSpec(), actual.getSpec());
+    if (changed.isEmpty()) {
+      return null;
+    }
+    // A CSIDriver has no finalizers: the delete is done when the call returns.
+    client.resource(actual).delete();
+    return changed;
+  }
+
+  static String immutableDifferences(CSIDriverSpec want, CSIDriverSpec have) {
+    StringBuilder sb = new StringBuilder();
+    diff(sb, "attachRequired", want.getAttachRequired(), have.getAttachRequired());
+    diff(sb, "podInfoOnMount", want.getPodInfoOnMount(), have.getPodInfoOnMount());
+    diff(sb, "fsGroupPolicy", want.getFsGroupPolicy(), have.getFsGroupPolicy());
+    diff(
+        sb, "volumeLifecycleModes", want.getVolumeLifecycleModes(), have.getVolumeLifecycleModes());
+    return sb.toString();
+  }
+
+  private static void diff(StringBuilder sb, String field, Object want, Object have) {
+    if (want != null && !Objects.equals(want, have)) {
+      if (sb.length() > 0) {
+        sb.append(", ");
+      }
+      sb.append(field).append(' ').append(have).append(" -> ").append(want);
+    }
+  }
+}

@@ -1,0 +1,72 @@
+package dev.soko.operator.reconcile;
+
+import dev.soko.api.v1alpha1.StorageCluster;
+import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Instant;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Kubernetes events on a StorageCluster, for notable transitions only (never on a no-op resync).
+ * Cluster-scoped objects' events live in the "default" namespace, where kubectl describe finds
+ * them.
+ */
+public final class EventRecorder {
+  private static final Logger LOG = LoggerFactory.getLogger(EventRecorder.class);
+  static final String NAMESPACE = "default";
+
+  private final KubernetesClient client;
+
+  public EventRecorder(KubernetesClient client) {
+    this.client = client;
+  }
+
+  void normal(StorageCluster sc, String reason, String message) {
+    record(sc, "Normal", reason, message);
+  }
+
+  void warning(StorageCluster sc, String reason, String message) {
+    record(sc, "Warning", reason, message);
+  }
+
+  private void record(StorageCluster sc, String type, String reason, String message) {
+    String now = Instant.now().toString();
+    try {
+      client
+          .v1()
+          .events()
+          .inNamespace(NAMESPACE)
+          .resource(
+              new EventBuilder()
+                  .withNewMetadata()
+                  .withName(sc.getMetadata().getName() + "." + UUID.randomUUID())
+                  .withNamespace(NAMESPACE)
+                  .endMetadata()
+                  .withNewInvolvedObject()
+                  .withApiVersion(sc.getApiVersion())
+                  .withKind(sc.getKind())
+                  .withName(sc.getMetadata().getName())
+                  .withUid(sc.getMetadata().getUid())
+                  .endInvolvedObject()
+                  .withType(type)
+                  .withReason(reason)
+                  .withMessage(message)
+                  .withFirstTimestamp(now)
+                  .withLastTimestamp(now)
+                  .withCount(1)
+                  .withNewSource("soko-operator", null)
+                  .build())
+          .create();
+    } catch (KubernetesClientException e) {
+      // An event is a courtesy; failing to record one must not fail the reconcile.
+      LOG.warn(
+          "could not record event {} on {}: {}",
+          reason,
+          sc.getMetadata().getName(),
+          e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,89 @@
+package dev.soko.operator.runtime;
+
+import dev.soko.operator.model.KubernetesVersion;
+import dev.soko.operator.model.VersionsTable;
+import dev.soko.operator.reconcile.ClusterObserver;
+import dev.soko.operator.reconcile.EventRecorder;
+import dev.soko.operator.reconcile.StorageClusterReconciler;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
+import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.function.Supplier;
+
+/** Wires the operator in plain Java: client, observer, reconciler, metrics, leader election. */
+public final class SokoOperator implements AutoCloseable {
+  private final KubernetesClient client;
+  private final WriteCounter writes = new WriteCounter();
+  private final PrometheusMeterRegistry registry =
+      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final Operator operator;
+
+  /**
+   * @param config API server connection
+   * @param leaseNamespace namespace of the leader-election lease; null disables leader election
+   * @param version the server version source; null reads /version
+   */
+  public SokoOperator(Config config, String leaseNamespace, Supplier<KubernetesVersion> version) {
+    this.client =
+        new KubernetesClientBuilder()
+            .withConfig(config)
+            .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("soko-writes", writes))
+            .build();
+    Gauge.builder("soko_api_write_calls", writes, WriteCounter::writes)
+        .description("Write calls (non-GET) sent to the API server")
+        .register(registry);
+    this.operator =
+        new Operator(
+            o -> {
+              o.withKubernetesClient(client)
+                  .withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry))
+                  .withCloseClientOnStop(true)
+                  .withUseSSAToPatchPrimaryResource(true);
+              if (leaseNamespace != null) {
+                o.withLeaderElectionConfiguration(
+                    new LeaderElectionConfiguration("soko-operator-lock", leaseNamespace));
+              }
+            });
+    ClusterObserver observer =
+        new ClusterObserver(
+            client, version != null ? version : ClusterObserver.serverVersion(client));
+    operator.register(
+        new StorageClusterReconciler(
+            client, VersionsTable.load(), observer, new EventRecorder(client)));
+  }
+
+  public void start() {
+    operator.start();
+  }
+
+  public boolean isRunning() {
+    return operator.getRuntimeInfo().isStarted();
+  }
+
+  public boolean isHealthy() {
+    return operator.getRuntimeInfo().allEventSourcesAreHealthy();
+  }
+
+  public long writeCalls() {
+    return writes.writes();
+  }
+
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  public KubernetesClient client() {
+    return client;
+  }
+
+  @Override
+  public void close() {
+    operator.stop();
+  }
+}

@@ -1,0 +1,143 @@
+package dev.soko.operator.bench;
+
+import dev.soko.api.v1alpha1.PoolSpec;
+import dev.soko.api.v1alpha1.StorageCluster;
+import io.fabric8.kubeapitest.KubeAPIServer;
+import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Measures the operator jar as users run it, against a real kube-apiserver: start to first
+ * reconcile, idle RSS, creation-to-applied, RSS after 20 StorageClusters. Run by
+ * hack/bench-operator.sh, which prints the table this writes to stdout.
+ */
+public final class OperatorBench {
+  private OperatorBench() {}
+
+  public static void main(String[] args) throws Exception {
+    Path jar = Path.of(args[0]);
+    Path dir = Path.of(args[1]);
+    KubeAPIServer server =
+        new KubeAPIServer(
+            KubeAPIServerConfigBuilder.anAPIServerConfig()
+                .withTestDir(dir.toString())
+                .withApiServerVersion(args[2])
+                .withOfflineMode(true)
+                .withUpdateKubeConfig(false)
+                .withApiServerFlag("--bind-address", "127.0.0.1")
+                .build());
+    server.start();
+    Process operator = null;
+    try {
+      Path kubeconfig = Files.createTempFile("soko-bench", ".kubeconfig");
+      Files.writeString(kubeconfig, server.getKubeConfigYaml());
+      KubernetesClient admin =
+          new KubernetesClientBuilder()
+              .withConfig(Config.fromKubeconfig(server.getKubeConfigYaml()))
+              .build();
+      apply(admin, "/META-INF/fabric8/storageclusters.soko.dev-v1.yml");
+      Thread.sleep(2000); // CRD established
+      admin.resource(cluster("bench-0")).create();
+
+      long start = System.nanoTime();
+      operator =
+          new ProcessBuilder(
+                  "java",
+                  "-jar",
+                  jar.toString(),
+                  "run",
+                  "--kubeconfig",
+                  kubeconfig.toString(),
+                  "--no-leader-election",
+                  "--health-address",
+                  "127.0.0.1:0")
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve("operator-bench.log").toFile())
+              .start();
+      waitApplied(admin, "bench-0");
+      double startSeconds = (System.nanoTime() - start) / 1e9;
+      Thread.sleep(10_000);
+      long idleRss = rssKiB(operator.pid());
+
+      List<Double> applyTimes = new ArrayList<>();
+      for (int i = 1; i < 20; i++) {
+        long t0 = System.nanoTime();
+        admin.resource(cluster("bench-" + i)).create();
+        waitApplied(admin, "bench-" + i);
+        applyTimes.add((System.nanoTime() - t0) / 1e9);
+      }
+      Thread.sleep(5_000);
+      long rss20 = rssKiB(operator.pid());
+      applyTimes.sort(Double::compare);
+
+      System.out.println("| measurement | value | target |");
+      System.out.println("|---|---|---|");
+      System.out.printf(
+          "| operator start to first reconcile (JVM start included) | %.2f s | < 3 s |%n",
+          startSeconds);
+      System.out.printf("| RSS idle (1 StorageCluster) | %d MiB | < 160 MiB |%n", idleRss / 1024);
+      System.out.printf("| RSS after 20 StorageClusters | %d MiB | |%n", rss20 / 1024);
+      System.out.printf(
+          "| creation to status applied, median of 19 | %.2f s | < 2 s |%n",
+          applyTimes.get(applyTimes.size() / 2));
+      System.out.printf(
+          "| creation to status applied, max of 19 | %.2f s | |%n",
+          applyTimes.get(applyTimes.size() - 1));
+    } finally {
+      if (operator != null) {
+        operator.destroy();
+      }
+      server.stop();
+    }
+  }
+
+  private static StorageCluster cluster(String name) {
+    StorageCluster sc = new StorageCluster();
+    sc.setMetadata(new ObjectMetaBuilder().withName(name).build());
+    sc.getSpec().setNamespace("soko-" + name);
+    sc.getSpec().getDriver().setName(name + ".csi.soko.dev");
+    PoolSpec pool = new PoolSpec();
+    pool.setName("main");
+    pool.setPath("/var/lib/soko/main");
+    sc.getSpec().getPools().add(pool);
+    return sc;
+  }
+
+  private static void waitApplied(KubernetesClient admin, String name) throws InterruptedException {
+    long deadline = System.nanoTime() + 120_000_000_000L;
+    while (System.nanoTime() < deadline) {
+      StorageCluster sc = admin.resources(StorageCluster.class).withName(name).get();
+      if (sc != null && sc.getStatus() != null && sc.getStatus().getAppliedObjects() != null) {
+        return;
+      }
+      Thread.sleep(20);
+    }
+    throw new IllegalStateException(name + " was not applied within 120 s");
+  }
+
+  private static long rssKiB(long pid) throws Exception {
+    for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+      if (line.startsWith("VmRSS:")) {
+        return Long.parseLong(line.replaceAll("[^0-9]", ""));
+      }
+    }
+    throw new IllegalStateException("no VmRSS for pid " + pid);
+  }
+
+  private static void apply(KubernetesClient admin, String resource) throws Exception {
+    try (InputStream in = OperatorBench.class.getResourceAsStream(resource)) {
+      for (HasMetadata o : admin.load(in).items()) {
+        admin.resource(o).fieldManager("bench").forceConflicts().serverSideApply();
+      }
+    }
+  }
+}

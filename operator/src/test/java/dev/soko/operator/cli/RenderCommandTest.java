@@ -1,0 +1,60 @@
+package dev.soko.operator.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class RenderCommandTest {
+  @TempDir Path dir;
+
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  private int render(String file, String version) throws Exception {
+    return RenderCommand.render(
+        file,
+        version,
+        new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void rendersEveryObjectAsYaml() throws Exception {
+    Path file = dir.resolve("stc.yaml");
+    try (var in = getClass().getResourceAsStream("/storagecluster-sample.yaml")) {
+      Files.copy(in, file);
+    }
+    assertThat(render(file.toString(), "1.34.2")).isZero();
+    String yaml = out.toString(StandardCharsets.UTF_8);
+    for (String kind :
+        new String[] {
+          "Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role",
+          "RoleBinding", "CSIDriver", "DaemonSet", "Deployment", "StorageClass",
+          "VolumeSnapshotClass"
+        }) {
+      assertThat(yaml).contains("kind: \"" + kind + "\"");
+    }
+    assertThat(yaml).contains("csi-provisioner:v5.3.0");
+  }
+
+  @Test
+  void rejectsBadVersionAndInvalidSpecReadably() throws Exception {
+    Path file = dir.resolve("bad.yaml");
+    Files.writeString(
+        file,
+        "apiVersion: soko.dev/v1alpha1\nkind: StorageCluster\nmetadata: {name: x}\n"
+            + "spec:\n  pools: [{name: a, path: /a}]\n"
+            + "  storageClasses: [{name: c, pool: b}]\n");
+    assertThat(render(file.toString(), "1.34")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains("storage class 'c' names unknown pool 'b'");
+    assertThat(render(file.toString(), "latest")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("not a Kubernetes version");
+  }
+}

@@ -1,0 +1,199 @@
+package dev.soko.operator.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.soko.api.v1alpha1.StorageCluster;
+import dev.soko.operator.model.KubernetesVersion;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.storage.StorageClassBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Default-class respect, version change, driver-name conflict and the no-op resync. */
+class StorageClusterBehaviourIT {
+  static TestCluster cluster;
+  static KubernetesClient admin;
+
+  @BeforeAll
+  static void start() throws Exception {
+    cluster = TestCluster.get();
+    admin = cluster.admin;
+  }
+
+  @Test
+  void userDefaultStorageClassIsNeverStolen() {
+    admin
+        .storage()
+        .v1()
+        .storageClasses()
+        .resource(
+            new StorageClassBuilder()
+                .withNewMetadata()
+                .withName("users-default")
+                .addToAnnotations("storageclass.kubernetes.io/is-default-class", "true")
+                .endMetadata()
+                .withProvisioner("example.com/other")
+                .build())
+        .create();
+    try {
+      StorageCluster sc = Specs.cluster("zeta");
+      sc.getSpec().getStorageClasses().get(0).setDefaultClass(true);
+      StorageClusterLifecycleIT.create(sc);
+      var mine = admin.storage().v1().storageClasses().withName("zeta-sc").get();
+      assertThat(mine.getMetadata().getAnnotations())
+          .doesNotContainKey("storageclass.kubernetes.io/is-default-class");
+      assertThat(
+              admin
+                  .storage()
+                  .v1()
+                  .storageClasses()
+                  .withName("users-default")
+                  .get()
+                  .getMetadata()
+                  .getAnnotations())
+          .containsEntry("storageclass.kubernetes.io/is-default-class", "true");
+    } finally {
+      admin.storage().v1().storageClasses().withName("users-default").delete();
+    }
+    // Once the user's default is gone, Soko's requested default applies (after any resync).
+    admin
+        .apps()
+        .deployments()
+        .inNamespace("soko-zeta")
+        .withName("zeta-controller")
+        .edit(
+            d -> {
+              d.getSpec().setReplicas(5);
+              return d;
+            });
+    Await.until(
+        "zeta-sc default",
+        () -> admin.storage().v1().storageClasses().withName("zeta-sc").get(),
+        c ->
+            "true"
+                .equals(
+                    c.getMetadata()
+                        .getAnnotations()
+                        .get("storageclass.kubernetes.io/is-default-class")));
+  }
+
+  @Test
+  void simulatedClusterUpgradeChangesSidecars() {
+    StorageCluster sc = Specs.cluster("eta");
+    sc.getSpec().getSnapshots().setEnabled(false);
+    StorageCluster created = StorageClusterLifecycleIT.create(sc);
+    assertThat(StorageClusterLifecycleIT.condition(created, "Compatible").getStatus())
+        .isEqualTo("True");
+    assertThat(provisionerImage("eta")).endsWith(":v5.3.0");
+    cluster.version.set(KubernetesVersion.parse("v1.30.4"));
+    try {
+      // An event on an owned object stands in for the periodic resync that notices an upgrade.
+      admin
+          .apps()
+          .deployments()
+          .inNamespace("soko-eta")
+          .withName("eta-controller")
+          .edit(
+              d -> {
+                d.getSpec().setReplicas(4);
+                return d;
+              });
+      Await.until(
+          "conservative sidecars", () -> provisionerImage("eta"), i -> i.endsWith(":v4.0.1"));
+      StorageCluster after =
+          Await.until(
+              "status follows",
+              () -> cluster.get("eta"),
+              s -> "v1.30.4".equals(s.getStatus().getKubernetesVersion()));
+      assertThat(after.getStatus().getImages().get("csi-resizer")).endsWith(":v1.10.1");
+    } finally {
+      cluster.version.set(KubernetesVersion.parse(TestCluster.VERSION));
+    }
+  }
+
+  private static String provisionerImage(String name) {
+    return StorageClusterLifecycleIT.daemonSet(name)
+        .getSpec()
+        .getTemplate()
+        .getSpec()
+        .getContainers()
+        .stream()
+        .filter(c -> c.getName().equals("csi-provisioner"))
+        .map(Container::getImage)
+        .findFirst()
+        .orElseThrow();
+  }
+
+  @Test
+  void secondClusterClaimingADriverNameIsAConflictAndChangesNothing() {
+    StorageClusterLifecycleIT.create(Specs.cluster("theta"));
+    StorageCluster dup = Specs.cluster("iota");
+    dup.getSpec().getDriver().setName("theta.csi.soko.dev");
+    StorageCluster conflicted =
+        Await.until(
+            "conflict reported",
+            () -> {
+              if (cluster.get("iota") == null) {
+                admin.resource(dup).create();
+              }
+              return cluster.get("iota");
+            },
+            s ->
+                s.getStatus() != null
+                    && s.getStatus().getConditions() != null
+                    && s.getStatus().getConditions().stream()
+                        .anyMatch(c -> "DriverNameConflict".equals(c.getReason())));
+    assertThat(StorageClusterLifecycleIT.condition(conflicted, "Degraded").getMessage())
+        .contains("already used by StorageCluster theta");
+    assertThat(admin.namespaces().withName("soko-iota").get()).isNull();
+    assertThat(admin.storage().v1().storageClasses().withName("iota-sc").get()).isNull();
+    admin.resource(dup).delete();
+    Await.until("iota gone", () -> cluster.get("iota") == null, gone -> gone);
+    assertThat(admin.storage().v1().csiDrivers().withName("theta.csi.soko.dev").get()).isNotNull();
+  }
+
+  @Test
+  void noOpResyncMakesZeroWriteCalls() throws Exception {
+    StorageClusterLifecycleIT.create(Specs.cluster("kappa"));
+    // Let the reconciles caused by the operator's own writes settle.
+    long settled = cluster.operator.writeCalls();
+    long deadline = System.currentTimeMillis() + 20_000;
+    while (System.currentTimeMillis() < deadline) {
+      Thread.sleep(1500);
+      long now = cluster.operator.writeCalls();
+      if (now == settled) {
+        break;
+      }
+      settled = now;
+    }
+    // A label edit on an owned object that is not ours to manage triggers a full reconcile.
+    long before = cluster.operator.writeCalls();
+    admin
+        .serviceAccounts()
+        .inNamespace("soko-kappa")
+        .withName("kappa-node")
+        .edit(
+            sa -> {
+              sa.getMetadata().getLabels().put("example.com/unrelated", "x");
+              return sa;
+            });
+    long reconciles = reconcileCount();
+    Await.until(
+        "a resync reconcile", StorageClusterBehaviourIT::reconcileCount, c -> c > reconciles);
+    Thread.sleep(1000);
+    assertThat(cluster.operator.writeCalls() - before).isZero();
+  }
+
+  private static long reconcileCount() {
+    return (long)
+        cluster.operator.registry().getMeters().stream()
+            .filter(
+                m ->
+                    m.getId().getName().contains("reconciliations.started")
+                        || m.getId().getName().contains("reconciliations_started"))
+            .flatMap(m -> java.util.stream.StreamSupport.stream(m.measure().spliterator(), false))
+            .mapToDouble(ms -> ms.getValue())
+            .sum();
+  }
+}

@@ -1,0 +1,324 @@
+package dev.soko.operator.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.soko.api.v1alpha1.StorageCluster;
+import dev.soko.api.v1alpha1.UninstallPolicy;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.storage.CSIDriverBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Create, update, drift, delete and PV protection against a real kube-apiserver. */
+class StorageClusterLifecycleIT {
+  static TestCluster cluster;
+  static KubernetesClient admin;
+
+  @BeforeAll
+  static void start() throws Exception {
+    cluster = TestCluster.get();
+    admin = cluster.admin;
+  }
+
+  static StorageCluster create(StorageCluster sc) {
+    admin.resource(sc).create();
+    String name = sc.getMetadata().getName();
+    return Await.until(
+        name + " applied",
+        () -> cluster.get(name),
+        s ->
+            s.getStatus() != null
+                && s.getStatus().getAppliedObjects() != null
+                && s.getMetadata().getGeneration().equals(s.getStatus().getObservedGeneration()));
+  }
+
+  static Condition condition(StorageCluster sc, String type) {
+    return sc.getStatus().getConditions().stream()
+        .filter(c -> type.equals(c.getType()))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no condition " + type + " in " + sc.getStatus()));
+  }
+
+  static DaemonSet daemonSet(String name) {
+    return admin.apps().daemonSets().inNamespace("soko-" + name).withName(name + "-node").get();
+  }
+
+  @Test
+  void createProducesEveryObjectAndAccurateStatus() {
+    StorageCluster sc = create(Specs.cluster("alpha"));
+    assertThat(admin.namespaces().withName("soko-alpha").get()).isNotNull();
+    assertThat(admin.serviceAccounts().inNamespace("soko-alpha").withName("alpha-node").get())
+        .isNotNull();
+    assertThat(admin.rbac().clusterRoles().withName("soko:alpha:provisioner").get()).isNotNull();
+    assertThat(admin.rbac().clusterRoleBindings().withName("soko:alpha:resizer").get()).isNotNull();
+    assertThat(admin.rbac().roles().inNamespace("soko-alpha").withName("alpha-capacity").get())
+        .isNotNull();
+    var driver = admin.storage().v1().csiDrivers().withName("alpha.csi.soko.dev").get();
+    assertThat(driver.getSpec().getAttachRequired()).isFalse();
+    assertThat(driver.getSpec().getStorageCapacity()).isTrue();
+    DaemonSet ds = daemonSet("alpha");
+    assertThat(ds.getSpec().getTemplate().getSpec().getContainers())
+        .extracting(Container::getName)
+        .contains("soko-driver", "csi-provisioner", "node-driver-registrar", "liveness-probe");
+    assertThat(
+            admin
+                .apps()
+                .deployments()
+                .inNamespace("soko-alpha")
+                .withName("alpha-controller")
+                .get()
+                .getSpec()
+                .getReplicas())
+        .isEqualTo(1);
+    var sclass = admin.storage().v1().storageClasses().withName("alpha-sc").get();
+    assertThat(sclass.getProvisioner()).isEqualTo("alpha.csi.soko.dev");
+    assertThat(sclass.getVolumeBindingMode()).isEqualTo("WaitForFirstConsumer");
+
+    assertThat(sc.getStatus().getKubernetesVersion()).isEqualTo("v1.36.3");
+    assertThat(sc.getStatus().getImages()).containsKey("csi-provisioner");
+    assertThat(condition(sc, "Degraded").getStatus()).isEqualTo("False");
+    assertThat(condition(sc, "Ready").getStatus()).isEqualTo("False");
+    // No snapshot CRDs on this API server: snapshots stay off and Compatible says why.
+    assertThat(condition(sc, "Compatible").getStatus()).isEqualTo("False");
+    assertThat(condition(sc, "Compatible").getMessage()).contains("snapshot.storage.k8s.io/v1");
+    assertThat(ds.getSpec().getTemplate().getSpec().getContainers())
+        .extracting(Container::getName)
+        .doesNotContain("csi-snapshotter");
+    assertThat(sc.getStatus().getController().ready()).isZero();
+
+    // What kubelet, the DaemonSet controller and the provisioner would report.
+    admin
+        .storage()
+        .v1()
+        .csiNodes()
+        .resource(
+            new io.fabric8.kubernetes.api.model.storage.CSINodeBuilder()
+                .withNewMetadata()
+                .withName("node-1")
+                .endMetadata()
+                .withNewSpec()
+                .addNewDriver()
+                .withName("alpha.csi.soko.dev")
+                .withNodeID("node-1")
+                .withTopologyKeys("topology.soko.dev/node")
+                .endDriver()
+                .endSpec()
+                .build())
+        .create();
+    admin
+        .storage()
+        .v1()
+        .csiStorageCapacities()
+        .inNamespace("soko-alpha")
+        .resource(
+            new io.fabric8.kubernetes.api.model.storage.CSIStorageCapacityBuilder()
+                .withNewMetadata()
+                .withName("cap-1")
+                .withNamespace("soko-alpha")
+                .endMetadata()
+                .withStorageClassName("alpha-sc")
+                .withNewNodeTopology()
+                .addToMatchLabels("topology.soko.dev/node", "node-1")
+                .endNodeTopology()
+                .withNewCapacity("4Gi")
+                .build())
+        .create();
+    ds.setStatus(
+        new io.fabric8.kubernetes.api.model.apps.DaemonSetStatusBuilder()
+            .withDesiredNumberScheduled(1)
+            .withNumberReady(1)
+            .withCurrentNumberScheduled(1)
+            .withNumberMisscheduled(0)
+            .build());
+    admin.resource(ds).updateStatus();
+    var dep =
+        admin.apps().deployments().inNamespace("soko-alpha").withName("alpha-controller").get();
+    dep.setStatus(
+        new io.fabric8.kubernetes.api.model.apps.DeploymentStatusBuilder()
+            .withReplicas(1)
+            .withReadyReplicas(1)
+            .build());
+    admin.resource(dep).updateStatus();
+
+    StorageCluster ready =
+        Await.until(
+            "alpha ready",
+            () -> cluster.get("alpha"),
+            s ->
+                "True".equals(condition(s, "Ready").getStatus())
+                    && s.getStatus().getNodes().registered() == 1
+                    && !s.getStatus().getPools().isEmpty());
+    assertThat(ready.getStatus().getNodes().desired()).isEqualTo(1);
+    assertThat(ready.getStatus().getPools().get(0).node()).isEqualTo("node-1");
+    assertThat(ready.getStatus().getPools().get(0).available()).isEqualTo("4Gi");
+    assertThat(ready.getStatus().getCapacity().total()).isEqualTo("10Gi");
+    assertThat(ready.getStatus().getCapacity().used()).isEqualTo("6Gi");
+  }
+
+  @Test
+  void specUpdatesAreFollowedAndHandEditsReverted() {
+    create(Specs.cluster("beta"));
+    StorageCluster sc = cluster.get("beta");
+    sc.getSpec().getController().setReplicas(3);
+    sc.getSpec().getDriver().setLogLevel(dev.soko.api.v1alpha1.LogLevel.debug);
+    admin.resource(sc).update();
+    Await.until(
+        "replicas 3",
+        () -> admin.apps().deployments().inNamespace("soko-beta").withName("beta-controller").get(),
+        d -> d.getSpec().getReplicas() == 3);
+    Await.until(
+        "debug logs",
+        () -> daemonSet("beta"),
+        d ->
+            d.getSpec()
+                .getTemplate()
+                .getSpec()
+                .getContainers()
+                .get(0)
+                .getArgs()
+                .contains("--log-level=debug"));
+
+    // Hand edits: a changed StorageClass-owned CSIDriver field and a deleted ClusterRole come back.
+    admin
+        .apps()
+        .deployments()
+        .inNamespace("soko-beta")
+        .withName("beta-controller")
+        .edit(
+            d -> {
+              d.getSpec().setReplicas(7);
+              return d;
+            });
+    Await.until(
+        "replicas reverted",
+        () -> admin.apps().deployments().inNamespace("soko-beta").withName("beta-controller").get(),
+        d -> d.getSpec().getReplicas() == 3);
+    admin.rbac().clusterRoles().withName("soko:beta:resizer").delete();
+    Await.until(
+        "cluster role recreated",
+        () -> admin.rbac().clusterRoles().withName("soko:beta:resizer").get(),
+        r -> r != null);
+  }
+
+  @Test
+  void deleteRemovesEverythingUnlessVolumesExist() {
+    create(Specs.cluster("gamma"));
+    admin
+        .persistentVolumes()
+        .resource(
+            new PersistentVolumeBuilder()
+                .withNewMetadata()
+                .withName("pv-gamma")
+                .endMetadata()
+                .withNewSpec()
+                .withCapacity(
+                    Map.of("storage", new io.fabric8.kubernetes.api.model.Quantity("1Gi")))
+                .withAccessModes("ReadWriteOnce")
+                .withNewCsi()
+                .withDriver("gamma.csi.soko.dev")
+                .withVolumeHandle("v1")
+                .endCsi()
+                .endSpec()
+                .build())
+        .create();
+    admin.resources(StorageCluster.class).withName("gamma").delete();
+    StorageCluster blocked =
+        Await.until(
+            "deletion blocked",
+            () -> cluster.get("gamma"),
+            s -> "DeletionBlocked".equals(condition(s, "Degraded").getReason()));
+    assertThat(condition(blocked, "Degraded").getMessage()).contains("pv-gamma").contains("Force");
+    assertThat(admin.storage().v1().csiDrivers().withName("gamma.csi.soko.dev").get()).isNotNull();
+
+    // No controller-manager here: drop the pv-protection finalizer ourselves, then delete.
+    admin
+        .persistentVolumes()
+        .withName("pv-gamma")
+        .edit(
+            pv -> {
+              pv.getMetadata().setFinalizers(null);
+              return pv;
+            });
+    admin.persistentVolumes().withName("pv-gamma").delete();
+    Await.until(
+        "gamma gone",
+        () -> cluster.get("gamma") == null,
+        gone -> gone,
+        java.time.Duration.ofSeconds(60));
+    assertThat(admin.storage().v1().csiDrivers().withName("gamma.csi.soko.dev").get()).isNull();
+    assertThat(admin.storage().v1().storageClasses().withName("gamma-sc").get()).isNull();
+    assertThat(
+            admin
+                .rbac()
+                .clusterRoles()
+                .withLabel("soko.dev/storagecluster", "gamma")
+                .list()
+                .getItems())
+        .isEmpty();
+    assertThat(admin.apps().daemonSets().inNamespace("soko-gamma").list().getItems()).isEmpty();
+    var ns = admin.namespaces().withName("soko-gamma").get();
+    assertThat(ns == null || ns.getMetadata().getDeletionTimestamp() != null).isTrue();
+  }
+
+  @Test
+  void forcePolicyUninstallsDespiteVolumes() {
+    StorageCluster spec = Specs.cluster("delta");
+    spec.getSpec().setUninstallPolicy(UninstallPolicy.Force);
+    create(spec);
+    admin
+        .persistentVolumes()
+        .resource(
+            new PersistentVolumeBuilder()
+                .withNewMetadata()
+                .withName("pv-delta")
+                .endMetadata()
+                .withNewSpec()
+                .withCapacity(
+                    Map.of("storage", new io.fabric8.kubernetes.api.model.Quantity("1Gi")))
+                .withAccessModes("ReadWriteOnce")
+                .withNewCsi()
+                .withDriver("delta.csi.soko.dev")
+                .withVolumeHandle("v1")
+                .endCsi()
+                .endSpec()
+                .build())
+        .create();
+    admin.resources(StorageCluster.class).withName("delta").delete();
+    Await.until("delta gone", () -> cluster.get("delta") == null, gone -> gone);
+    assertThat(admin.storage().v1().csiDrivers().withName("delta.csi.soko.dev").get()).isNull();
+  }
+
+  @Test
+  void csiDriverWithChangedImmutableFieldIsRecreated() {
+    create(Specs.cluster("eps"));
+    var old = admin.storage().v1().csiDrivers().withName("eps.csi.soko.dev").get();
+    // Simulate a CSIDriver written by an older Soko with another immutable value.
+    admin.resource(old).delete();
+    admin
+        .resource(
+            new CSIDriverBuilder()
+                .withMetadata(
+                    new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
+                        .withName("eps.csi.soko.dev")
+                        .withLabels(old.getMetadata().getLabels())
+                        .build())
+                .withNewSpec()
+                .withAttachRequired(true)
+                .withPodInfoOnMount(false)
+                .endSpec()
+                .build())
+        .create();
+    var fixed =
+        Await.until(
+            "csidriver recreated",
+            () -> admin.storage().v1().csiDrivers().withName("eps.csi.soko.dev").get(),
+            d -> d != null && Boolean.FALSE.equals(d.getSpec().getAttachRequired()));
+    assertThat(fixed.getSpec().getPodInfoOnMount()).isTrue();
+    assertThat(fixed.getMetadata().getUid()).isNotEqualTo(old.getMetadata().getUid());
+  }
+}

@@ -1,0 +1,121 @@
+package dev.soko.operator.it;
+
+import dev.soko.api.v1alpha1.StorageCluster;
+import dev.soko.operator.model.KubernetesVersion;
+import dev.soko.operator.runtime.SokoOperator;
+import io.fabric8.kubeapitest.KubeAPIServer;
+import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * One real kube-apiserver + etcd (kube-api-test, offline, RBAC on, loopback) for all ITs of a JVM,
+ * with the CRD and the operator's RBAC file applied, and the operator running as its ServiceAccount
+ * through impersonation: a missing permission shows up as a failed test.
+ */
+final class TestCluster {
+  static final String VERSION = "1.36.3";
+  static final String OPERATOR_USER = "system:serviceaccount:soko-system:soko-operator";
+
+  private static TestCluster instance;
+
+  final KubeAPIServer server;
+  final KubernetesClient admin;
+  final SokoOperator operator;
+  final AtomicReference<KubernetesVersion> version =
+      new AtomicReference<>(KubernetesVersion.parse(VERSION));
+
+  private TestCluster() throws Exception {
+    String cache =
+        System.getenv()
+            .getOrDefault("SOKO_CACHE", System.getProperty("user.home") + "/.cache/soko");
+    Path dir = Path.of(cache, "kube-api-test");
+    Path binaries = dir.resolve("k8s").resolve(VERSION + "-linux-amd64");
+    for (String bin : List.of("etcd", "kube-apiserver", "kubectl")) {
+      if (!Files.isExecutable(binaries.resolve(bin))) {
+        throw new IllegalStateException(
+            binaries.resolve(bin) + " is missing: run `hack/tools.sh kube-api-test` first");
+      }
+    }
+    server =
+        new KubeAPIServer(
+            KubeAPIServerConfigBuilder.anAPIServerConfig()
+                .withTestDir(dir.toString())
+                .withApiServerVersion(VERSION)
+                .withOfflineMode(true)
+                .withUpdateKubeConfig(false)
+                .withApiServerFlag("--bind-address", "127.0.0.1")
+                .withApiServerFlag("--advertise-address", "127.0.0.1")
+                .build());
+    server.start();
+    Config adminConfig = Config.fromKubeconfig(server.getKubeConfigYaml());
+    admin = new KubernetesClientBuilder().withConfig(adminConfig).build();
+    applyResource("/META-INF/fabric8/storageclusters.soko.dev-v1.yml");
+    admin
+        .apiextensions()
+        .v1()
+        .customResourceDefinitions()
+        .withName("storageclusters.soko.dev")
+        .waitUntilCondition(
+            crd ->
+                crd.getStatus() != null
+                    && crd.getStatus().getConditions().stream()
+                        .anyMatch(
+                            c -> "Established".equals(c.getType()) && "True".equals(c.getStatus())),
+            30,
+            java.util.concurrent.TimeUnit.SECONDS);
+    admin
+        .namespaces()
+        .resource(
+            new io.fabric8.kubernetes.api.model.NamespaceBuilder()
+                .withNewMetadata()
+                .withName("soko-system")
+                .endMetadata()
+                .build())
+        .serverSideApply();
+    applyResource("/rbac/operator-rbac.yaml");
+
+    Config operatorConfig = Config.fromKubeconfig(server.getKubeConfigYaml());
+    operatorConfig.setImpersonateUsername(OPERATOR_USER);
+    operatorConfig.setImpersonateGroups(
+        "system:serviceaccounts", "system:serviceaccounts:soko-system", "system:authenticated");
+    operator = new SokoOperator(operatorConfig, "soko-system", version::get);
+    operator.start();
+  }
+
+  static synchronized TestCluster get() throws Exception {
+    if (instance == null) {
+      instance = new TestCluster();
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    instance.operator.close();
+                    instance.server.stop();
+                  }));
+    }
+    return instance;
+  }
+
+  private void applyResource(String resource) throws Exception {
+    try (InputStream in = TestCluster.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException("missing classpath resource " + resource);
+      }
+      for (HasMetadata o : admin.load(in).items()) {
+        admin.resource(o).fieldManager("it-admin").forceConflicts().serverSideApply();
+      }
+    }
+  }
+
+  StorageCluster get(String name) {
+    return admin.resources(StorageCluster.class).withName(name).get();
+  }
+}

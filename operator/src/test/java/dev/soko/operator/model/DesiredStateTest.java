@@ -1,0 +1,222 @@
+package dev.soko.operator.model;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.soko.api.v1alpha1.StorageCluster;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class DesiredStateTest {
+  private final VersionsTable table = VersionsTable.load();
+
+  private DesiredState desired(StorageCluster sc, String version) {
+    return DesiredState.of(sc, table, ClusterFacts.offline(KubernetesVersion.parse(version)));
+  }
+
+  private static Container container(PodSpec pod, String name) {
+    return pod.getContainers().stream()
+        .filter(c -> c.getName().equals(name))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no container " + name));
+  }
+
+  @Test
+  void nodeDaemonSetRunsDriverWithPoolsAndDistributedProvisioning() {
+    DesiredState d = desired(Fixtures.sample(), "1.34.1");
+    PodSpec pod = d.nodeDaemonSet().getSpec().getTemplate().getSpec();
+    assertThat(d.nodeDaemonSet().getMetadata().getNamespace()).isEqualTo("soko-fast");
+    assertThat(pod.getContainers())
+        .extracting(Container::getName)
+        .containsExactly(
+            "soko-driver",
+            "csi-provisioner",
+            "csi-snapshotter",
+            "node-driver-registrar",
+            "liveness-probe");
+    Container driver = container(pod, "soko-driver");
+    assertThat(driver.getArgs())
+        .contains(
+            "--mode=node",
+            "--endpoint=unix:///csi/csi.sock",
+            "--node-id=$(NODE_NAME)",
+            "--driver-name=fast.csi.soko.dev",
+            "--log-level=debug",
+            "--pool=name=nvme,path=/var/lib/soko/nvme,capacity=100Gi,overprovision=2.0,fs=xfs:ext4",
+            "--allowed-path-root=/var/lib/kubelet");
+    assertThat(driver.getSecurityContext().getPrivileged()).isTrue();
+    assertThat(driver.getEnv().get(0).getValueFrom().getFieldRef().getFieldPath())
+        .isEqualTo("spec.nodeName");
+    assertThat(driver.getVolumeMounts())
+        .filteredOn(m -> "Bidirectional".equals(m.getMountPropagation()))
+        .extracting(VolumeMount::getMountPath)
+        .contains("/var/lib/kubelet/pods", "/var/lib/kubelet/plugins", "/var/lib/soko/nvme");
+    // Only the driver is privileged.
+    assertThat(pod.getContainers())
+        .filteredOn(c -> c.getSecurityContext() != null)
+        .extracting(Container::getName)
+        .containsExactly("soko-driver");
+    assertThat(container(pod, "csi-provisioner").getArgs())
+        .contains("--node-deployment=true", "--enable-capacity=true", "--strict-topology=true");
+    assertThat(container(pod, "csi-snapshotter").getArgs()).contains("--node-deployment=true");
+    assertThat(container(pod, "node-driver-registrar").getArgs())
+        .contains(
+            "--kubelet-registration-path=/var/lib/kubelet/plugins/fast.csi.soko.dev/csi.sock");
+    assertThat(pod.getImagePullSecrets()).extracting("name").containsExactly("regcred");
+  }
+
+  @Test
+  void sidecarImagesFollowKubernetesVersion() {
+    String latest =
+        container(
+                desired(Fixtures.sample(), "v1.34.0")
+                    .nodeDaemonSet()
+                    .getSpec()
+                    .getTemplate()
+                    .getSpec(),
+                "csi-provisioner")
+            .getImage();
+    String conservative =
+        container(
+                desired(Fixtures.sample(), "1.29")
+                    .nodeDaemonSet()
+                    .getSpec()
+                    .getTemplate()
+                    .getSpec(),
+                "csi-provisioner")
+            .getImage();
+    assertThat(latest).endsWith("csi-provisioner:v5.3.0");
+    assertThat(conservative).endsWith("csi-provisioner:v4.0.1");
+    assertThat(desired(Fixtures.sample(), "1.36").images().get(Component.RESIZER))
+        .endsWith("csi-resizer:v1.14.0");
+    assertThat(desired(Fixtures.sample(), "1.32").images().get(Component.RESIZER))
+        .endsWith("csi-resizer:v1.13.2");
+    assertThat(table.supports(KubernetesVersion.parse("1.27"))).isFalse();
+  }
+
+  @Test
+  void registryRewriteAppliesToTableImagesButNotOverrides() {
+    StorageCluster sc = Fixtures.sample();
+    sc.getSpec().getImages().setRegistry("mirror.local:5000/k8s");
+    sc.getSpec().getImages().getOverrides().setResizer("example.org/my/resizer:v9");
+    DesiredState d = desired(sc, "1.34");
+    assertThat(d.images().get(Component.PROVISIONER))
+        .isEqualTo("mirror.local:5000/k8s/sig-storage/csi-provisioner:v5.3.0");
+    assertThat(d.images().get(Component.DRIVER)).startsWith("mirror.local:5000/k8s/soko-dev/");
+    assertThat(d.images().get(Component.RESIZER)).isEqualTo("example.org/my/resizer:v9");
+    assertThat(
+            container(d.controllerDeployment().getSpec().getTemplate().getSpec(), "csi-resizer")
+                .getImage())
+        .isEqualTo("example.org/my/resizer:v9");
+    assertThat(ResolvedImages.rewriteRegistry("busybox:1", "m.local"))
+        .isEqualTo("m.local/busybox:1");
+  }
+
+  @Test
+  void controllerRunsResizerWithLeaderElectionAndOptionalHealthMonitor() {
+    StorageCluster sc = Fixtures.sample();
+    sc.getSpec().getController().setReplicas(2);
+    PodSpec pod = desired(sc, "1.34").controllerDeployment().getSpec().getTemplate().getSpec();
+    assertThat(pod.getContainers())
+        .extracting(Container::getName)
+        .containsExactly("soko-driver", "csi-resizer", "liveness-probe");
+    assertThat(container(pod, "soko-driver").getArgs()).contains("--mode=controller");
+    assertThat(container(pod, "csi-resizer").getArgs())
+        .contains("--leader-election=true", "--leader-election-namespace=soko-fast");
+
+    sc.getSpec().getFeatures().setVolumeHealthMonitor(true);
+    DesiredState d = desired(sc, "1.34");
+    assertThat(d.controllerDeployment().getSpec().getReplicas()).isEqualTo(2);
+    assertThat(d.controllerDeployment().getSpec().getTemplate().getSpec().getContainers())
+        .extracting(Container::getName)
+        .contains("csi-external-health-monitor-controller");
+    assertThat(d.rbac())
+        .extracting(o -> o.getMetadata().getName())
+        .contains("soko:fast:health-monitor");
+  }
+
+  @Test
+  void capacityTrackingAndSnapshotsCanBeTurnedOff() {
+    StorageCluster sc = Fixtures.sample();
+    sc.getSpec().getFeatures().setCapacityTracking(false);
+    sc.getSpec().getSnapshots().setEnabled(false);
+    DesiredState d = desired(sc, "1.34");
+    assertThat(d.csiDriver().getSpec().getStorageCapacity()).isFalse();
+    assertThat(d.csiDriver().getSpec().getAttachRequired()).isFalse();
+    assertThat(d.csiDriver().getSpec().getPodInfoOnMount()).isTrue();
+    assertThat(d.snapshotClass()).isNull();
+    PodSpec pod = d.nodeDaemonSet().getSpec().getTemplate().getSpec();
+    assertThat(pod.getContainers())
+        .extracting(Container::getName)
+        .doesNotContain("csi-snapshotter");
+    assertThat(container(pod, "csi-provisioner").getArgs())
+        .doesNotContain("--enable-capacity=true");
+    assertThat(d.rbac())
+        .extracting(o -> o.getMetadata().getName())
+        .doesNotContain("soko:fast:snapshotter", "fast-capacity");
+  }
+
+  @Test
+  void snapshotClassOnlyWhenTheClusterServesTheSnapshotApi() {
+    KubernetesVersion v = KubernetesVersion.parse("1.34");
+    ClusterFacts noSnapshots = new ClusterFacts(v, Set.of(), true, null, null);
+    DesiredState d = DesiredState.of(Fixtures.sample(), table, noSnapshots);
+    assertThat(d.snapshotClass()).isNull();
+    ClusterFacts served =
+        new ClusterFacts(v, Set.of(ClusterFacts.VOLUME_SNAPSHOT_CLASSES), true, null, null);
+    HasMetadata vsc = DesiredState.of(Fixtures.sample(), table, served).snapshotClass();
+    assertThat(vsc.getMetadata().getName()).isEqualTo("fast-snapshots");
+  }
+
+  @Test
+  void defaultStorageClassNeverStolen() {
+    KubernetesVersion v = KubernetesVersion.parse("1.34");
+    DesiredState mine = DesiredState.of(Fixtures.sample(), table, ClusterFacts.offline(v));
+    assertThat(mine.storageClasses().get(0).getMetadata().getAnnotations())
+        .containsEntry("storageclass.kubernetes.io/is-default-class", "true");
+    DesiredState other =
+        DesiredState.of(
+            Fixtures.sample(), table, new ClusterFacts(v, Set.of(), false, "gp2", null));
+    assertThat(other.storageClasses().get(0).getMetadata().getAnnotations()).isNullOrEmpty();
+    assertThat(mine.storageClasses().get(0).getParameters())
+        .containsEntry("soko.dev/pool", "nvme")
+        .containsEntry("csi.storage.k8s.io/fstype", "xfs");
+    assertThat(mine.storageClasses().get(0).getVolumeBindingMode())
+        .isEqualTo("WaitForFirstConsumer");
+    assertThat(mine.storageClasses().get(0).getAllowVolumeExpansion()).isTrue();
+  }
+
+  @Test
+  void rbacIsLeastPrivilegePerComponent() {
+    List<HasMetadata> rbac = desired(Fixtures.sample(), "1.34").rbac();
+    ClusterRole resizer =
+        rbac.stream()
+            .filter(o -> o instanceof ClusterRole && o.getMetadata().getName().endsWith(":resizer"))
+            .map(ClusterRole.class::cast)
+            .findFirst()
+            .orElseThrow();
+    assertThat(resizer.getRules())
+        .filteredOn(r -> r.getResources().contains("persistentvolumes"))
+        .flatExtracting(r -> r.getVerbs())
+        .containsExactly("get", "list", "watch", "patch");
+    assertThat(resizer.getRules()).flatExtracting(r -> r.getVerbs()).doesNotContain("*");
+    assertThat(rbac)
+        .allSatisfy(
+            o ->
+                assertThat(o.getMetadata().getLabels()).containsEntry(Names.LABEL_CLUSTER, "fast"));
+  }
+
+  @Test
+  void validatorExplainsCrossFieldProblems() {
+    StorageCluster sc = Fixtures.sample();
+    sc.getSpec().getStorageClasses().get(0).setPool("missing");
+    assertThat(SpecValidator.problems(sc.getSpec()))
+        .containsExactly("storage class 'soko-nvme' names unknown pool 'missing'");
+    assertThat(SpecValidator.problems(Fixtures.sample().getSpec())).isEmpty();
+  }
+}

@@ -1,0 +1,85 @@
+package dev.soko.operator.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.soko.api.v1alpha1.StorageCluster;
+import dev.soko.api.v1alpha1.StorageClusterStatus;
+import dev.soko.operator.model.Fixtures;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.storage.CSIStorageCapacityBuilder;
+import java.math.BigDecimal;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class StatusAggregatorTest {
+  private static Condition condition(StorageClusterStatus s, String type) {
+    return Conditions.find(s.getConditions(), type);
+  }
+
+  @Test
+  void failureIsDegradedAndNotReady() {
+    StorageCluster sc = Fixtures.sample();
+    sc.getMetadata().setGeneration(3L);
+    StorageClusterStatus s =
+        StatusAggregator.aggregate(
+            sc,
+            StatusAggregator.Outcome.failed("DriverNameConflict", "taken"),
+            null,
+            null,
+            null,
+            null,
+            0,
+            "2026-01-01T00:00:00Z");
+    assertThat(s.getObservedGeneration()).isEqualTo(3L);
+    assertThat(condition(s, "Degraded").getStatus()).isEqualTo("True");
+    assertThat(condition(s, "Degraded").getReason()).isEqualTo("DriverNameConflict");
+    assertThat(condition(s, "Ready").getStatus()).isEqualTo("False");
+  }
+
+  @Test
+  void unchangedConditionKeepsItsTransitionTimeSoStatusIsEqual() {
+    StorageCluster sc = Fixtures.sample();
+    sc.getMetadata().setGeneration(1L);
+    StorageClusterStatus first =
+        StatusAggregator.aggregate(
+            sc,
+            StatusAggregator.Outcome.failed("InvalidSpec", "x"),
+            null,
+            null,
+            null,
+            null,
+            0,
+            "2026-01-01T00:00:00Z");
+    sc.setStatus(first);
+    StorageClusterStatus second =
+        StatusAggregator.aggregate(
+            sc,
+            StatusAggregator.Outcome.failed("InvalidSpec", "x"),
+            null,
+            null,
+            null,
+            null,
+            0,
+            "2026-01-01T00:05:00Z");
+    assertThat(second).isEqualTo(first);
+  }
+
+  @Test
+  void poolCapacityComesFromStorageCapacityObjects() {
+    StorageCluster sc = Fixtures.sample();
+    var cap =
+        new CSIStorageCapacityBuilder()
+            .withStorageClassName("soko-nvme")
+            .withNewNodeTopology()
+            .addToMatchLabels("topology.soko.dev/node", "n1")
+            .endNodeTopology()
+            .withNewCapacity("40Gi")
+            .build();
+    var pools = StatusAggregator.pools(sc.getSpec(), List.of(cap));
+    assertThat(pools).hasSize(1);
+    assertThat(pools.get(0).total()).isEqualTo("100Gi");
+    assertThat(pools.get(0).available()).isEqualTo("40Gi");
+    assertThat(StatusAggregator.summary(pools).used()).isEqualTo("60Gi");
+    assertThat(StatusAggregator.format(new BigDecimal(1536L * 1024 * 1024))).isEqualTo("1.5Gi");
+  }
+}
