@@ -10,9 +10,11 @@ demo: deps build ## Walk a volume through its whole life on a temporary pool (ne
 	bash hack/demo.sh
 
 .PHONY: test
-test: deps tools-test ## Every test tier: unit, integration (real mounts, real kube-apiserver), csi-sanity
+test: deps tools-test ## Every tier: unit, integration (real mounts, kube-apiserver), csi-sanity, chart/bundle, images
 	$(MVN) verify
 	bash hack/sanity.sh
+	bash hack/test-dist.sh
+	bash hack/test-images.sh
 
 ##@ Test tiers
 .PHONY: unit
@@ -23,6 +25,14 @@ unit: ## Unit tests only (*Test), seconds
 sanity: deps build ## csi-sanity against the real driver jar with real loop devices and mounts
 	bash hack/sanity.sh
 
+.PHONY: test-dist
+test-dist: tools-test ## Helm chart and OLM bundle: drift, lint, template, schema, CSV == chart, operator-verify
+	bash hack/test-dist.sh
+
+.PHONY: test-images
+test-images: deps ## Build both images offline and run them (driver Probe + CreateVolume, operator render)
+	bash hack/test-images.sh
+
 .PHONY: bench
 bench: deps build ## Benchmarks, side by side with csi-driver-host-path (numbers go to the README)
 	bash hack/bench.sh
@@ -31,6 +41,14 @@ bench: deps build ## Benchmarks, side by side with csi-driver-host-path (numbers
 .PHONY: build
 build: ## Build all jars (driver/target/soko-driver.jar, operator/target/soko-operator.jar)
 	$(MVN) -q package -DskipTests
+
+.PHONY: images
+images: deps ## Build the driver and operator images (OCI archives in target/images)
+	bash hack/images.sh
+
+.PHONY: dist
+dist: ## Regenerate the chart's and bundle's generated files from their sources
+	bash hack/gen-dist.sh
 
 .PHONY: fmt
 fmt: ## Format the Java sources (the build only checks)
@@ -42,7 +60,7 @@ tools: ## Build every pinned Go tool into $(SOKO_CACHE) (reused when present)
 
 .PHONY: tools-test
 tools-test: ## Build the pinned Go tools that the tests use
-	bash hack/tools.sh csi-sanity
+	bash hack/tools.sh csi-sanity kube-api-test helm operator-verify
 
 .PHONY: deps
 deps: ## Install the Debian packages the driver and tests run (idempotent)

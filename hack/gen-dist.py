@@ -6,8 +6,10 @@ module, the operator's RBAC file, the versions table, the chart's hand-written t
 values.yaml, and hack/dist/. The CSV's install strategy is taken from `helm template` of the
 chart with default values, so the bundle installs exactly what the chart installs.
 
-Usage: hack/gen-dist.py --helm HELM [--out DIR]   (run through hack/gen-dist.sh)
+Usage: hack/gen-dist.py --helm HELM [--out DIR] [--image-registry REG]   (via hack/gen-dist.sh)
 --out writes into a copy (used by hack/check-dist.sh); inputs are always read from the repository.
+--image-registry names the operator image in the CSV as REG/soko-operator:<version>, for a bundle
+published with the images (hack/images.sh bundle with IMAGE_REGISTRY); never for the committed copy.
 """
 
 import argparse
@@ -186,7 +188,15 @@ Service. The operator then installs the CSI driver described by the `StorageClus
 helm install soko helm/soko --namespace soko-system --create-namespace
 helm install soko helm/soko -n soko-system --create-namespace --set storageCluster.create=true
 helm upgrade soko helm/soko -n soko-system --reuse-values
-helm uninstall soko -n soko-system   # the CRD stays (Helm never deletes CRDs)
+```
+
+Uninstall in two steps: the operator must still run while a `StorageCluster` is deleted (its
+finalizer removes the driver and refuses while PersistentVolumes of the driver exist), and Helm
+deletes all of a release's objects at once. The CRD stays (Helm never deletes CRDs).
+
+```sh
+kubectl delete storageclusters --all --wait
+helm uninstall soko -n soko-system
 ```
 
 Air-gapped clusters: push the images to your registry (`images/README.md`) and set
@@ -212,9 +222,11 @@ def generate_chart(out, version, cluster_rules, namespace_rules):
 # --- bundle ------------------------------------------------------------------------------------
 
 
-def helm_template(helm, out):
+def helm_template(helm, out, registry):
+    settings = ["--set", f"image.registry={registry}"] if registry else []
     result = subprocess.run(
-        [helm, "template", RELEASE, os.path.join(out, CHART), "--namespace", "soko-system"],
+        [helm, "template", RELEASE, os.path.join(out, CHART), "--namespace", "soko-system"]
+        + settings,
         capture_output=True,
         text=True,
     )
@@ -301,8 +313,8 @@ def bundle_labels(meta):
     }
 
 
-def generate_bundle(out, helm, version):
-    docs = helm_template(helm, out)
+def generate_bundle(out, helm, version, registry):
+    docs = helm_template(helm, out, registry)
     crd_text = read(CRD_SOURCE)
     crd = yaml.safe_load(crd_text)
     values = yaml.safe_load(read(f"{CHART}/values.yaml"))["storageCluster"]
@@ -331,11 +343,12 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--helm", required=True)
     parser.add_argument("--out", default=ROOT)
+    parser.add_argument("--image-registry", default="")
     args = parser.parse_args()
     version = project_version()
     cluster_rules, namespace_rules = operator_rules()
     generate_chart(args.out, version, cluster_rules, namespace_rules)
-    generate_bundle(args.out, args.helm, version)
+    generate_bundle(args.out, args.helm, version, args.image_registry)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@
 # sources), then `podman build` puts it into an image FROM scratch with the project's jar on top.
 # Each image is saved as an OCI archive under target/images/.
 #
-# Usage: hack/images.sh [driver|operator|all]      (default: all)
+# Usage: hack/images.sh [driver|operator|bundle|all]      (default: all)
+#   bundle: the OLM bundle image soko-operator-bundle:<version> from olm-bundle/bundle.Dockerfile
 # Environment:
 #   IMAGE_REGISTRY  prefix for image names, e.g. "<your-registry>/soko" (default: none, local only)
 #   IMAGE_TAG       tag of both images (default: the project version from pom.xml)
@@ -103,12 +104,41 @@ build_image() {
   ln "$tarball" "$context/rootfs.tar" 2>/dev/null || cp "$tarball" "$context/rootfs.tar"
   cp "$(jar_path "$component")" "$context/soko-$component.jar"
   cp -r "$ROOT/images/$component/." "$context/"
+  # The driver image runs the driver's own launcher (its measured JVM flags).
+  [[ "$component" != driver ]] || cp "$ROOT/driver/bin/soko-driver" "$context/soko-driver"
   log "podman build $image"
-  podman build --quiet --pull=never --build-arg "VERSION=${IMAGE_TAG:-$(project_version)}" \
+  # RUN steps (the driver's class-data archive) use chroot isolation: no OCI runtime is involved,
+  # so crun's cgroup problem and the refused default ulimits do not apply at build time.
+  podman build --quiet --pull=never --isolation chroot \
+    --build-arg "VERSION=${IMAGE_TAG:-$(project_version)}" \
     -f "$context/Containerfile" -t "$image" "$context" >&2
   rm -rf "$context"
   if [[ "${SKIP_SAVE:-0}" != 1 ]]; then
     archive="$OUT/soko-$component-${IMAGE_TAG:-$(project_version)}.oci.tar"
+    rm -f "$archive"
+    podman save --quiet --format oci-archive -o "$archive" "$image"
+    log "saved $archive"
+  fi
+  printf '%s\n' "$image"
+}
+
+# The OLM bundle image: only the generated manifests and metadata, FROM scratch. With
+# IMAGE_REGISTRY the bundle is regenerated into target/ so that its CSV names the pushed operator
+# image; without it the committed olm-bundle/ is used as is.
+build_bundle() {
+  local prefix="${IMAGE_REGISTRY:+${IMAGE_REGISTRY%/}/}" image archive bundle="$ROOT/olm-bundle"
+  image="${prefix}soko-operator-bundle:${IMAGE_TAG:-$(project_version)}"
+  if [[ -n "${IMAGE_REGISTRY:-}" ]]; then
+    [[ -z "${IMAGE_TAG:-}" ]] || die "IMAGE_TAG with a bundle: the CSV version is the project's"
+    rm -rf "$OUT/publish" && mkdir -p "$OUT/publish"
+    cp -r "$ROOT/helm" "$ROOT/olm-bundle" "$OUT/publish/"
+    bash "$ROOT/hack/gen-dist.sh" --out "$OUT/publish" --image-registry "${IMAGE_REGISTRY%/}"
+    bundle="$OUT/publish/olm-bundle"
+  fi
+  log "podman build $image"
+  podman build --quiet --pull=never -f "$bundle/bundle.Dockerfile" -t "$image" "$bundle" >&2
+  if [[ "${SKIP_SAVE:-0}" != 1 ]]; then
+    archive="$OUT/soko-operator-bundle-${IMAGE_TAG:-$(project_version)}.oci.tar"
     rm -f "$archive"
     podman save --quiet --format oci-archive -o "$archive" "$image"
     log "saved $archive"
@@ -122,8 +152,9 @@ main() {
   local target="${1:-all}"
   case "$target" in
     driver | operator) build_image "$target" ;;
-    all) build_image driver && build_image operator ;;
-    *) die "unknown image '$target' (driver, operator or all)" ;;
+    bundle) build_bundle ;;
+    all) build_image driver && build_image operator && build_bundle ;;
+    *) die "unknown image '$target' (driver, operator, bundle or all)" ;;
   esac
 }
 

@@ -225,6 +225,7 @@ def main():
     refused(args.helm, "logLevel=loud", "logLevel")
     refused(args.helm, "imageTypo.tag=x", "imageTypo")
     refused(args.helm, "storageCluster.spec.pools=null", "pools")
+    refused(args.helm, "leaderElection.enabled=false,replicaCount=2", "needs replicaCount <= 1")
     check("CSV permissions, deployment, images and CRD equal the chart's",
           lambda: csv_equals_chart(args.helm))
     check("operator-verify: no errors or warnings on olm-bundle",

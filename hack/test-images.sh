@@ -3,9 +3,10 @@
 #   driver:   --help; then the image runs as a node plugin with a pool and its socket on host
 #             folders, answers a ready Probe and creates (and deletes) a volume over the socket.
 #   operator: runs as uid 65532, answers --help and renders a StorageCluster offline.
+#   bundle:   the OLM bundle image carries exactly olm-bundle/manifests and metadata.
 # Prints "N passed, M failed" last and exits non-zero on any failure.
 #
-# Usage: hack/test-images.sh [driver|operator|all]     (default: all)
+# Usage: hack/test-images.sh [driver|operator|bundle|all]     (default: all)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -116,6 +117,9 @@ test_driver() {
        command -v "$t" >/dev/null || { echo "missing $t"; exit 1; }; done'
   check "driver image saved as an OCI archive" archive_is_oci driver
   check "driver image answers --help" output_has 'endpoint' "${RUN[@]}" --rm "$image" --help
+  # -Xshare:on makes the JVM fail instead of silently ignoring an unusable class-data archive.
+  check "driver image's class-data archive maps (-Xshare:on)" output_has 'endpoint' \
+    "${RUN[@]}" --rm -e SOKO_JAVA_OPTS=-Xshare:on "$image" --help
   check "driver image (controller mode): ready Probe over its socket" \
     driver_serves "$image" controller probe
   check "driver image (node mode): ready Probe and CreateVolume over its socket" \
@@ -152,11 +156,36 @@ test_operator() {
   check "operator image renders a StorageCluster offline" operator_renders "$image"
 }
 
+# --- OLM bundle -----------------------------------------------------------------------------------
+
+bundle_image_holds_bundle() {
+  local image="$1" label name="soko-image-test-bundle-$$" dir="$WORK/bundle"
+  label="$(podman image inspect --format \
+    '{{index .Labels "operators.operatorframework.io.bundle.package.v1"}}' "$image")"
+  [[ "$label" == soko-operator ]] || { echo "package label: '$label'"; return 1; }
+  # FROM scratch has nothing to run: copy the content out of a created (never started) container.
+  CONTAINERS+=("$name")
+  podman create --name "$name" "$image" /none >/dev/null
+  mkdir -p "$dir"
+  podman cp "$name:/manifests" "$dir/" && podman cp "$name:/metadata" "$dir/"
+  podman rm -f "$name" >/dev/null
+  diff -r "$ROOT/olm-bundle/manifests" "$dir/manifests" &&
+    diff -r "$ROOT/olm-bundle/metadata" "$dir/metadata"
+}
+
+test_bundle() {
+  local image
+  image="$(SKIP_SAVE=1 build_bundle)"
+  check "bundle image holds olm-bundle/manifests and metadata with the bundle labels" \
+    bundle_image_holds_bundle "$image"
+}
+
 case "${1:-all}" in
   driver) test_driver ;;
   operator) test_operator ;;
-  all) test_driver && test_operator ;;
-  *) die "unknown image '$1' (driver, operator or all)" ;;
+  bundle) test_bundle ;;
+  all) test_driver && test_operator && test_bundle ;;
+  *) die "unknown image '$1' (driver, operator, bundle or all)" ;;
 esac
 printf '%d passed, %d failed\n' "$passed" "$failed"
 ((failed == 0))

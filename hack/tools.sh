@@ -233,6 +233,10 @@ ensure_tool() {
   recipe "$name"
   dir=$(tool_dir "$name")
   if [ ! -x "$dir/$name" ]; then
+    # Fetching the module first fails fast, without waiting for the build lock, when the module
+    # proxy does not serve the pin.
+    module_gomod "$mod" "$ver" >/dev/null ||
+      fail "building $name failed: could not download $mod@$ver through the Go module proxy (output above)"
     # One build at a time: 2 cores gain nothing from parallel Go builds, and concurrent callers of
     # this script (other worktrees) must not build the same tool twice.
     exec 9>"$cache/.build.lock"
@@ -311,4 +315,5 @@ main() {
   done
 }
 
-main "$@"
+# On one line, so that editing this file while it runs cannot change what runs after main.
+main "$@"; exit

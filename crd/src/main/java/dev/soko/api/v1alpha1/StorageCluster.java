@@ -48,8 +48,6 @@ public class StorageCluster extends CustomResource<StorageClusterSpec, StorageCl
   public static final String GROUP = "soko.dev";
   public static final String VERSION = "v1alpha1";
 
-  @Override
-  protected StorageClusterSpec initSpec() {
-    return new StorageClusterSpec();
-  }
+  // No initSpec(): a StorageCluster built only to patch status or add a finalizer must not carry a
+  // spec, or server-side apply would send (and validate) an empty one.
 }

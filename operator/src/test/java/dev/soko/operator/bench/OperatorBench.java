@@ -103,6 +103,7 @@ public final class OperatorBench {
   private static StorageCluster cluster(String name) {
     StorageCluster sc = new StorageCluster();
     sc.setMetadata(new ObjectMetaBuilder().withName(name).build());
+    sc.setSpec(new dev.soko.api.v1alpha1.StorageClusterSpec());
     sc.getSpec().setNamespace("soko-" + name);
     sc.getSpec().getDriver().setName(name + ".csi.soko.dev");
     PoolSpec pool = new PoolSpec();

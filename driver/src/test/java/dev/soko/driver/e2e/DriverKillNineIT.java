@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
  * be exactly the ones the client was told about. At the end everything is deleted and nothing may
  * be left: no image, no record, no loop device, no mount.
  */
-class CrashConsistencyIT {
+class DriverKillNineIT {
   private static final long MIB = 1024 * 1024;
   private static final int ROUNDS = 12;
   private static final Csi.VolumeCapability EXT4 = Requests.mount("ext4");
