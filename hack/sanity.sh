@@ -2,8 +2,12 @@
 # csi-sanity (the CSI conformance suite, pinned in hack/versions.env) against the real driver jar,
 # with real loop devices, filesystems and mounts. Needs root; fails, never skips, without it.
 #
-#   hack/sanity.sh                    both access types (mount, then block)
-#   SANITY_ACCESS_TYPES=mount hack/sanity.sh
+#   hack/sanity.sh                    three passes: ACCESS:POOL = mount:dir block:dir mount:xfs
+#   SANITY_PASSES="block:xfs" hack/sanity.sh
+#
+# ACCESS is csi-sanity's volume access type (mount or block). POOL "dir" is a plain directory on
+# the host filesystem (snapshots and clones are sparse copies); "xfs" is an XFS filesystem with
+# reflink on a loop device (snapshots and clones are reflink copies).
 #   SANITY_FOCUS='CreateVolume' hack/sanity.sh    run a subset (ginkgo focus regexp)
 #   SANITY_KEEP=1 hack/sanity.sh      keep the work dir (logs, JUnit reports) after a success
 #
@@ -18,7 +22,7 @@ repo=$(cd "$here/.." && pwd)
 cache=${SOKO_CACHE:-$HOME/.cache/soko}
 sanity=$cache/bin/csi-sanity
 jar=$repo/driver/target/soko-driver.jar
-access_types=${SANITY_ACCESS_TYPES:-mount block}
+passes=${SANITY_PASSES:-mount:dir block:dir mount:xfs}
 volume_size=$((64 << 20))
 expand_size=$((96 << 20))
 
@@ -50,19 +54,35 @@ fi
 
 # A short path: a Unix socket path must fit in 107 bytes.
 work=$(mktemp -d /tmp/soko-sanity.XXXXXX)
-pool=$work/pool
 kubelet=$work/kubelet
-mkdir -p "$pool" "$kubelet"
+mkdir -p "$kubelet"
 driver_pid=""
+
+# Makes the pool directory for one pass and prints its path.
+make_pool() {
+  local kind=$1 dir=$work/pool-$1
+  mkdir -p "$dir"
+  case $kind in
+  dir) ;;
+  xfs)
+    truncate -s 8G "$work/pool-xfs.img"
+    mkfs.xfs -q -m reflink=1 "$work/pool-xfs.img"
+    mount -o loop "$work/pool-xfs.img" "$dir"
+    ;;
+  *) fail "unknown pool kind '$kind' (dir or xfs)" ;;
+  esac
+  echo "$dir"
+}
 
 leaks() {
   local found=0
-  if findmnt -rn -o TARGET | grep -F "$work/" >"$work/leaked-mounts"; then
+  # The XFS pool's own mount is the one expected mount.
+  if findmnt -rn -o TARGET | grep -F "$work/" | grep -vxF "$work/pool-xfs" >"$work/leaked-mounts"; then
     echo "sanity: LEAK: mounts left under $work:" >&2
     cat "$work/leaked-mounts" >&2
     found=1
   fi
-  if losetup -l -n -O NAME,BACK-FILE | grep -F "$pool/" >"$work/leaked-loops"; then
+  if losetup -l -n -O NAME,BACK-FILE | grep -F "$work/pool-" | grep -vF "$work/pool-xfs.img" >"$work/leaked-loops"; then
     echo "sanity: LEAK: loop devices left on pool images:" >&2
     cat "$work/leaked-loops" >&2
     found=1
@@ -78,7 +98,7 @@ cleanup() {
   fi
   # Whatever a failed run left behind is removed, so the machine stays usable.
   findmnt -rn -o TARGET | grep -F "$work/" | sort -r | while read -r m; do umount -l "$m" || true; done
-  losetup -l -n -O NAME,BACK-FILE | grep -F "$pool/" | while read -r dev _; do losetup -d "$dev" || true; done
+  losetup -l -n -O NAME,BACK-FILE | grep -F "$work/" | while read -r dev _; do losetup -d "$dev" || true; done
   if [ "$status" = 0 ] && [ -z "${SANITY_KEEP:-}" ]; then
     rm -rf "$work"
   else
@@ -88,7 +108,7 @@ cleanup() {
 trap cleanup EXIT
 
 start_driver() {
-  local socket=$1
+  local socket=$1 pool=$2
   SOKO_DRIVER_JAR=$jar "$repo/driver/bin/soko-driver" \
     --endpoint "unix://$socket" --node-id sanity-node --driver-name csi.soko.dev \
     --pool "name=sanity,path=$pool,capacity=8Gi" \
@@ -110,39 +130,41 @@ done
 
 echo "pool: sanity" >"$work/volume-parameters.yaml"
 total_failed=0
-for access in $access_types; do
-  socket=$work/csi-$access.sock
-  start_driver "$socket"
+for pass in $passes; do
+  access=${pass%%:*}
+  name=${pass/:/-}
+  socket=$work/csi-$name.sock
+  start_driver "$socket" "$(make_pool "${pass#*:}")"
   args=(
     -csi.endpoint "unix://$socket"
-    -csi.stagingdir "$kubelet/staging-$access"
-    -csi.mountdir "$kubelet/mount-$access"
+    -csi.stagingdir "$kubelet/staging-$name"
+    -csi.mountdir "$kubelet/mount-$name"
     -csi.testvolumesize "$volume_size"
     -csi.testvolumeexpandsize "$expand_size"
     -csi.testvolumeaccesstype "$access"
     -csi.testvolumeparameters "$work/volume-parameters.yaml"
     -csi.testnodevolumeattachlimit
-    -ginkgo.junit-report "$work/junit-$access.xml"
+    -ginkgo.junit-report "$work/junit-$name.xml"
     -ginkgo.no-color
   )
   [ -n "$skip_regexp" ] && args+=(-ginkgo.skip "$skip_regexp")
   [ -n "${SANITY_FOCUS:-}" ] && args+=(-ginkgo.focus "$SANITY_FOCUS")
-  echo "==> csi-sanity, access type $access" >&2
+  echo "==> csi-sanity, access type ${pass%%:*}, pool ${pass#*:}" >&2
   set +e
-  "$sanity" "${args[@]}" >"$work/sanity-$access.log" 2>&1
+  "$sanity" "${args[@]}" >"$work/sanity-$name.log" 2>&1
   rc=$?
   set -e
   kill -TERM "$driver_pid"
   wait "$driver_pid" 2>/dev/null || true
   driver_pid=""
-  summary=$(grep -E '^(SUCCESS|FAIL)!' "$work/sanity-$access.log" | tail -1 || true)
-  ran=$(grep -Eo '^Ran [0-9]+ of [0-9]+ Specs' "$work/sanity-$access.log" | tail -1 || true)
-  echo "sanity [$access]: ${ran:-no summary} -- ${summary:-see $work/sanity-$access.log}"
+  summary=$(grep -E '^(SUCCESS|FAIL)!' "$work/sanity-$name.log" | tail -1 || true)
+  ran=$(grep -Eo '^Ran [0-9]+ of [0-9]+ Specs' "$work/sanity-$name.log" | tail -1 || true)
+  echo "sanity [$pass]: ${ran:-no summary} -- ${summary:-see $work/sanity-$name.log}"
   # Why each skipped spec was skipped, as csi-sanity reports it (capability not advertised).
-  grep -o '<skipped message="[^"]*"' "$work/junit-$access.xml" 2>/dev/null \
+  grep -o '<skipped message="[^"]*"' "$work/junit-$name.xml" 2>/dev/null \
     | sed 's/<skipped message="//; s/^skipped - //; s/"$//' | sort | uniq -c | sed 's/^/    skipped: /' || true
   if [ "$rc" != 0 ]; then
-    grep -E '^\s*\[FAIL\]' "$work/sanity-$access.log" | sort -u >&2 || true
+    grep -E '^\s*\[FAIL\]' "$work/sanity-$name.log" | sort -u >&2 || true
     total_failed=1
   fi
   leaks || total_failed=1

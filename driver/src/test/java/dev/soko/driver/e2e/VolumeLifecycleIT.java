@@ -139,6 +139,26 @@ class VolumeLifecycleIT {
                     .nodePublishVolume(
                         Requests.publish(source, staging, driver.mounts + "/../../etc", XFS)));
     assertThat(traversal.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+    // IDs are lookup keys, never paths: a traversal ID is simply unknown, and deleting it is the
+    // spec's idempotent no-op that must leave the real volume alone.
+    String hostileId = "../../" + source.getVolumeId();
+    csi.controller().deleteVolume(Requests.deleteVolume(hostileId));
+    StatusRuntimeException unknown =
+        catchThrowableOfType(
+            StatusRuntimeException.class,
+            () ->
+                csi.controller()
+                    .controllerGetVolume(
+                        Csi.ControllerGetVolumeRequest.newBuilder()
+                            .setVolumeId(hostileId)
+                            .build()));
+    assertThat(unknown.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND);
+    StatusRuntimeException oversized =
+        catchThrowableOfType(
+            StatusRuntimeException.class,
+            () -> csi.controller().deleteVolume(Requests.deleteVolume("v".repeat(10_000))));
+    assertThat(oversized.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+    assertThat(Files.readAllBytes(target.resolve("data.bin"))).isEqualTo(data);
 
     csi.node()
         .nodeUnpublishVolume(Requests.unpublish(restored.getVolumeId(), restoredTarget.toString()));
