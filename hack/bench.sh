@@ -9,8 +9,13 @@ require_root "the benchmark"
 
 jar="$root/driver/target/soko-driver.jar"
 [ -f "$jar" ] || die "$jar is missing: run 'make build' first"
-bash "$root/hack/tools.sh" hostpathplugin
-hostpath="$SOKO_CACHE/bin/hostpathplugin"
+# The peer: csi-driver-host-path's hostpathplugin. hack/tools.sh pins it, but the module proxy
+# reachable here refuses every version of its module; HOSTPATH_BIN names a binary built some other
+# way (the README says how the published numbers were made). Without one, Soko runs alone.
+hostpath=${HOSTPATH_BIN:-}
+if [ -z "$hostpath" ] && bash "$root/hack/tools.sh" hostpathplugin >/dev/null 2>&1; then
+  hostpath="$SOKO_CACHE/bin/hostpathplugin"
+fi
 classpath=$(driver_test_classpath)
 
 work=$(mktemp -d /tmp/soko-bench.XXXXXX)
@@ -39,9 +44,14 @@ run_bench() { # NAME SOCKET -- COMMAND...
 run_bench soko "$work/soko.sock" -- "$root/driver/bin/soko-driver" \
   --endpoint "unix://$work/soko.sock" --node-id bench-node --mode node \
   --pool "name=bench,path=$work/xfs/soko" --allowed-path-root "$work/mnt" --log-level warn
-run_bench hostpath "$work/hostpath.sock" -- "$hostpath" \
-  --endpoint "unix://$work/hostpath.sock" --nodeid bench-node --drivername hostpath.csi.k8s.io \
-  --statedir "$work/xfs/hostpath" --v 0
+if [ -n "$hostpath" ]; then
+  run_bench hostpath "$work/hostpath.sock" -- "$hostpath" \
+    --endpoint "unix://$work/hostpath.sock" --nodeid bench-node --drivername hostpath.csi.k8s.io \
+    --statedir "$work/xfs/hostpath" --v 0
+else
+  say "no hostpathplugin (the module proxy refuses it; set HOSTPATH_BIN): Soko runs alone"
+  sed 's/\t.*/\tnot measured/' "$work/results/soko.tsv" >"$work/results/hostpath.tsv"
+fi
 
 # Side-by-side table, with the targets for Soko.
 {
