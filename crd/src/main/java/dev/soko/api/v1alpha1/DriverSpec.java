@@ -31,7 +31,9 @@ public class DriverSpec {
   @Default("info")
   private LogLevel logLevel = LogLevel.info;
 
-  @JsonPropertyDescription("Driver image; defaults to the one in the versions table.")
+  @JsonPropertyDescription(
+      "Driver image, a full reference used verbatim; defaults to the versions table's driver"
+          + " image qualified with images.registry or the operator's default registry.")
   private String image;
 
   @JsonPropertyDescription("Resources of the driver container (node and controller).")

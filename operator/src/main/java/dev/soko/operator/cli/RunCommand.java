@@ -37,6 +37,15 @@ public final class RunCommand implements Callable<Integer> {
       description = "HOST:PORT of /healthz, /readyz and /metrics (default: ${DEFAULT-VALUE})")
   String healthAddress;
 
+  @Option(
+      names = "--image-registry",
+      defaultValue = "${env:SOKO_IMAGE_REGISTRY}",
+      description =
+          "Registry (host and optional path prefix) of the driver and sidecar images for"
+              + " StorageClusters without spec.images.registry (default: $SOKO_IMAGE_REGISTRY;"
+              + " unset: images stay unqualified)")
+  String imageRegistry;
+
   @Override
   public Integer call() throws Exception {
     Config config =
@@ -50,7 +59,7 @@ public final class RunCommand implements Callable<Integer> {
             healthAddress.substring(0, colon),
             Integer.parseInt(healthAddress.substring(colon + 1)));
     CountDownLatch stopped = new CountDownLatch(1);
-    try (SokoOperator operator = new SokoOperator(config, lease, null);
+    try (SokoOperator operator = new SokoOperator(config, lease, null, imageRegistry);
         HealthServer health =
             new HealthServer(
                 address, operator::isRunning, operator::isHealthy, operator.registry())) {

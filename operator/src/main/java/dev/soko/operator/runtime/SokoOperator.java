@@ -29,8 +29,13 @@ public final class SokoOperator implements AutoCloseable {
    * @param config API server connection
    * @param leaseNamespace namespace of the leader-election lease; null disables leader election
    * @param version the server version source; null reads /version
+   * @param imageRegistry default registry of the versions table's images; null: unqualified
    */
-  public SokoOperator(Config config, String leaseNamespace, Supplier<KubernetesVersion> version) {
+  public SokoOperator(
+      Config config,
+      String leaseNamespace,
+      Supplier<KubernetesVersion> version,
+      String imageRegistry) {
     this.client =
         new KubernetesClientBuilder()
             .withConfig(config)
@@ -56,7 +61,10 @@ public final class SokoOperator implements AutoCloseable {
             client, version != null ? version : ClusterObserver.serverVersion(client));
     reconciler =
         new StorageClusterReconciler(
-            client, VersionsTable.load(), observer, new EventRecorder(client));
+            client,
+            VersionsTable.load().withDefaultRegistry(imageRegistry),
+            observer,
+            new EventRecorder(client));
     Gauge.builder("soko_reconciles", reconciler, StorageClusterReconciler::reconciles)
         .description("StorageCluster reconcile calls since start")
         .register(registry);

@@ -80,7 +80,10 @@ class StorageClusterLifecycleIT {
     assertThat(sclass.getVolumeBindingMode()).isEqualTo("WaitForFirstConsumer");
 
     assertThat(sc.getStatus().getKubernetesVersion()).isEqualTo("v1.36.3");
-    assertThat(sc.getStatus().getImages()).containsKey("csi-provisioner");
+    assertThat(sc.getStatus().getImages().get("csi-provisioner"))
+        .startsWith(TestCluster.DEFAULT_IMAGE_REGISTRY + "/sig-storage/csi-provisioner:");
+    assertThat(sc.getStatus().getImages().get("soko-driver"))
+        .startsWith(TestCluster.DEFAULT_IMAGE_REGISTRY + "/soko/soko-driver:");
     assertThat(condition(sc, "Degraded").getStatus()).isEqualTo("False");
     assertThat(condition(sc, "Ready").getStatus()).isEqualTo("False");
     // No snapshot CRDs on this API server: snapshots stay off and Compatible says why.

@@ -23,6 +23,7 @@ import java.util.concurrent.atomic.AtomicReference;
 final class TestCluster {
   static final String VERSION = "1.36.3";
   static final String OPERATOR_USER = "system:serviceaccount:soko-system:soko-operator";
+  static final String DEFAULT_IMAGE_REGISTRY = "registry.example/k8s";
 
   private static TestCluster instance;
 
@@ -65,7 +66,9 @@ final class TestCluster {
         .withName("storageclusters.soko.dev")
         .waitUntilCondition(
             crd ->
-                crd.getStatus() != null
+                crd != null
+                    && crd.getStatus() != null
+                    && crd.getStatus().getConditions() != null
                     && crd.getStatus().getConditions().stream()
                         .anyMatch(
                             c -> "Established".equals(c.getType()) && "True".equals(c.getStatus())),
@@ -86,7 +89,10 @@ final class TestCluster {
     operatorConfig.setImpersonateUsername(OPERATOR_USER);
     operatorConfig.setImpersonateGroups(
         "system:serviceaccounts", "system:serviceaccounts:soko-system", "system:authenticated");
-    operator = new SokoOperator(operatorConfig, "soko-system", version::get);
+    // The operator's default registry (--image-registry), which StorageClusters without
+    // spec.images.registry use.
+    operator =
+        new SokoOperator(operatorConfig, "soko-system", version::get, DEFAULT_IMAGE_REGISTRY);
     operator.start();
   }
 

@@ -100,21 +100,51 @@ class DesiredStateTest {
   }
 
   @Test
-  void registryRewriteAppliesToTableImagesButNotOverrides() {
+  void registryQualifiesTableImagesButNotOverrides() {
     StorageCluster sc = Fixtures.sample();
-    sc.getSpec().getImages().setRegistry("mirror.local:5000/k8s");
-    sc.getSpec().getImages().getOverrides().setResizer("example.org/my/resizer:v9");
+    sc.getSpec().getImages().setRegistry("mirror.example:5000/k8s");
+    sc.getSpec().getImages().getOverrides().setResizer("registry.example/my/resizer:v9");
     DesiredState d = desired(sc, "1.34");
     assertThat(d.images().get(Component.PROVISIONER))
-        .isEqualTo("mirror.local:5000/k8s/sig-storage/csi-provisioner:v5.3.0");
-    assertThat(d.images().get(Component.DRIVER)).startsWith("mirror.local:5000/k8s/soko-dev/");
-    assertThat(d.images().get(Component.RESIZER)).isEqualTo("example.org/my/resizer:v9");
+        .isEqualTo("mirror.example:5000/k8s/sig-storage/csi-provisioner:v5.3.0");
+    assertThat(d.images().get(Component.DRIVER)).startsWith("mirror.example:5000/k8s/soko/");
+    assertThat(d.images().get(Component.RESIZER)).isEqualTo("registry.example/my/resizer:v9");
+    assertThat(d.images().registry()).isEqualTo("mirror.example:5000/k8s");
     assertThat(
             container(d.controllerDeployment().getSpec().getTemplate().getSpec(), "csi-resizer")
                 .getImage())
-        .isEqualTo("example.org/my/resizer:v9");
-    assertThat(ResolvedImages.rewriteRegistry("busybox:1", "m.local"))
-        .isEqualTo("m.local/busybox:1");
+        .isEqualTo("registry.example/my/resizer:v9");
+  }
+
+  @Test
+  void specRegistryWinsOverTheOperatorDefaultAndNeitherLeavesImagesUnqualified() {
+    VersionsTable withDefault = table.withDefaultRegistry("registry.example/default");
+    ClusterFacts facts = ClusterFacts.offline(KubernetesVersion.parse("1.34"));
+    StorageCluster plain = Fixtures.sample();
+    assertThat(DesiredState.of(plain, withDefault, facts).images().get(Component.REGISTRAR))
+        .isEqualTo("registry.example/default/sig-storage/csi-node-driver-registrar:v2.14.0");
+    StorageCluster own = Fixtures.sample();
+    own.getSpec().getImages().setRegistry("registry.example/own");
+    assertThat(DesiredState.of(own, withDefault, facts).images().get(Component.REGISTRAR))
+        .isEqualTo("registry.example/own/sig-storage/csi-node-driver-registrar:v2.14.0");
+    DesiredState none = DesiredState.of(Fixtures.sample(), table, facts);
+    assertThat(none.images().registry()).isNull();
+    assertThat(none.images().get(Component.REGISTRAR))
+        .isEqualTo("sig-storage/csi-node-driver-registrar:v2.14.0");
+  }
+
+  @Test
+  void shippedTableNamesNoRegistryHost() {
+    for (String key : List.of("csi-provisioner", "csi-resizer", "node-driver-registrar")) {
+      for (String minor : List.of("1.28", "1.31", "1.34")) {
+        String image = table.rowFor(KubernetesVersion.parse(minor)).images().get(key);
+        assertThat(ResolvedImages.hasRegistryHost(image)).as(image).isFalse();
+      }
+    }
+    assertThat(ResolvedImages.hasRegistryHost(table.driverImage())).isFalse();
+    assertThat(ResolvedImages.hasRegistryHost("registry.example/a/b:v1")).isTrue();
+    assertThat(ResolvedImages.hasRegistryHost("localhost/a:v1")).isTrue();
+    assertThat(ResolvedImages.hasRegistryHost("sig-storage/a:v1")).isFalse();
   }
 
   @Test
