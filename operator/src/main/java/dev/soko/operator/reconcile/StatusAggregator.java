@@ -124,7 +124,7 @@ final class StatusAggregator {
           !rolledOut,
           rolledOut ? "RolloutComplete" : "RollingOut",
           applied + " objects applied; " + rollout);
-      c.set(Conditions.DEGRADED, false, "AsExpected", outcome.message() + registryNotice(desired));
+      c.set(Conditions.DEGRADED, false, "AsExpected", outcome.message() + notices(desired));
     }
     if (compatibility == null) {
       var old = Conditions.find(previous.getConditions(), Conditions.COMPATIBLE);
@@ -150,14 +150,11 @@ final class StatusAggregator {
     return s;
   }
 
-  static final String UNQUALIFIED_IMAGES =
-      "; images have no registry (neither spec.images.registry nor the operator's"
-          + " --image-registry is set), so the container runtime resolves them with its own"
-          + " default";
-
-  /** Unqualified images are legal (a node may have them loaded), but the admin should know. */
-  private static String registryNotice(DesiredState desired) {
-    return desired != null && desired.images().registry() == null ? UNQUALIFIED_IMAGES : "";
+  /** Notices (e.g. unqualified images) are legal choices the admin should still know about. */
+  private static String notices(DesiredState desired) {
+    return desired == null || desired.notices().isEmpty()
+        ? ""
+        : "; " + String.join("; ", desired.notices());
   }
 
   private static Map<String, String> usedImages(StorageClusterSpec spec, DesiredState desired) {

@@ -26,6 +26,49 @@ class DesiredStateTest {
         .orElseThrow(() -> new AssertionError("no container " + name));
   }
 
+  /** The flags of {@code soko-driver --help} (driver/.../cli/DriverCommand.java). */
+  private static final Set<String> DRIVER_FLAGS =
+      Set.of(
+          "--endpoint",
+          "--node-id",
+          "--driver-name",
+          "--mode",
+          "--pool",
+          "--allowed-path-root",
+          "--max-volumes-per-node",
+          "--metrics-address",
+          "--log-level");
+
+  private static Set<String> flagNames(List<String> args) {
+    return args.stream()
+        .map(a -> a.contains("=") ? a.substring(0, a.indexOf('=')) : a)
+        .collect(java.util.stream.Collectors.toSet());
+  }
+
+  @Test
+  void driverGetsOnlyFlagsItKnowsAndNoPoolsInControllerMode() {
+    StorageCluster sc = Fixtures.sample();
+    sc.getSpec().getDriver().setMetricsPort(9809);
+    sc.getSpec().getDriver().setMaxVolumesPerNode(40);
+    sc.getSpec().getNodePlugin().setKubeletDir("/data/kubelet/");
+    DesiredState d = desired(sc, "1.34");
+    Container node = container(d.nodeDaemonSet().getSpec().getTemplate().getSpec(), "soko-driver");
+    Container ctrl =
+        container(d.controllerDeployment().getSpec().getTemplate().getSpec(), "soko-driver");
+    assertThat(DRIVER_FLAGS).containsAll(flagNames(node.getArgs()));
+    assertThat(DRIVER_FLAGS).containsAll(flagNames(ctrl.getArgs()));
+    assertThat(node.getArgs())
+        .contains(
+            "--allowed-path-root=/data/kubelet",
+            "--max-volumes-per-node=40",
+            "--metrics-address=0.0.0.0:9809");
+    assertThat(ctrl.getArgs())
+        .contains("--mode=controller", "--metrics-address=0.0.0.0:9809")
+        .noneMatch(a -> a.startsWith("--pool") || a.startsWith("--max-volumes-per-node"));
+    assertThat(node.getPorts()).extracting("name").containsExactlyInAnyOrder("metrics", "healthz");
+    assertThat(ctrl.getPorts()).extracting("containerPort").contains(9809);
+  }
+
   @Test
   void nodeDaemonSetRunsDriverWithPoolsAndDistributedProvisioning() {
     DesiredState d = desired(Fixtures.sample(), "1.34.1");
@@ -148,7 +191,7 @@ class DesiredStateTest {
   }
 
   @Test
-  void controllerRunsResizerWithLeaderElectionAndOptionalHealthMonitor() {
+  void controllerRunsResizerWithLeaderElectionAndNoHealthMonitor() {
     StorageCluster sc = Fixtures.sample();
     sc.getSpec().getController().setReplicas(2);
     PodSpec pod = desired(sc, "1.34").controllerDeployment().getSpec().getTemplate().getSpec();
@@ -162,12 +205,14 @@ class DesiredStateTest {
     sc.getSpec().getFeatures().setVolumeHealthMonitor(true);
     DesiredState d = desired(sc, "1.34");
     assertThat(d.controllerDeployment().getSpec().getReplicas()).isEqualTo(2);
+    // The controller-mode driver advertises EXPAND_VOLUME only; the monitor would exit at start.
     assertThat(d.controllerDeployment().getSpec().getTemplate().getSpec().getContainers())
         .extracting(Container::getName)
-        .contains("csi-external-health-monitor-controller");
+        .doesNotContain("csi-external-health-monitor-controller");
     assertThat(d.rbac())
         .extracting(o -> o.getMetadata().getName())
-        .contains("soko:fast:health-monitor");
+        .doesNotContain("soko:fast:health-monitor");
+    assertThat(d.notices()).anyMatch(n -> n.contains("volumeHealthMonitor"));
   }
 
   @Test
@@ -214,7 +259,8 @@ class DesiredStateTest {
             Fixtures.sample(), table, new ClusterFacts(v, Set.of(), false, "gp2", null));
     assertThat(other.storageClasses().get(0).getMetadata().getAnnotations()).isNullOrEmpty();
     assertThat(mine.storageClasses().get(0).getParameters())
-        .containsEntry("soko.dev/pool", "nvme")
+        .containsOnlyKeys("pool", "csi.storage.k8s.io/fstype")
+        .containsEntry("pool", "nvme")
         .containsEntry("csi.storage.k8s.io/fstype", "xfs");
     assertThat(mine.storageClasses().get(0).getVolumeBindingMode())
         .isEqualTo("WaitForFirstConsumer");
