@@ -14,6 +14,7 @@ import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
 import java.util.function.Supplier;
 
 /** Wires the operator in plain Java: client, observer, reconciler, metrics, leader election. */
@@ -30,12 +31,16 @@ public final class SokoOperator implements AutoCloseable {
    * @param leaseNamespace namespace of the leader-election lease; null disables leader election
    * @param version the server version source; null reads /version
    * @param imageRegistry default registry of the versions table's images; null: unqualified
+   * @param resync longest time between two reconciles of a StorageCluster without events: it picks
+   *     up what no watch reports (a cluster upgrade's new server version, served APIs, workload
+   *     status the informers filtered out)
    */
   public SokoOperator(
       Config config,
       String leaseNamespace,
       Supplier<KubernetesVersion> version,
-      String imageRegistry) {
+      String imageRegistry,
+      Duration resync) {
     this.client =
         new KubernetesClientBuilder()
             .withConfig(config)
@@ -68,7 +73,7 @@ public final class SokoOperator implements AutoCloseable {
     Gauge.builder("soko_reconciles", reconciler, StorageClusterReconciler::reconciles)
         .description("StorageCluster reconcile calls since start")
         .register(registry);
-    operator.register(reconciler);
+    operator.register(reconciler, o -> o.withReconciliationMaxInterval(resync));
   }
 
   public void start() {

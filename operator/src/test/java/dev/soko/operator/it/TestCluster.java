@@ -25,6 +25,9 @@ final class TestCluster {
   static final String OPERATOR_USER = "system:serviceaccount:soko-system:soko-operator";
   static final String DEFAULT_IMAGE_REGISTRY = "registry.example/k8s";
 
+  /** Long, so that a test observing a prompt update proves a watch caused it. */
+  static final java.time.Duration RESYNC = java.time.Duration.ofMinutes(10);
+
   private static TestCluster instance;
 
   final KubeAPIServer server;
@@ -92,7 +95,8 @@ final class TestCluster {
     // The operator's default registry (--image-registry), which StorageClusters without
     // spec.images.registry use.
     operator =
-        new SokoOperator(operatorConfig, "soko-system", version::get, DEFAULT_IMAGE_REGISTRY);
+        new SokoOperator(
+            operatorConfig, "soko-system", version::get, DEFAULT_IMAGE_REGISTRY, RESYNC);
     operator.start();
   }
 
