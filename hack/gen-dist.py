@@ -199,8 +199,9 @@ kubectl delete storageclusters --all --wait
 helm uninstall soko -n soko-system
 ```
 
-Air-gapped clusters: push the images to your registry (`images/README.md`) and set
-`image.registry`; rewrite the driver and sidecar images with the StorageCluster's `spec.images`.
+Air-gapped clusters: push the images to your registry (`images/README.md`), set `image.registry`
+for the operator image and `imageRegistry` for the driver and sidecar images (a StorageCluster's
+`spec.images.registry` overrides it for that cluster).
 Examples of values files: `ci/*.yaml`.
 
 ## Values

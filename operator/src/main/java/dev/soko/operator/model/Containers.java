@@ -33,6 +33,17 @@ final class Containers {
         .withVolumeMounts(socketMount());
   }
 
+  /** The driver's --metrics-address and container port, when driver.metricsPort is set. */
+  static void metrics(StorageClusterSpec spec, List<String> args, ContainerBuilder driver) {
+    Integer port = spec.getDriver().getMetricsPort();
+    if (port == null) {
+      return;
+    }
+    // All interfaces of the pod: Prometheus scrapes the pod IP.
+    args.add("--metrics-address=0.0.0.0:" + port);
+    driver.addNewPort().withName("metrics").withContainerPort(port).withProtocol("TCP").endPort();
+  }
+
   static VolumeMount socketMount() {
     return new VolumeMountBuilder().withName(SOCKET_VOLUME).withMountPath(SOCKET_DIR).build();
   }

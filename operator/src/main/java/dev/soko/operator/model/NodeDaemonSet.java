@@ -102,6 +102,8 @@ final class NodeDaemonSet {
     if (spec.getDriver().getMaxVolumesPerNode() != null) {
       args.add("--max-volumes-per-node=" + spec.getDriver().getMaxVolumesPerNode());
     }
+    ContainerBuilder container = new ContainerBuilder();
+    Containers.metrics(spec, args, container);
     if (spec.getDriver().getExtraArgs() != null) {
       args.addAll(spec.getDriver().getExtraArgs());
     }
@@ -113,7 +115,7 @@ final class NodeDaemonSet {
     for (PoolSpec pool : spec.getPools()) {
       mounts.add(mount("pool-" + pool.getName(), pool.getPath(), "Bidirectional"));
     }
-    return new ContainerBuilder()
+    return container
         .withName(Component.DRIVER.key())
         .withImage(images.get(Component.DRIVER))
         .withImagePullPolicy(Containers.pullPolicy(spec))
@@ -124,6 +126,7 @@ final class NodeDaemonSet {
         .withPrivileged(true)
         .endSecurityContext()
         .addNewPort()
+        // Served by the liveness-probe sidecar (containers share the pod's network).
         .withName("healthz")
         .withContainerPort(Containers.HEALTH_PORT)
         .withProtocol("TCP")

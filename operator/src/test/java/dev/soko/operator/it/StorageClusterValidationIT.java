@@ -85,8 +85,16 @@ class StorageClusterValidationIT {
             "Unsupported value: \"Sometimes\""),
         Arguments.of(
             "registry with scheme",
-            "images: {registry: 'https://mirror.local'}\npools: [" + POOL + "]",
-            "without scheme"));
+            "images: {registry: 'https://registry.example'}\npools: [" + POOL + "]",
+            "without scheme"),
+        Arguments.of(
+            "comma in pool path (it would split the driver's --pool flag)",
+            "pools: [{name: main, path: '/p,capacity=1Ti'}]",
+            "without '..' or ','"),
+        Arguments.of(
+            "metrics port on the health port",
+            "driver: {metricsPort: 9808}\npools: [" + POOL + "]",
+            "health port"));
   }
 
   @ParameterizedTest(name = "{0}")
