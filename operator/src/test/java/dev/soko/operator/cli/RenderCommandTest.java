@@ -59,7 +59,7 @@ class RenderCommandTest {
     String yaml = out.toString(StandardCharsets.UTF_8);
     assertThat(yaml)
         .contains("image: \"registry.example/k8s/sig-storage/csi-provisioner:v5.3.0\"")
-        .containsPattern("image: \"registry.example/k8s/soko/soko-driver:[^\"]+\"");
+        .containsPattern("image: \"registry.example/k8s/soko-driver:[^\"]+\"");
   }
 
   @Test

@@ -83,7 +83,7 @@ class StorageClusterLifecycleIT {
     assertThat(sc.getStatus().getImages().get("csi-provisioner"))
         .startsWith(TestCluster.DEFAULT_IMAGE_REGISTRY + "/sig-storage/csi-provisioner:");
     assertThat(sc.getStatus().getImages().get("soko-driver"))
-        .startsWith(TestCluster.DEFAULT_IMAGE_REGISTRY + "/soko/soko-driver:");
+        .startsWith(TestCluster.DEFAULT_IMAGE_REGISTRY + "/soko-driver:");
     assertThat(condition(sc, "Degraded").getStatus()).isEqualTo("False");
     assertThat(condition(sc, "Ready").getStatus()).isEqualTo("False");
     // No snapshot CRDs on this API server: snapshots stay off and Compatible says why.

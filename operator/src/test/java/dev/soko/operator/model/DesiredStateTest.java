@@ -150,7 +150,7 @@ class DesiredStateTest {
     DesiredState d = desired(sc, "1.34");
     assertThat(d.images().get(Component.PROVISIONER))
         .isEqualTo("mirror.example:5000/k8s/sig-storage/csi-provisioner:v5.3.0");
-    assertThat(d.images().get(Component.DRIVER)).startsWith("mirror.example:5000/k8s/soko/");
+    assertThat(d.images().get(Component.DRIVER)).startsWith("mirror.example:5000/k8s/soko-driver:");
     assertThat(d.images().get(Component.RESIZER)).isEqualTo("registry.example/my/resizer:v9");
     assertThat(d.images().registry()).isEqualTo("mirror.example:5000/k8s");
     assertThat(
