@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -123,6 +125,19 @@ class StorageClusterValidationIT {
     } finally {
       cluster.admin.resource(sc).delete();
     }
+  }
+
+  /** The complete example in the docs must stay valid as the API evolves. */
+  @Test
+  void documentedExampleIsAccepted() throws Exception {
+    Path example = Path.of("..", "docs", "examples", "storagecluster.yaml");
+    GenericKubernetesResource sc =
+        Serialization.unmarshal(Files.readString(example), GenericKubernetesResource.class);
+    GenericKubernetesResource accepted = cluster.admin.resource(sc).dryRun().create();
+    assertThat(Serialization.asJson(accepted.getAdditionalProperties().get("spec")))
+        .as("server-side dry run of %s", example)
+        .contains("\"name\":\"soko-nvme\"")
+        .contains("\"registry\":\"registry.example.internal/mirror\"");
   }
 
   private static GenericKubernetesResource storageCluster(String name, String specYaml) {
