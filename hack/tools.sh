@@ -2,8 +2,8 @@
 # Builds the pinned Go tools the tests need, from the Go module proxy by module name, into a cache
 # outside the repository, and reuses them. Pins live in hack/versions.env.
 #
-#   hack/tools.sh NAME...   build the named tools unless already cached (a cached tool costs ~10 ms)
-#   hack/tools.sh all       build everything the module proxy serves
+#   hack/tools.sh NAME...   build the named tools unless already cached (then it returns in < 0.3 s)
+#   hack/tools.sh all       build everything the module proxy serves (skips UNSERVED_TOOLS, warns)
 #   hack/tools.sh --list    print the tool names
 #
 # Layout under ${SOKO_CACHE:-$HOME/.cache/soko}:
