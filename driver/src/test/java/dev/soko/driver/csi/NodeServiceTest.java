@@ -8,6 +8,7 @@ import csi.v1.Csi.NodeServiceCapability.RPC.Type;
 import csi.v1.Csi.VolumeCapability.AccessMode;
 import csi.v1.NodeGrpc.NodeBlockingStub;
 import dev.soko.driver.exec.FakeExec;
+import dev.soko.driver.mount.PathPolicy;
 import dev.soko.driver.mount.SystemMounter;
 import dev.soko.driver.testing.Caps;
 import dev.soko.driver.testing.CsiHarness;
