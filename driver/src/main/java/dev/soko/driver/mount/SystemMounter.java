@@ -148,12 +148,16 @@ public final class SystemMounter implements Mounter {
           default -> throw new IllegalStateException(fsType);
         };
     ExecResult result = exec.run(command, Exec.LONG);
-    if (!result.ok() && result.stderr().contains("Permission denied")) {
-      // The kernel allows online ext4 growth only with CAP_SYS_RESOURCE.
+    if (!result.ok()
+        && (result.stderr().contains("Permission denied")
+            || result.stderr().contains("Operation not permitted"))) {
+      // The kernel grows a mounted ext4 only with CAP_SYS_RESOURCE (resize2fs says "Permission
+      // denied to resize filesystem"), a mounted xfs only with CAP_SYS_ADMIN (EPERM). A sandbox
+      // without them is the caller's setup to fix, not a driver fault: FAILED_PRECONDITION.
       throw StorageException.precondition(
           "the kernel refused to grow the mounted %s filesystem (the driver lacks"
-              + " CAP_SYS_RESOURCE); it grows when the volume is next staged",
-          fsType);
+              + " %s); it grows when the volume is next staged",
+          fsType, "ext4".equals(fsType) ? "CAP_SYS_RESOURCE" : "CAP_SYS_ADMIN");
     }
     if (!result.ok()) {
       throw new StorageException(StorageException.Reason.INTERNAL, result.describe());

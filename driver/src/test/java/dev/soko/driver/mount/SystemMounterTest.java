@@ -136,4 +136,18 @@ class SystemMounterTest {
         .extracting(e -> ((StorageException) e).reason())
         .isEqualTo(StorageException.Reason.FAILED_PRECONDITION);
   }
+
+  @Test
+  void refusedOnlineXfsGrowthIsAPreconditionToo() throws Exception {
+    exec.on(
+        List.of("xfs_growfs"),
+        1,
+        "",
+        "xfs_growfs: XFS_IOC_FSGROWFSDATA xfsctl failed:" + " Operation not permitted");
+    assertThatThrownBy(() -> mounter().growFilesystem("/dev/loop1", Path.of("/k/s"), "xfs"))
+        .isInstanceOf(StorageException.class)
+        .hasMessageContaining("CAP_SYS_ADMIN")
+        .extracting(e -> ((StorageException) e).reason())
+        .isEqualTo(StorageException.Reason.FAILED_PRECONDITION);
+  }
 }
