@@ -14,6 +14,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Measures the operator jar as users run it, against a real kube-apiserver: start to first
@@ -47,21 +49,11 @@ public final class OperatorBench {
               .build();
       apply(admin, "/META-INF/fabric8/storageclusters.soko.dev-v1.yml");
       Thread.sleep(2000); // CRD established
+      warmUp(admin, launcher, kubeconfig, dir);
       admin.resource(cluster("bench-0")).create();
 
       long start = System.nanoTime();
-      operator =
-          new ProcessBuilder(
-                  launcher.toString(),
-                  "run",
-                  "--kubeconfig",
-                  kubeconfig.toString(),
-                  "--no-leader-election",
-                  "--health-address",
-                  "127.0.0.1:0")
-              .redirectErrorStream(true)
-              .redirectOutput(dir.resolve("operator-bench.log").toFile())
-              .start();
+      operator = startOperator(launcher, kubeconfig, dir.resolve("operator-bench.log"));
       waitApplied(admin, "bench-0");
       double startSeconds = (System.nanoTime() - start) / 1e9;
       Thread.sleep(10_000);
@@ -81,7 +73,8 @@ public final class OperatorBench {
       System.out.println("| measurement | value | target |");
       System.out.println("|---|---|---|");
       System.out.printf(
-          "| operator start to first reconcile (JVM start included) | %.2f s | < 3 s |%n",
+          "| operator start to first reconcile (JVM start included, class-data archive"
+              + " present) | %.2f s | < 3 s |%n",
           startSeconds);
       System.out.printf("| RSS idle (1 StorageCluster) | %d MiB | < 160 MiB |%n", idleRss / 1024);
       System.out.printf("| RSS after 20 StorageClusters | %d MiB | |%n", rss20 / 1024);
@@ -97,6 +90,54 @@ public final class OperatorBench {
       }
       server.stop();
     }
+  }
+
+  /**
+   * One run before the measured one, as the image's build-time training run does: the launcher
+   * writes its class-data archive when the operator exits, so the measured start maps it. The
+   * warm-up object is removed afterwards (finalizer cleared: no operator runs to honour it) so the
+   * measured run starts with a clean cluster.
+   */
+  private static void warmUp(KubernetesClient admin, Path launcher, Path kubeconfig, Path dir)
+      throws Exception {
+    admin.resource(cluster("warm-up")).create();
+    Process warm = startOperator(launcher, kubeconfig, dir.resolve("operator-warm-up.log"));
+    try {
+      waitApplied(admin, "warm-up");
+    } finally {
+      warm.destroy(); // SIGTERM: the JVM's normal exit path writes the archive
+      if (!warm.waitFor(60, TimeUnit.SECONDS)) {
+        warm.destroyForcibly();
+        throw new IllegalStateException("the warm-up operator did not exit within 60 s of SIGTERM");
+      }
+    }
+    admin.resources(StorageCluster.class).withName("warm-up").delete();
+    admin
+        .resources(StorageCluster.class)
+        .withName("warm-up")
+        .edit(
+            sc -> {
+              sc.getMetadata().setFinalizers(List.of());
+              return sc;
+            });
+    admin
+        .resources(StorageCluster.class)
+        .withName("warm-up")
+        .waitUntilCondition(Objects::isNull, 30, TimeUnit.SECONDS);
+  }
+
+  private static Process startOperator(Path launcher, Path kubeconfig, Path log) throws Exception {
+    return new ProcessBuilder(
+            launcher.toString(),
+            "run",
+            "--kubeconfig",
+            kubeconfig.toString(),
+            "--no-leader-election",
+            "--health-address",
+            "127.0.0.1:0")
+        .redirectErrorStream(true)
+        .redirectOutput(log.toFile())
+        .start();
   }
 
   private static StorageCluster cluster(String name) {
