@@ -19,7 +19,8 @@ final class StorageObjects {
   static final String DEFAULT_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class";
   static final String DEFAULT_SNAPSHOT_CLASS_ANNOTATION =
       "snapshot.storage.kubernetes.io/is-default-class";
-  static final String POOL_PARAMETER = "soko.dev/pool";
+  // The driver's StorageClass parameter (driver Parameters.POOL); any other key is refused by it.
+  static final String POOL_PARAMETER = "pool";
   static final String FSTYPE_PARAMETER = "csi.storage.k8s.io/fstype";
 
   private StorageObjects() {}

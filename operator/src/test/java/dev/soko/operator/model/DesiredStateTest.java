@@ -184,7 +184,7 @@ class DesiredStateTest {
             Fixtures.sample(), table, new ClusterFacts(v, Set.of(), false, "gp2", null));
     assertThat(other.storageClasses().get(0).getMetadata().getAnnotations()).isNullOrEmpty();
     assertThat(mine.storageClasses().get(0).getParameters())
-        .containsEntry("soko.dev/pool", "nvme")
+        .containsEntry("pool", "nvme")
         .containsEntry("csi.storage.k8s.io/fstype", "xfs");
     assertThat(mine.storageClasses().get(0).getVolumeBindingMode())
         .isEqualTo("WaitForFirstConsumer");
