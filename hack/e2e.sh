@@ -58,6 +58,7 @@ finish() {
   ((failed == 0))
 }
 trap finish EXIT
+trap 'exit 130' INT TERM
 
 # Later steps build on earlier ones: after a failed section, stop instead of timing out on each.
 section_ok() { ((failed == 0)) || exit 1; }
@@ -73,7 +74,26 @@ pool_image_of() { # PV name -> its image file exists in the pool
   handle=$(field pv "$1" '{.spec.csi.volumeHandle}')
   [ -n "$handle" ] && [ -f "$E2E_WORK/pool/images/$handle.img" ]
 }
-no_errors_in() { ! grep -E "$2" "$E2E_WORK/logs/$1.log"; }
+# The node processes run with the args of the applied objects; 'render' is what admins review.
+same_args_as_render() {
+  local version
+  version=$(field storagecluster "$CLUSTER" '{.status.kubernetesVersion}')
+  java -jar "$E2E_ROOT/operator/target/soko-operator.jar" render --kubernetes-version "$version" \
+    "$E2E_WORK/storagecluster.yaml" 2>/dev/null >"$E2E_WORK/rendered.yaml" || return 1
+  kc -n "$NS" get daemonset/"$CLUSTER-node" deployment/"$CLUSTER-controller" -o json >"$E2E_WORK/applied.json"
+  python3 - "$E2E_WORK/rendered.yaml" "$E2E_WORK/applied.json" <<'PY'
+import json, sys, yaml
+def args(objs):
+    return {(o["kind"], c["name"]): c.get("args", []) for o in objs
+            if o and o["kind"] in ("DaemonSet", "Deployment")
+            for c in o["spec"]["template"]["spec"]["containers"]}
+rendered = args(yaml.safe_load_all(open(sys.argv[1])))
+applied = args(json.load(open(sys.argv[2]))["items"])
+if rendered != applied or not applied:
+    print("rendered:", rendered, "\napplied:", applied, file=sys.stderr)
+    sys.exit(1)
+PY
+}
 
 say "starting the control plane and the operator"
 started=$SECONDS
@@ -81,7 +101,7 @@ e2e_cluster_up
 echo "    control plane + operator up in $((SECONDS - started)) s ($E2E_WORK)"
 
 say "StorageCluster $CLUSTER -> the operator installs the driver"
-kc apply -f - >/dev/null <<EOF
+cat >"$E2E_WORK/storagecluster.yaml" <<EOF
 apiVersion: soko.dev/v1alpha1
 kind: StorageCluster
 metadata:
@@ -104,6 +124,7 @@ spec:
     enabled: true
     className: $SNAPCLASS
 EOF
+kc apply -f "$E2E_WORK/storagecluster.yaml" >/dev/null
 waitfor "CSIDriver $DRIVER exists with storageCapacity=true" equals true csidriver "$DRIVER" '{.spec.storageCapacity}'
 waitfor "StorageClass $CLASS provisions with $DRIVER" equals "$DRIVER" storageclass "$CLASS" '{.provisioner}'
 check "StorageClass $CLASS is WaitForFirstConsumer with expansion" \
@@ -116,6 +137,7 @@ waitfor "status.observedGeneration = metadata.generation" \
     \"\$(kubectl --kubeconfig $E2E_WORK/admin.kubeconfig get storagecluster $CLUSTER -o jsonpath='{.metadata.generation}')\" ]"
 check "status reports Kubernetes version v1.36" \
   bash -c "[[ \$(kubectl --kubeconfig $E2E_WORK/admin.kubeconfig get storagecluster $CLUSTER -o jsonpath='{.status.kubernetesVersion}') == *1.36* ]]"
+check "'render' prints the container args the operator applied (DaemonSet, Deployment)" same_args_as_render
 check "status condition Compatible=True" equals True storagecluster "$CLUSTER" '{.status.conditions[?(@.type=="Compatible")].status}'
 
 section_ok
@@ -149,6 +171,8 @@ check "PV $pv is a CSI volume of $DRIVER" equals "$DRIVER" pv "$pv" '{.spec.csi.
 check "PV $pv is pinned to the node by topology" \
   equals "$E2E_NODE" pv "$pv" '{.spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[?(@.key=="topology.soko.dev/node")].values[0]}'
 check "the volume's image file exists in the pool" pool_image_of "$pv"
+check "the image is 64 MiB, the size asked for" bash -c \
+  "[ \"\$(stat -c %s $E2E_WORK/pool/images/\$(kubectl --kubeconfig $E2E_WORK/admin.kubeconfig get pv $pv -o jsonpath='{.spec.csi.volumeHandle}').img)\" = $((64 << 20)) ]"
 
 section_ok
 say "the PVC is expanded"
@@ -190,25 +214,34 @@ waitfor "PVC restored (from snapshot snap, $restore_size) is Bound" equals Bound
 check "the pool holds two volume images" bash -c "[ \"\$(find $E2E_WORK/pool/images -name '*.img' | wc -l)\" = 2 ]"
 
 section_ok
-say "deleting snapshots and PVCs removes their images from the pool"
+say "deleting a snapshot and a PVC removes their images from the pool"
 restored_pv=$(field pvc restored '{.spec.volumeName}' "$APP_NS")
 kc -n "$APP_NS" delete volumesnapshot snap --wait=false >/dev/null
-kc -n "$APP_NS" delete pvc data restored --wait=false >/dev/null
+kc -n "$APP_NS" delete pvc restored --wait=false >/dev/null
 waitfor "VolumeSnapshot and its content are gone" bash -c \
   "! kubectl --kubeconfig $E2E_WORK/admin.kubeconfig get volumesnapshotcontent -o name | grep -q ."
 waitfor "the snapshot image is deleted from the pool" bash -c "[ -z \"\$(find $E2E_WORK/pool/snapshots -name '*.img')\" ]"
-waitfor "PV $pv is deleted" gone pv "$pv"
 waitfor "PV $restored_pv is deleted" gone pv "$restored_pv"
-waitfor "no volume image is left in the pool" bash -c "[ -z \"\$(find $E2E_WORK/pool/images -name '*.img')\" ]"
+waitfor "one volume image is left in the pool" bash -c "[ \"\$(find $E2E_WORK/pool/images -name '*.img' | wc -l)\" = 1 ]"
+section_ok
 
+say "uninstall waits while a volume of the driver exists"
+kc delete storagecluster "$CLUSTER" --wait=false >/dev/null
+waitfor "status says deletion is blocked by PV $pv" bash -c \
+  "kubectl --kubeconfig $E2E_WORK/admin.kubeconfig get storagecluster $CLUSTER \
+    -o jsonpath='{.status.conditions[?(@.reason==\"DeletionBlocked\")].message}' | grep -q $pv"
+check "CSIDriver $DRIVER is kept meanwhile" exists csidriver "$DRIVER"
+kc -n "$APP_NS" delete pvc data --wait=false >/dev/null
+waitfor "PV $pv is deleted" gone pv "$pv"
+waitfor "no volume image is left in the pool" bash -c "[ -z \"\$(find $E2E_WORK/pool/images -name '*.img')\" ]"
 # The snapshotter probes the VolumeGroupSnapshot API at start and turns that feature off when it
 # may not list it; Soko does not grant it on purpose, so that one line is not an error.
 check "no RBAC Forbidden errors in the sidecars' logs" bash -c "! grep -i forbidden \
   $E2E_WORK/logs/csi-provisioner.log $E2E_WORK/logs/csi-resizer.log $E2E_WORK/logs/csi-snapshotter.log \
   | grep -v 'disabling the VolumeGroupSnapshot feature'"
+section_ok
 
-say "deleting the StorageCluster uninstalls the driver"
-kc delete storagecluster "$CLUSTER" --wait=false >/dev/null
+say "with the last volume gone, the StorageCluster is uninstalled"
 waitfor "StorageCluster $CLUSTER is gone (finalizer done)" gone storagecluster "$CLUSTER"
 waitfor "CSIDriver $DRIVER is gone" gone csidriver "$DRIVER"
 waitfor "StorageClass $CLASS is gone" gone storageclass "$CLASS"
@@ -217,5 +250,4 @@ waitfor "namespace $NS is Terminating" bash -c \
   "kubectl --kubeconfig $E2E_WORK/admin.kubeconfig get namespace $NS -o jsonpath='{.metadata.deletionTimestamp}' 2>/dev/null | grep -q . \
    || ! kubectl --kubeconfig $E2E_WORK/admin.kubeconfig get namespace $NS"
 waitfor "namespace $NS is gone (its pods' end confirmed as a kubelet would)" e2e_namespace_gone_with_kubelet "$NS"
-
 check "no operator error in its log" bash -c "! grep -E ' ERROR ' $E2E_WORK/logs/operator.log"
