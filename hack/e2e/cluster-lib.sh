@@ -280,15 +280,14 @@ e2e_namespace_gone_with_kubelet() {
 # Stops the processes in reverse start order, then releases mounts and loop devices and removes the
 # work dir. With E2E_FAILED=1 the logs are kept (their path is printed).
 e2e_cluster_down() {
-  local i entry pid
+  local i j entry pid
+  # One at a time, newest first: the sidecars and the operator go while the API server still
+  # answers, and the API server goes while etcd still answers (else it waits for it).
   for ((i = ${#E2E_PIDS[@]} - 1; i >= 0; i--)); do
     entry=${E2E_PIDS[i]} pid=${entry%%:*}
     kill "$pid" 2>/dev/null || true
-  done
-  for entry in "${E2E_PIDS[@]}"; do
-    pid=${entry%%:*}
     # Anything that ignores SIGTERM for 15 s is killed.
-    for ((i = 0; i < 75; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+    for ((j = 0; j < 150; j++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -9 "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
   done
