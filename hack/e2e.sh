@@ -67,13 +67,33 @@ field() { kc ${4:+-n "$4"} get "$1" "$2" -o "jsonpath=$3"; }
 equals() { [ "$(field "$2" "$3" "$4" "${5:-}")" = "$1" ]; }
 gone() { ! kc ${3:+-n "$3"} get "$1" "$2" >/dev/null 2>&1; }
 exists() { kc ${3:+-n "$3"} get "$1" "$2" >/dev/null 2>&1; }
-images_in_pool() { find "$E2E_WORK/pool/images" -name '*.img' 2>/dev/null | wc -l; }
-snapshots_in_pool() { find "$E2E_WORK/pool/snapshots" -name '*.img' 2>/dev/null | wc -l; }
-pool_image_of() { # PV name -> its image file exists in the pool
-  local handle
-  handle=$(field pv "$1" '{.spec.csi.volumeHandle}')
-  [ -n "$handle" ] && [ -f "$E2E_WORK/pool/images/$handle.img" ]
+# pool_files DIR N: the pool's DIR (images or snapshots) holds exactly N image files.
+pool_files() { [ "$(find "$E2E_WORK/pool/$1" -name '*.img' 2>/dev/null | wc -l)" = "$2" ]; }
+# image_of_pv PV: the path of the pool image behind PV (from its CSI volume handle).
+image_of_pv() { echo "$E2E_WORK/pool/images/$(field pv "$1" '{.spec.csi.volumeHandle}').img"; }
+image_size_is() { [ "$(stat -c %s "$(image_of_pv "$1")")" = "$2" ]; }
+generation_observed() {
+  [ "$(field storagecluster "$CLUSTER" '{.status.observedGeneration}')" = \
+    "$(field storagecluster "$CLUSTER" '{.metadata.generation}')" ]
 }
+kubernetes_version_is() { [[ $(field storagecluster "$CLUSTER" '{.status.kubernetesVersion}') == v$1.* ]]; }
+capacity_published_for() {
+  kc -n "$NS" get csistoragecapacity -o "jsonpath={.items[?(@.storageClassName==\"$1\")].capacity}" | grep -q .
+}
+no_snapshot_contents() { [ -z "$(kc get volumesnapshotcontent -o name)" ]; }
+deletion_blocked_by() {
+  field storagecluster "$CLUSTER" '{.status.conditions[?(@.reason=="DeletionBlocked")].message}' | grep -q "$1"
+}
+terminating_or_gone() {
+  gone namespace "$1" || [ -n "$(field namespace "$1" '{.metadata.deletionTimestamp}')" ]
+}
+# The snapshotter probes the VolumeGroupSnapshot API at start and turns that feature off when it
+# may not list it; Soko does not grant it on purpose, so that one line is not an error.
+no_forbidden_in_sidecar_logs() {
+  ! grep -i forbidden "$E2E_WORK"/logs/csi-{provisioner,resizer,snapshotter}.log |
+    grep -v 'disabling the VolumeGroupSnapshot feature'
+}
+no_operator_errors() { ! grep -E '^[0-9:.]+ ERROR ' "$E2E_WORK/logs/operator.log"; }
 # The node processes run with the args of the applied objects; 'render' is what admins review.
 same_args_as_render() {
   local version
@@ -132,11 +152,8 @@ check "StorageClass $CLASS is WaitForFirstConsumer with expansion" \
 waitfor "VolumeSnapshotClass $SNAPCLASS uses $DRIVER" equals "$DRIVER" volumesnapshotclass "$SNAPCLASS" '{.driver}'
 waitfor "DaemonSet $NS/$CLUSTER-node exists" exists daemonset "$CLUSTER-node" "$NS"
 waitfor "Deployment $NS/$CLUSTER-controller exists" exists deployment "$CLUSTER-controller" "$NS"
-waitfor "status.observedGeneration = metadata.generation" \
-  bash -c "[ \"\$(kubectl --kubeconfig $E2E_WORK/admin.kubeconfig get storagecluster $CLUSTER -o jsonpath='{.status.observedGeneration}')\" = \
-    \"\$(kubectl --kubeconfig $E2E_WORK/admin.kubeconfig get storagecluster $CLUSTER -o jsonpath='{.metadata.generation}')\" ]"
-check "status reports Kubernetes version v1.36" \
-  bash -c "[[ \$(kubectl --kubeconfig $E2E_WORK/admin.kubeconfig get storagecluster $CLUSTER -o jsonpath='{.status.kubernetesVersion}') == *1.36* ]]"
+waitfor "status.observedGeneration = metadata.generation" generation_observed
+check "status reports Kubernetes version v1.36" kubernetes_version_is 1.36
 check "'render' prints the container args the operator applied (DaemonSet, Deployment)" same_args_as_render
 check "status condition Compatible=True" equals True storagecluster "$CLUSTER" '{.status.conditions[?(@.type=="Compatible")].status}'
 
@@ -145,9 +162,7 @@ say "the node: driver + sidecars as local processes, with the operator's args an
 started=$SECONDS
 e2e_node_up "$CLUSTER"
 echo "    node processes started in $((SECONDS - started)) s; driver args: ${E2E_DRIVER_ARGS[*]}"
-waitfor "provisioner publishes CSIStorageCapacity for $CLASS" \
-  bash -c "kubectl --kubeconfig $E2E_WORK/admin.kubeconfig -n $NS get csistoragecapacity \
-    -o jsonpath='{.items[?(@.storageClassName==\"$CLASS\")].capacity}' | grep -q ."
+waitfor "provisioner publishes CSIStorageCapacity for $CLASS" capacity_published_for "$CLASS"
 
 section_ok
 say "a PVC is provisioned on the node"
@@ -170,9 +185,8 @@ pv=$(field pvc data '{.spec.volumeName}' "$APP_NS")
 check "PV $pv is a CSI volume of $DRIVER" equals "$DRIVER" pv "$pv" '{.spec.csi.driver}'
 check "PV $pv is pinned to the node by topology" \
   equals "$E2E_NODE" pv "$pv" '{.spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[?(@.key=="topology.soko.dev/node")].values[0]}'
-check "the volume's image file exists in the pool" pool_image_of "$pv"
-check "the image is 64 MiB, the size asked for" bash -c \
-  "[ \"\$(stat -c %s $E2E_WORK/pool/images/\$(kubectl --kubeconfig $E2E_WORK/admin.kubeconfig get pv $pv -o jsonpath='{.spec.csi.volumeHandle}').img)\" = $((64 << 20)) ]"
+check "the volume's image file exists in the pool" test -f "$(image_of_pv "$pv")"
+check "the image is 64 MiB, the size asked for" image_size_is "$pv" $((64 << 20))
 
 section_ok
 say "the PVC is expanded"
@@ -194,7 +208,7 @@ spec:
   source: {persistentVolumeClaimName: data}
 EOF
 waitfor "VolumeSnapshot snap is ReadyToUse" equals true volumesnapshot snap '{.status.readyToUse}' "$APP_NS"
-check "the snapshot's image file exists in the pool" bash -c "[ \"\$(find $E2E_WORK/pool/snapshots -name '*.img' | wc -l)\" = 1 ]"
+check "the snapshot's image file exists in the pool" pool_files snapshots 1
 restore_size=$(field volumesnapshot snap '{.status.restoreSize}' "$APP_NS")
 kc apply -f - >/dev/null <<EOF
 apiVersion: v1
@@ -211,34 +225,27 @@ spec:
   dataSource: {apiGroup: snapshot.storage.k8s.io, kind: VolumeSnapshot, name: snap}
 EOF
 waitfor "PVC restored (from snapshot snap, $restore_size) is Bound" equals Bound pvc restored '{.status.phase}' "$APP_NS"
-check "the pool holds two volume images" bash -c "[ \"\$(find $E2E_WORK/pool/images -name '*.img' | wc -l)\" = 2 ]"
+check "the pool holds two volume images" pool_files images 2
 
 section_ok
 say "deleting a snapshot and a PVC removes their images from the pool"
 restored_pv=$(field pvc restored '{.spec.volumeName}' "$APP_NS")
 kc -n "$APP_NS" delete volumesnapshot snap --wait=false >/dev/null
 kc -n "$APP_NS" delete pvc restored --wait=false >/dev/null
-waitfor "VolumeSnapshot and its content are gone" bash -c \
-  "! kubectl --kubeconfig $E2E_WORK/admin.kubeconfig get volumesnapshotcontent -o name | grep -q ."
-waitfor "the snapshot image is deleted from the pool" bash -c "[ -z \"\$(find $E2E_WORK/pool/snapshots -name '*.img')\" ]"
+waitfor "VolumeSnapshot and its content are gone" no_snapshot_contents
+waitfor "the snapshot image is deleted from the pool" pool_files snapshots 0
 waitfor "PV $restored_pv is deleted" gone pv "$restored_pv"
-waitfor "one volume image is left in the pool" bash -c "[ \"\$(find $E2E_WORK/pool/images -name '*.img' | wc -l)\" = 1 ]"
+waitfor "one volume image is left in the pool" pool_files images 1
 section_ok
 
 say "uninstall waits while a volume of the driver exists"
 kc delete storagecluster "$CLUSTER" --wait=false >/dev/null
-waitfor "status says deletion is blocked by PV $pv" bash -c \
-  "kubectl --kubeconfig $E2E_WORK/admin.kubeconfig get storagecluster $CLUSTER \
-    -o jsonpath='{.status.conditions[?(@.reason==\"DeletionBlocked\")].message}' | grep -q $pv"
+waitfor "status says deletion is blocked by PV $pv" deletion_blocked_by "$pv"
 check "CSIDriver $DRIVER is kept meanwhile" exists csidriver "$DRIVER"
 kc -n "$APP_NS" delete pvc data --wait=false >/dev/null
 waitfor "PV $pv is deleted" gone pv "$pv"
-waitfor "no volume image is left in the pool" bash -c "[ -z \"\$(find $E2E_WORK/pool/images -name '*.img')\" ]"
-# The snapshotter probes the VolumeGroupSnapshot API at start and turns that feature off when it
-# may not list it; Soko does not grant it on purpose, so that one line is not an error.
-check "no RBAC Forbidden errors in the sidecars' logs" bash -c "! grep -i forbidden \
-  $E2E_WORK/logs/csi-provisioner.log $E2E_WORK/logs/csi-resizer.log $E2E_WORK/logs/csi-snapshotter.log \
-  | grep -v 'disabling the VolumeGroupSnapshot feature'"
+waitfor "no volume image is left in the pool" pool_files images 0
+check "no RBAC Forbidden errors in the sidecars' logs" no_forbidden_in_sidecar_logs
 section_ok
 
 say "with the last volume gone, the StorageCluster is uninstalled"
@@ -246,8 +253,6 @@ waitfor "StorageCluster $CLUSTER is gone (finalizer done)" gone storagecluster "
 waitfor "CSIDriver $DRIVER is gone" gone csidriver "$DRIVER"
 waitfor "StorageClass $CLASS is gone" gone storageclass "$CLASS"
 waitfor "VolumeSnapshotClass $SNAPCLASS is gone" gone volumesnapshotclass "$SNAPCLASS"
-waitfor "namespace $NS is Terminating" bash -c \
-  "kubectl --kubeconfig $E2E_WORK/admin.kubeconfig get namespace $NS -o jsonpath='{.metadata.deletionTimestamp}' 2>/dev/null | grep -q . \
-   || ! kubectl --kubeconfig $E2E_WORK/admin.kubeconfig get namespace $NS"
+waitfor "namespace $NS is Terminating" terminating_or_gone "$NS"
 waitfor "namespace $NS is gone (its pods' end confirmed as a kubelet would)" e2e_namespace_gone_with_kubelet "$NS"
-check "no operator error in its log" bash -c "! grep -E ' ERROR ' $E2E_WORK/logs/operator.log"
+check "no operator error in its log" no_operator_errors
