@@ -14,7 +14,7 @@ NS=soko-demo
 APP_NS=demo-app
 TIMEOUT=120
 
-trap 'e2e_cluster_down' EXIT
+trap 'rc=$?; ((rc == 0 || rc == 130)) || E2E_FAILED=1; e2e_cluster_down' EXIT
 trap 'E2E_FAILED=1; exit 130' INT TERM
 
 step_started=0

@@ -16,7 +16,7 @@ require_root "the local cluster"
 
 file=${1:-}
 [ -z "$file" ] || [ -f "$file" ] || die "no such file: $file"
-trap 'e2e_cluster_down' EXIT
+trap 'rc=$?; ((rc == 0 || rc == 130)) || E2E_FAILED=1; e2e_cluster_down' EXIT
 trap 'exit 130' INT TERM
 
 say "starting the control plane and the operator"

@@ -21,7 +21,6 @@ E2E_NODE=${E2E_NODE:-soko-e2e-node}
 E2E_PIDS=()
 E2E_FAILED=0
 
-e2e_log() { printf '    %s\n' "$*"; }
 
 # A free TCP port on loopback (the kernel picks it).
 e2e_free_port() {
@@ -137,7 +136,7 @@ e2e_cluster_up() {
     --service-cluster-ip-range 10.96.0.0/24 --cert-dir "$pki" --v 1
   e2e_kubeconfig "$E2E_WORK/admin.kubeconfig" "$pki/admin.crt" "$pki/admin.key"
   export KUBECONFIG=$E2E_WORK/admin.kubeconfig
-  e2e_wait 90 kc get --raw /readyz || die "kube-apiserver not ready in 90 s (log: $E2E_WORK/logs)"
+  e2e_wait 180 kc get --raw /readyz || die "kube-apiserver not ready in 180 s"
 
   # Only what a storage flow needs: PV binding, PV/PVC protection, namespace deletion, GC.
   e2e_spawn kube-controller-manager "$E2E_BIN/kube-controller-manager" \
@@ -176,7 +175,7 @@ EOF
     --kubeconfig "$E2E_WORK/admin.kubeconfig" --no-leader-election \
     --health-address "127.0.0.1:$health_port"
   E2E_OPERATOR_HEALTH=http://127.0.0.1:$health_port
-  e2e_wait 60 curl -fsS "$E2E_OPERATOR_HEALTH/readyz" || die "operator not ready in 60 s"
+  e2e_wait 180 curl -fsS "$E2E_OPERATOR_HEALTH/readyz" || die "operator not ready in 180 s"
 }
 
 # Prints the args of container $3 of $2 (daemonset/NAME or deployment/NAME) in namespace $1, one
@@ -257,8 +256,8 @@ EOF
 
   e2e_spawn driver-node "$E2E_ROOT/driver/bin/soko-driver" "${driver_args[@]}"
   e2e_spawn driver-controller "$E2E_ROOT/driver/bin/soko-driver" "${ctrl_args[@]}"
-  wait_for_socket "$node_sock" 60 || die "node driver socket missing after 60 s"
-  wait_for_socket "$ctrl_sock" 60 || die "controller driver socket missing after 60 s"
+  wait_for_socket "$node_sock" 120 || die "node driver socket missing after 120 s"
+  wait_for_socket "$ctrl_sock" 120 || die "controller driver socket missing after 120 s"
 
   e2e_spawn csi-provisioner env NODE_NAME="$E2E_NODE" NAMESPACE="$ns" POD_NAME="$pod" \
     "$E2E_BIN/csi-provisioner" "${prov_args[@]}" --kubeconfig "$node_kc"
