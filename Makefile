@@ -12,6 +12,7 @@ demo: deps build ## Walk a volume through its whole life on a temporary pool (ne
 .PHONY: test
 test: deps tools-test ## Every tier: unit, integration (real mounts, kube-apiserver), csi-sanity, chart/bundle, images
 	$(MVN) verify
+	bash hack/check-generated.sh
 	bash hack/sanity.sh
 	bash hack/test-dist.sh
 	bash hack/test-images.sh

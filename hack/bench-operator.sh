@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Operator benchmarks for `make bench`: start to first reconcile, RSS idle and after 20
-# StorageClusters, creation-to-applied. Runs the shaded jar as users do, against a real
+# StorageClusters, creation-to-applied. Runs the shaded jar through its launcher
+# operator/bin/soko-operator (the image's entry point, with the measured JVM flags), against a real
 # kube-apiserver from `hack/tools.sh kube-api-test`. Prints a Markdown table on stdout.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -19,5 +20,6 @@ mvn -B -q -pl operator -am package -DskipTests dependency:build-classpath \
   -Dmdep.outputFile="$cp_file" -Dmdep.includeScope=test >&2
 classpath="operator/target/test-classes:operator/target/classes:$(cat "$cp_file")"
 rm -f "$cp_file"
-java -cp "$classpath" dev.soko.operator.bench.OperatorBench \
-  "$root/operator/target/soko-operator.jar" "$cache/kube-api-test" "$version"
+SOKO_OPERATOR_JAR="$root/operator/target/soko-operator.jar" \
+  java -cp "$classpath" dev.soko.operator.bench.OperatorBench \
+  "$root/operator/bin/soko-operator" "$cache/kube-api-test" "$version"

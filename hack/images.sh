@@ -104,8 +104,8 @@ build_image() {
   ln "$tarball" "$context/rootfs.tar" 2>/dev/null || cp "$tarball" "$context/rootfs.tar"
   cp "$(jar_path "$component")" "$context/soko-$component.jar"
   cp -r "$ROOT/images/$component/." "$context/"
-  # The driver image runs the driver's own launcher (its measured JVM flags).
-  [[ "$component" != driver ]] || cp "$ROOT/driver/bin/soko-driver" "$context/soko-driver"
+  # Each image runs its component's own launcher (its measured JVM flags).
+  cp "$ROOT/$component/bin/soko-$component" "$context/soko-$component"
   log "podman build $image"
   # RUN steps (the driver's class-data archive) use chroot isolation: no OCI runtime is involved,
   # so crun's cgroup problem and the refused default ulimits do not apply at build time.

@@ -97,8 +97,9 @@ cleanup() {
     wait "$driver_pid" 2>/dev/null || true
   fi
   # Whatever a failed run left behind is removed, so the machine stays usable.
-  findmnt -rn -o TARGET | grep -F "$work/" | sort -r | while read -r m; do umount -l "$m" || true; done
-  losetup -l -n -O NAME,BACK-FILE | grep -F "$work/" | while read -r dev _; do losetup -d "$dev" || true; done
+  # (grep finds nothing on a clean run; under pipefail that must not fail the script)
+  { findmnt -rn -o TARGET | grep -F "$work/" || true; } | sort -r | while read -r m; do umount -l "$m" || true; done
+  { losetup -l -n -O NAME,BACK-FILE | grep -F "$work/" || true; } | while read -r dev _; do losetup -d "$dev" || true; done
   if [ "$status" = 0 ] && [ -z "${SANITY_KEEP:-}" ]; then
     rm -rf "$work"
   else

@@ -91,6 +91,8 @@ def default_values(docs):
     args = container(docs)["args"]
     expect(args[0], "run", "operator command")
     assert "--no-leader-election" not in args, "leader election off by default"
+    names = [env["name"] for env in container(docs)["env"]]
+    assert "SOKO_IMAGE_REGISTRY" not in names, "no default image registry unless imageRegistry"
 
 
 def airgapped_values(docs):
@@ -100,6 +102,8 @@ def airgapped_values(docs):
     expect(pod["imagePullSecrets"], [{"name": "regcred"}], "imagePullSecrets")
     expect(one(docs, "StorageCluster")["spec"]["images"]["registry"], "registry.example/soko",
            "StorageCluster image registry")
+    env = {e["name"]: e.get("value") for e in container(docs)["env"]}
+    expect(env.get("SOKO_IMAGE_REGISTRY"), "registry.example/mirror", "operator default registry")
 
 
 def tolerations_values(docs):
@@ -226,6 +230,7 @@ def main():
     refused(args.helm, "imageTypo.tag=x", "imageTypo")
     refused(args.helm, "storageCluster.spec.pools=null", "pools")
     refused(args.helm, "leaderElection.enabled=false,replicaCount=2", "needs replicaCount <= 1")
+    refused(args.helm, "imageRegistry=https://registry.example", "imageRegistry")
     check("CSV permissions, deployment, images and CRD equal the chart's",
           lambda: csv_equals_chart(args.helm))
     check("operator-verify: no errors or warnings on olm-bundle",

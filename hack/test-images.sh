@@ -41,10 +41,15 @@ check() { # name, command... : runs the command, records the result, shows outpu
   fi
 }
 
-ensure_image() { # component -> builds the image when it is not in local storage
+# component -> builds the image from this tree (the tag is the project version, so an image left in
+# local storage by an older tree would carry the same name: testing it would prove nothing).
+# TEST_IMAGES_REUSE=1 tests whatever local storage holds, for quick reruns by hand.
+ensure_image() {
   local image
   image="$(image_name "$1")"
-  podman image exists "$image" || SKIP_SAVE=1 build_image "$1" >/dev/null
+  if [[ "${TEST_IMAGES_REUSE:-0}" != 1 ]] || ! podman image exists "$image"; then
+    build_image "$1" >/dev/null
+  fi
   printf '%s\n' "$image"
 }
 
@@ -52,6 +57,7 @@ ensure_image() { # component -> builds the image when it is not in local storage
 archive_is_oci() {
   local archive index
   archive="$OUT/soko-$1-${IMAGE_TAG:-$(project_version)}.oci.tar"
+  mkdir -p "$OUT"
   [[ -s "$archive" ]] || podman save --quiet --format oci-archive -o "$archive" "$(image_name "$1")"
   index="$(tar -xOf "$archive" index.json)" || return 1
   grep -q '"org.opencontainers.image.ref.name":"[^"]*'"${IMAGE_TAG:-$(project_version)}"'"' \

@@ -3,6 +3,7 @@ package dev.soko.api.v1alpha1;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
@@ -31,7 +32,9 @@ public class DriverSpec {
   @Default("info")
   private LogLevel logLevel = LogLevel.info;
 
-  @JsonPropertyDescription("Driver image; defaults to the one in the versions table.")
+  @JsonPropertyDescription(
+      "Driver image, a full reference used verbatim; defaults to the versions table's driver"
+          + " image qualified with images.registry or the operator's default registry.")
   private String image;
 
   @JsonPropertyDescription("Resources of the driver container (node and controller).")
@@ -41,9 +44,25 @@ public class DriverSpec {
   @Size(max = 32)
   private List<String> extraArgs = new ArrayList<>();
 
+  @JsonPropertyDescription(
+      "Port of the driver's Prometheus endpoint (/metrics, per-RPC counts and durations) on the"
+          + " pod IP of every node and controller pod; unset: no metrics. 9808 is the health port.")
+  @Min(1)
+  @Max(65535)
+  @ValidationRule(value = "self != 9808", message = "9808 is the liveness probe's health port")
+  private Integer metricsPort;
+
   @JsonPropertyDescription("Maximum volumes per node reported to the scheduler; 0 means unlimited.")
   @Min(0)
   private Integer maxVolumesPerNode;
+
+  public Integer getMetricsPort() {
+    return metricsPort;
+  }
+
+  public void setMetricsPort(Integer metricsPort) {
+    this.metricsPort = metricsPort;
+  }
 
   public String getName() {
     return name;

@@ -12,7 +12,11 @@ public class FeaturesSpec {
   @Default("true")
   private Boolean capacityTracking = true;
 
-  @JsonPropertyDescription("Run csi-external-health-monitor-controller in the controller.")
+  @JsonPropertyDescription(
+      "Controller-side volume health monitoring (csi-external-health-monitor-controller). Not"
+          + " available yet: the controller-mode driver cannot report volume conditions because"
+          + " pools live on nodes, so the monitor is not deployed and the status says so. Node-side"
+          + " conditions come from kubelet (CSIVolumeHealth feature gate) and need no setting.")
   @Default("false")
   private Boolean volumeHealthMonitor = false;
 

@@ -12,16 +12,21 @@ import java.util.List;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class ImagesSpec {
   @JsonPropertyDescription(
-      "Replaces the registry host (and path prefix) of every image, for air-gapped clusters:"
-          + " 'mirror.local:5000/k8s' turns 'registry.k8s.io/sig-storage/csi-resizer:v1' into"
-          + " 'mirror.local:5000/k8s/sig-storage/csi-resizer:v1'. Explicit overrides are kept.")
+      "Registry host and optional path prefix the driver and sidecar images are pulled from."
+          + " The versions table names images by repository path and tag only, e.g."
+          + " 'sig-storage/csi-resizer:v1.14.0'; with 'mirror.example:5000/k8s' that becomes"
+          + " 'mirror.example:5000/k8s/sig-storage/csi-resizer:v1.14.0'. Unset: the operator's"
+          + " default (its --image-registry flag or SOKO_IMAGE_REGISTRY); when that is unset too,"
+          + " images stay unqualified and the container runtime resolves them (the status says"
+          + " so). overrides and driver.image are used verbatim.")
   @Size(max = 253)
   @ValidationRule(
       value = "!self.endsWith('/') && !self.contains('://') && self.size() > 0",
       message = "must be a registry host with optional path, without scheme or trailing '/'")
   private String registry;
 
-  @JsonPropertyDescription("Per-sidecar image overrides (full references).")
+  @JsonPropertyDescription(
+      "Per-sidecar image overrides: full references including the registry, used verbatim.")
   private ImageOverrides overrides = new ImageOverrides();
 
   @JsonPropertyDescription("Image pull policy of every container.")

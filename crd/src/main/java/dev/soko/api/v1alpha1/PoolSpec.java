@@ -24,8 +24,9 @@ public class PoolSpec {
   @Required
   @Size(max = 4096)
   @ValidationRule(
-      value = Validation.ABSOLUTE_PATH_RULE,
-      message = "must be an absolute path without '..'")
+      // ',' separates the fields of the driver's --pool flag.
+      value = Validation.ABSOLUTE_PATH_RULE + " && !self.contains(',')",
+      message = "must be an absolute path without '..' or ','")
   private String path;
 
   @JsonPropertyDescription("Bytes the pool may hand out; defaults to its filesystem's size.")

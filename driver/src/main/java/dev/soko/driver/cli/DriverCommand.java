@@ -5,41 +5,29 @@ import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.logging.LogSetup;
 import dev.soko.driver.server.Endpoint;
 import java.io.PrintWriter;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
-/** The command line. It only parses and validates; {@link Launcher} runs the driver. */
-@Command(
-    name = "soko-driver",
-    mixinStandardHelpOptions = true,
-    versionProvider = Version.class,
-    sortOptions = false,
-    usageHelpAutoWidth = true,
-    description = "Soko node-local CSI driver (CSI spec v1.12.0).",
-    footer = {
-      "",
-      "SIGTERM stops gracefully: in-flight calls finish, then the engine closes (the JVM then"
-          + " exits with 143). Exit codes: 1 start-up failure, 2 bad flags."
-    })
-public final class DriverCommand implements Callable<Integer> {
+/**
+ * The command line. It only parses and validates; {@link Launcher} runs the driver. Parsed by hand:
+ * a flag library cost ~600 loaded classes and several MiB of resident memory in a process that
+ * parses ten flags once (measured), and the driver's idle memory is one of its targets.
+ */
+public final class DriverCommand {
 
   /** What runs the driver once the flags are valid; returns the process exit code. */
   @FunctionalInterface
   public interface Launcher {
     int launch(DriverConfig config) throws Exception;
   }
+
+  static final int EXIT_USAGE = 2;
 
   /** A CSI driver name: at most 63 characters, alphanumeric at both ends, '-', '_', '.' inside. */
   static final Pattern DRIVER_NAME =
@@ -48,115 +36,150 @@ public final class DriverCommand implements Callable<Integer> {
   /** Node IDs become a topology label value, so they follow the label value syntax. */
   static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?");
 
-  @Spec CommandSpec spec;
+  private static final String HELP =
+      """
+      Usage: soko-driver [FLAGS]
+      Soko node-local CSI driver (CSI spec v1.12.0).
 
-  @Option(
-      names = "--endpoint",
-      paramLabel = "unix:///PATH",
-      description = "Unix domain socket to serve CSI on (default: ${DEFAULT-VALUE}).",
-      defaultValue = "unix:///csi/csi.sock")
-  String endpoint;
+        --endpoint=unix:///PATH   Unix domain socket to serve CSI on (default:
+                                  unix:///csi/csi.sock).
+        --node-id=NAME            This node's name (the Kubernetes node name); required in
+                                  node mode. Used as the topology value
+                                  topology.soko.dev/node.
+        --driver-name=NAME        CSI driver name (default: csi.soko.dev).
+        --mode=node|controller    node: Identity, Controller and Node over this node's pools.
+                                  controller: Identity and ControllerExpandVolume for the
+                                  external-resizer, without pools (default: node).
+        --pool=SPEC               A storage pool (repeatable; the first is the default):
+                                  name=NAME,path=DIR[,capacity=QUANTITY][,overprovision=RATIO]
+                                  [,fs=ext4:xfs].
+                                    capacity: Kubernetes quantity such as 100Gi or 500M; 0 or
+                                    absent = free space of DIR.
+                                    overprovision: volume bytes per pool byte, >= 1.0
+                                    (default 1.0).
+                                    fs: allowed filesystems, the first is the default
+                                    (default ext4:xfs).
+        --allowed-path-root=DIR   Staging and target paths must lie below one of these
+                                  directories (repeatable; default: /var/lib/kubelet).
+        --max-volumes-per-node=N  Most volumes this node may have attached, reported in
+                                  NodeGetInfo; 0 = no limit (default: 0).
+        --metrics-address=HOST:PORT
+                                  Serve Prometheus metrics at http://HOST:PORT/metrics; empty
+                                  disables (default: disabled). Example: 127.0.0.1:9809.
+        --log-level=LEVEL         error, warn, info, debug or trace (default: info).
+        -h, --help                Show this help message and exit.
+        -V, --version             Print version information and exit.
 
-  @Option(
-      names = "--node-id",
-      paramLabel = "NAME",
-      description =
-          "This node's name (the Kubernetes node name); required in node mode. Used as the"
-              + " topology value topology.soko.dev/node.")
+      A flag's value follows '=' or comes as the next argument.
+      SIGTERM stops gracefully: in-flight calls finish, then the engine closes (the JVM then
+      exits with 143). Exit codes: 1 start-up failure, 2 bad flags.
+      """;
+
+  String endpoint = "unix:///csi/csi.sock";
   String nodeId;
-
-  @Option(
-      names = "--driver-name",
-      paramLabel = "NAME",
-      description = "CSI driver name (default: ${DEFAULT-VALUE}).",
-      defaultValue = "csi.soko.dev")
-  String driverName;
-
-  @Option(
-      names = "--mode",
-      paramLabel = "node|controller",
-      description =
-          "node: Identity, Controller and Node over this node's pools. controller: Identity and"
-              + " ControllerExpandVolume for the external-resizer, without pools (default:"
-              + " ${DEFAULT-VALUE}).",
-      defaultValue = "node")
-  String mode;
-
-  @Option(
-      names = "--pool",
-      paramLabel = "SPEC",
-      description = {
-        "A storage pool (repeatable; the first is the default):"
-            + " name=NAME,path=DIR[,capacity=QUANTITY][,overprovision=RATIO][,fs=ext4:xfs].",
-        "  capacity: Kubernetes quantity such as 100Gi or 500M; 0 or absent = free space of DIR.",
-        "  overprovision: volume bytes per pool byte, >= 1.0 (default 1.0).",
-        "  fs: allowed filesystems, the first is the default (default ext4:xfs)."
-      })
+  String driverName = "csi.soko.dev";
+  String mode = "node";
   List<String> pools = new ArrayList<>();
+  List<String> allowedPathRoots = new ArrayList<>();
+  String maxVolumesPerNode = "0";
+  String metricsAddress = "";
+  String logLevel = "info";
 
-  @Option(
-      names = "--allowed-path-root",
-      paramLabel = "DIR",
-      description =
-          "Staging and target paths must lie below one of these directories (repeatable;"
-              + " default: /var/lib/kubelet).")
-  List<Path> allowedPathRoots = new ArrayList<>();
-
-  @Option(
-      names = "--max-volumes-per-node",
-      paramLabel = "N",
-      description =
-          "Most volumes this node may have attached, reported in NodeGetInfo; 0 = no limit"
-              + " (default: ${DEFAULT-VALUE}).",
-      defaultValue = "0")
-  int maxVolumesPerNode;
-
-  @Option(
-      names = "--metrics-address",
-      paramLabel = "HOST:PORT",
-      description =
-          "Serve Prometheus metrics at http://HOST:PORT/metrics; empty disables (default:"
-              + " disabled). Example: 127.0.0.1:9809.",
-      defaultValue = "")
-  String metricsAddress;
-
-  @Option(
-      names = "--log-level",
-      paramLabel = "LEVEL",
-      description = "error, warn, info, debug or trace (default: ${DEFAULT-VALUE}).",
-      defaultValue = "info")
-  String logLevel;
-
-  private final Launcher launcher;
-
-  public DriverCommand(Launcher launcher) {
-    this.launcher = launcher;
-  }
+  private DriverCommand() {}
 
   /** Parses {@code args} and runs the launcher; returns the process exit code. */
   public static int execute(Launcher launcher, String... args) {
-    return execute(new CommandLine(new DriverCommand(launcher)), args);
+    return execute(
+        launcher, new PrintWriter(System.out, true), new PrintWriter(System.err, true), args);
   }
 
-  /** As above, on a prepared command line (tests set its output writers). */
-  static int execute(CommandLine commandLine, String... args) {
-    commandLine.setParameterExceptionHandler(DriverCommand::badFlags);
-    return commandLine.execute(args);
+  /** As above, with the output streams given (tests capture them). */
+  static int execute(Launcher launcher, PrintWriter out, PrintWriter err, String... args) {
+    DriverConfig config;
+    try {
+      DriverCommand command = new DriverCommand();
+      String early = command.parse(args);
+      if (early != null) {
+        out.print(early);
+        out.flush();
+        return 0;
+      }
+      config = command.toConfig();
+      LogSetup.setLevel(command.logLevel);
+    } catch (UsageException e) {
+      err.println("soko-driver: " + e.getMessage());
+      err.println("Run 'soko-driver --help' for the flags.");
+      err.flush();
+      return EXIT_USAGE;
+    }
+    try {
+      return launcher.launch(config);
+    } catch (Exception e) {
+      err.println("soko-driver: " + e);
+      err.flush();
+      return 1;
+    }
   }
 
-  private static int badFlags(ParameterException e, String[] args) {
-    PrintWriter err = e.getCommandLine().getErr();
-    err.println("soko-driver: " + e.getMessage());
-    err.println("Run 'soko-driver --help' for the flags.");
-    err.flush();
-    return CommandLine.ExitCode.USAGE;
+  /** Fills the fields from {@code args}; returns help or version text when asked for, else null. */
+  private String parse(String[] args) {
+    for (int i = 0; i < args.length; i++) {
+      String arg = args[i];
+      switch (arg) {
+        case "-h", "--help" -> {
+          return HELP;
+        }
+        case "-V", "--version" -> {
+          return "soko-driver " + Version.current() + " (CSI spec v1.12.0)\n";
+        }
+        default -> {}
+      }
+      int eq = arg.indexOf('=');
+      String name = eq > 0 ? arg.substring(0, eq) : arg;
+      String value;
+      if (eq > 0) {
+        value = arg.substring(eq + 1);
+      } else if (i + 1 < args.length && isFlag(name)) {
+        value = args[++i];
+      } else {
+        throw isFlag(name)
+            ? usage("missing value for %s", name)
+            : usage("unknown flag or argument '%s'", arg);
+      }
+      set(name, value, arg);
+    }
+    return null;
   }
 
-  @Override
-  public Integer call() throws Exception {
-    DriverConfig config = toConfig();
-    LogSetup.setLevel(logLevel);
-    return launcher.launch(config);
+  private static boolean isFlag(String name) {
+    return switch (name) {
+      case "--endpoint",
+              "--node-id",
+              "--driver-name",
+              "--mode",
+              "--pool",
+              "--allowed-path-root",
+              "--max-volumes-per-node",
+              "--metrics-address",
+              "--log-level" ->
+          true;
+      default -> false;
+    };
+  }
+
+  private void set(String name, String value, String arg) {
+    switch (name) {
+      case "--endpoint" -> endpoint = value;
+      case "--node-id" -> nodeId = value;
+      case "--driver-name" -> driverName = value;
+      case "--mode" -> mode = value;
+      case "--pool" -> pools.add(value);
+      case "--allowed-path-root" -> allowedPathRoots.add(value);
+      case "--max-volumes-per-node" -> maxVolumesPerNode = value;
+      case "--metrics-address" -> metricsAddress = value;
+      case "--log-level" -> logLevel = value;
+      default -> throw usage("unknown flag or argument '%s'", arg);
+    }
   }
 
   /** Validates every flag and builds the configuration; a bad flag throws a usage error. */
@@ -176,7 +199,13 @@ public final class DriverCommand implements Callable<Integer> {
         "--log-level must be one of %s, got '%s'",
         LogSetup.LEVELS,
         logLevel);
-    check(maxVolumesPerNode >= 0, "--max-volumes-per-node must not be negative");
+    int maxVolumes;
+    try {
+      maxVolumes = Integer.parseInt(maxVolumesPerNode);
+    } catch (NumberFormatException e) {
+      throw usage("--max-volumes-per-node must be a whole number, got '%s'", maxVolumesPerNode);
+    }
+    check(maxVolumes >= 0, "--max-volumes-per-node must not be negative");
     if (!metricsAddress.isEmpty()) {
       try {
         HostPort.parse(metricsAddress);
@@ -193,10 +222,15 @@ public final class DriverCommand implements Callable<Integer> {
           "--node-id '%s' must be at most 63 characters: letters, digits, '-', '_', '.', alphanumeric at both ends (it is a label value)",
           node);
     }
-    List<Path> roots =
-        allowedPathRoots.isEmpty()
-            ? List.of(Path.of("/var/lib/kubelet"))
-            : List.copyOf(allowedPathRoots);
+    List<Path> roots = new ArrayList<>();
+    for (String root :
+        allowedPathRoots.isEmpty() ? List.of("/var/lib/kubelet") : allowedPathRoots) {
+      try {
+        roots.add(Path.of(root));
+      } catch (InvalidPathException e) {
+        throw usage("--allowed-path-root '%s' is not a valid path", root);
+      }
+    }
     for (Path root : roots) {
       check(
           root.isAbsolute() && !root.equals(root.getRoot()),
@@ -210,7 +244,7 @@ public final class DriverCommand implements Callable<Integer> {
         endpoint,
         poolConfigs,
         roots.stream().map(Path::normalize).toList(),
-        maxVolumesPerNode,
+        maxVolumes,
         metricsAddress);
   }
 
@@ -243,13 +277,22 @@ public final class DriverCommand implements Callable<Integer> {
     return List.copyOf(parsed);
   }
 
-  private void check(boolean condition, String format, Object... args) {
+  private static void check(boolean condition, String format, Object... args) {
     if (!condition) {
       throw usage(format, args);
     }
   }
 
-  private ParameterException usage(String format, Object... args) {
-    return new ParameterException(spec.commandLine(), String.format(format, args));
+  private static UsageException usage(String format, Object... args) {
+    return new UsageException(String.format(format, args));
+  }
+
+  /** A bad flag: reported in one line with exit code 2, never with a stack trace. */
+  static final class UsageException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    UsageException(String message) {
+      super(message);
+    }
   }
 }

@@ -4,10 +4,11 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.Properties;
-import picocli.CommandLine.IVersionProvider;
 
 /** The build's version, from a resource Maven filters at build time. */
-public final class Version implements IVersionProvider {
+public final class Version {
+  private Version() {}
+
   private static final String RESOURCE = "/dev/soko/driver/version.properties";
 
   /** The driver version reported in GetPluginInfo and {@code --version}. */
@@ -22,10 +23,5 @@ public final class Version implements IVersionProvider {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-  }
-
-  @Override
-  public String[] getVersion() {
-    return new String[] {"soko-driver " + current() + " (CSI spec v1.12.0)"};
   }
 }

@@ -134,8 +134,7 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
       throw StorageException.invalid("volume_capabilities is required");
     }
     Requests.checkMap(request.getVolumeContextMap(), "volume_context");
-    Volume volume =
-        volumes.findVolume(id).orElseThrow(() -> StorageException.notFound("volume %s", id));
+    Volume volume = existingVolume(id);
     reply(observer, CapabilityCheck.validate(volume, request));
   }
 
@@ -164,8 +163,7 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
       Csi.ControllerGetVolumeRequest request,
       StreamObserver<Csi.ControllerGetVolumeResponse> observer) {
     String id = Requests.requireId(request.getVolumeId(), "volume_id");
-    Volume volume =
-        volumes.findVolume(id).orElseThrow(() -> StorageException.notFound("volume %s", id));
+    Volume volume = existingVolume(id);
     reply(
         observer,
         Csi.ControllerGetVolumeResponse.newBuilder()
@@ -187,6 +185,13 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
       Csi.ControllerGetCapabilitiesRequest request,
       StreamObserver<Csi.ControllerGetCapabilitiesResponse> observer) {
     reply(observer, capabilities(CAPABILITIES));
+  }
+
+  /** The volume a request names, or NOT_FOUND (the id passed {@link Requests#requireId}). */
+  private Volume existingVolume(String id) {
+    return volumes
+        .findVolume(id)
+        .orElseThrow(() -> StorageException.notFound("volume %s does not exist", id));
   }
 
   static Csi.ControllerGetCapabilitiesResponse capabilities(List<Type> types) {

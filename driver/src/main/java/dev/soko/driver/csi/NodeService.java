@@ -5,6 +5,7 @@ import static dev.soko.driver.csi.Replies.reply;
 import csi.v1.Csi;
 import csi.v1.Csi.NodeServiceCapability.RPC.Type;
 import csi.v1.NodeGrpc;
+import dev.soko.driver.mount.PathPolicy;
 import dev.soko.driver.volume.PublishRequest;
 import dev.soko.driver.volume.StageRequest;
 import dev.soko.driver.volume.StorageException;
@@ -44,7 +45,7 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
   public void nodeStageVolume(
       Csi.NodeStageVolumeRequest request, StreamObserver<Csi.NodeStageVolumeResponse> observer) {
     String id = Requests.requireId(request.getVolumeId(), "volume_id");
-    Path staging = paths.check(request.getStagingTargetPath(), "staging_target_path");
+    Path staging = paths.check("staging_target_path", request.getStagingTargetPath());
     Capabilities.Parsed cap =
         requiredCapability(request.hasVolumeCapability(), request.getVolumeCapability());
     volumes.stage(new StageRequest(id, staging, cap.accessType(), cap.fsType(), cap.mountFlags()));
@@ -56,7 +57,7 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
       Csi.NodeUnstageVolumeRequest request,
       StreamObserver<Csi.NodeUnstageVolumeResponse> observer) {
     String id = Requests.requireId(request.getVolumeId(), "volume_id");
-    volumes.unstage(id, paths.check(request.getStagingTargetPath(), "staging_target_path"));
+    volumes.unstage(id, paths.check("staging_target_path", request.getStagingTargetPath()));
     reply(observer, Csi.NodeUnstageVolumeResponse.getDefaultInstance());
   }
 
@@ -65,9 +66,9 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
       Csi.NodePublishVolumeRequest request,
       StreamObserver<Csi.NodePublishVolumeResponse> observer) {
     String id = Requests.requireId(request.getVolumeId(), "volume_id");
-    Path target = paths.check(request.getTargetPath(), "target_path");
+    Path target = paths.check("target_path", request.getTargetPath());
     // STAGE_UNSTAGE_VOLUME is advertised, so the CO must have staged the volume first.
-    Path staging = paths.check(request.getStagingTargetPath(), "staging_target_path");
+    Path staging = paths.check("staging_target_path", request.getStagingTargetPath());
     Capabilities.Parsed cap =
         requiredCapability(request.hasVolumeCapability(), request.getVolumeCapability());
     boolean readOnly = request.getReadonly() || cap.readOnly();
@@ -81,7 +82,7 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
       Csi.NodeUnpublishVolumeRequest request,
       StreamObserver<Csi.NodeUnpublishVolumeResponse> observer) {
     String id = Requests.requireId(request.getVolumeId(), "volume_id");
-    volumes.unpublish(id, paths.check(request.getTargetPath(), "target_path"));
+    volumes.unpublish(id, paths.check("target_path", request.getTargetPath()));
     reply(observer, Csi.NodeUnpublishVolumeResponse.getDefaultInstance());
   }
 
@@ -90,8 +91,7 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
       Csi.NodeGetVolumeStatsRequest request,
       StreamObserver<Csi.NodeGetVolumeStatsResponse> observer) {
     String id = Requests.requireId(request.getVolumeId(), "volume_id");
-    VolumeUsage usage =
-        volumes.usage(id, paths.checkLookup(request.getVolumePath(), "volume_path", id));
+    VolumeUsage usage = volumes.usage(id, lookupPath(request.getVolumePath(), id));
     Csi.NodeGetVolumeStatsResponse.Builder response =
         Csi.NodeGetVolumeStatsResponse.newBuilder()
             .addUsage(
@@ -117,7 +117,7 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
   public void nodeExpandVolume(
       Csi.NodeExpandVolumeRequest request, StreamObserver<Csi.NodeExpandVolumeResponse> observer) {
     String id = Requests.requireId(request.getVolumeId(), "volume_id");
-    Path volumePath = paths.checkLookup(request.getVolumePath(), "volume_path", id);
+    Path volumePath = lookupPath(request.getVolumePath(), id);
     SizeRange size =
         request.hasCapacityRange() ? SizeRange.of(request.getCapacityRange()) : SizeRange.UNSET;
     if (request.hasVolumeCapability()) {
@@ -150,6 +150,24 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
             .setMaxVolumesPerNode(volumes.maxVolumesPerNode())
             .setAccessibleTopology(topology.segment())
             .build());
+  }
+
+  /**
+   * Checks a {@code volume_path} that only names where the CO believes a volume is (stats, node
+   * expansion). The driver stages and publishes only below the allowed roots, so a path that fails
+   * the policy cannot hold the volume: the spec's answer is NOT_FOUND, not INVALID_ARGUMENT.
+   */
+  private Path lookupPath(String raw, String volumeId) {
+    if (raw.isEmpty()) {
+      throw StorageException.invalid("volume_path is required");
+    }
+    try {
+      return paths.check("volume_path", raw);
+    } catch (StorageException e) {
+      throw StorageException.notFound(
+          "volume %s is not staged or published at the given volume_path (%s)",
+          volumeId, e.getMessage());
+    }
   }
 
   private static Capabilities.Parsed requiredCapability(

@@ -37,9 +37,6 @@ public final class LogSetup extends ContextAwareBase implements Configurator {
     Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
     root.addAppender(appender);
     root.setLevel(Level.INFO);
-    // gRPC sets SO_KEEPALIVE on every accepted channel; on a Unix socket Netty ignores it with a
-    // warning per connection that says nothing about the driver.
-    context.getLogger("io.grpc.netty.shaded.io.netty.bootstrap").setLevel(Level.ERROR);
     return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
   }
 

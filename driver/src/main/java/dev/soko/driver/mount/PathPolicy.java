@@ -2,34 +2,65 @@ package dev.soko.driver.mount;
 
 import dev.soko.driver.volume.StorageException;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Decides whether a staging or target path from a request may be touched. A path must be absolute,
- * already normalised (no ".", "..", or doubled separators), lie strictly under one of the allowed
- * roots, not be a symlink itself, and its nearest existing ancestor must resolve (following
- * symlinks) to a place still under that root.
+ * Staging and target paths come from the CO, so they are the one place where a request string names
+ * a host path. A path is accepted only if it is absolute, already normalised (no ".", "..", or
+ * doubled separators), strictly below an allowed root (kubelet's directory), not a symlink itself,
+ * and its deepest existing ancestor still resolves (following symlinks) below that root. The gRPC
+ * layer checks request strings with it and the engine checks again before it mounts anything.
  */
 public final class PathPolicy {
-  private static final int MAX_LENGTH = 4096;
+  /** PATH_MAX: the kernel refuses longer paths anyway. */
+  static final int MAX_PATH_BYTES = 4096;
+
   private final List<Path> roots;
 
   public PathPolicy(List<Path> roots) {
-    this.roots = List.copyOf(roots);
+    this.roots = roots.stream().map(Path::normalize).toList();
   }
 
+  /** Checks a path field as a request spells it ({@code what} names the field in errors). */
+  public Path check(String what, String raw) {
+    if (raw == null || raw.isEmpty()) {
+      throw StorageException.invalid("%s is required", what);
+    }
+    if (raw.length() > MAX_PATH_BYTES
+        || raw.getBytes(StandardCharsets.UTF_8).length > MAX_PATH_BYTES) {
+      throw StorageException.invalid("%s is longer than %d bytes", what, MAX_PATH_BYTES);
+    }
+    if (raw.chars().anyMatch(Character::isISOControl)) {
+      throw StorageException.invalid("%s contains control characters", what);
+    }
+    // Path.of quietly drops a trailing slash and doubled separators; compare the text instead.
+    String trimmed =
+        raw.length() > 1 && raw.endsWith("/") ? raw.substring(0, raw.length() - 1) : raw;
+    Path path;
+    try {
+      path = Path.of(trimmed);
+    } catch (InvalidPathException e) {
+      throw StorageException.invalid("%s is not a valid path", what);
+    }
+    if (path.isAbsolute() && !path.normalize().toString().equals(trimmed)) {
+      throw StorageException.invalid(
+          "%s must be normalised: %s", what, MountOptions.printable(trimmed));
+    }
+    return check(what, path);
+  }
+
+  /** Checks a path the engine is about to touch. */
   public Path check(String what, Path path) {
     if (path == null || path.toString().isEmpty()) {
       throw StorageException.invalid("%s is required", what);
     }
     String text = path.toString();
-    if (text.length() > MAX_LENGTH || text.chars().anyMatch(Character::isISOControl)) {
-      throw StorageException.invalid("%s is too long or contains control characters", what);
-    }
     if (!path.isAbsolute()) {
       throw StorageException.invalid("%s must be absolute: %s", what, MountOptions.printable(text));
     }
@@ -44,24 +75,10 @@ public final class PathPolicy {
       }
     }
     throw StorageException.invalid(
-        "%s %s is outside the allowed roots %s", what, MountOptions.printable(text), roots);
-  }
-
-  public Path check(String what, String path) {
-    if (path == null || path.isEmpty()) {
-      throw StorageException.invalid("%s is required", what);
-    }
-    try {
-      return check(what, Path.of(path));
-    } catch (java.nio.file.InvalidPathException e) {
-      throw StorageException.invalid("%s is not a valid path", what);
-    }
+        "%s %s is not below an allowed path root %s", what, MountOptions.printable(text), roots);
   }
 
   private static void checkResolvesUnder(String what, Path path, Path root) {
-    if (Files.isSymbolicLink(path)) {
-      throw StorageException.invalid("%s must not be a symlink", what);
-    }
     Path existing = path;
     while (existing != null && !Files.exists(existing, LinkOption.NOFOLLOW_LINKS)) {
       existing = existing.getParent();
@@ -71,12 +88,15 @@ public final class PathPolicy {
     }
     try {
       Path realRoot = Files.exists(root) ? root.toRealPath() : root;
-      Path real = existing.toRealPath();
-      if (!real.startsWith(realRoot)) {
-        throw StorageException.invalid("%s resolves outside its allowed root", what);
+      if (!existing.toRealPath().startsWith(realRoot)) {
+        throw StorageException.invalid("%s resolves outside the allowed path roots", what);
       }
     } catch (IOException e) {
+      // A dangling symlink or an unreadable component: nothing safe to mount through.
       throw StorageException.invalid("%s cannot be resolved: %s", what, e.getMessage());
+    }
+    if (Files.isSymbolicLink(path)) {
+      throw StorageException.invalid("%s must not be a symlink", what);
     }
   }
 

@@ -3,6 +3,8 @@ package dev.soko.driver.mount;
 import dev.soko.driver.exec.Exec;
 import dev.soko.driver.exec.ExecResult;
 import dev.soko.driver.volume.StorageException;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,14 +14,21 @@ import java.util.Optional;
 public final class SystemMounter implements Mounter {
   private final Exec exec;
   private final Path mountInfo;
+  private final Path sysBlock;
 
   public SystemMounter(Exec exec) {
     this(exec, Path.of("/proc/self/mountinfo"));
   }
 
   public SystemMounter(Exec exec, Path mountInfo) {
+    this(exec, mountInfo, Path.of("/sys/class/block"));
+  }
+
+  /** {@code sysBlock} is where block devices' sizes are read ({@code NAME/size}, in sectors). */
+  SystemMounter(Exec exec, Path mountInfo, Path sysBlock) {
     this.exec = exec;
     this.mountInfo = mountInfo;
+    this.sysBlock = sysBlock;
   }
 
   @Override
@@ -72,6 +81,19 @@ public final class SystemMounter implements Mounter {
 
   @Override
   public Optional<String> detectFilesystem(String device) {
+    // The filesystems the driver makes are recognised from their superblock without a process;
+    // only a device that starts with zeros (a new volume, or a signature further in) asks blkid.
+    switch (superblock(device).kind()) {
+      case EXT4:
+        return Optional.of("ext4");
+      case XFS:
+        return Optional.of("xfs");
+      case OTHER:
+        return Optional.of("unknown");
+      case ZEROS:
+      default:
+        break;
+    }
     // -p probes the device itself instead of trusting blkid's cache.
     ExecResult result =
         exec.run(List.of("blkid", "-p", "-o", "value", "-s", "TYPE", "--", device), Exec.SHORT);
@@ -105,9 +127,15 @@ public final class SystemMounter implements Mounter {
     if (!"ext4".equals(fsType)) {
       return false;
     }
-    long deviceBytes =
-        Long.parseLong(exec.check("blockdev", "--getsize64", device).stdout().strip());
-    if (ext4Bytes(device) >= deviceBytes) {
+    long deviceBytes = deviceBytes(device);
+    long filesystemBytes =
+        superblock(device)
+            .ext4Bytes()
+            .orElseThrow(
+                () ->
+                    new StorageException(
+                        StorageException.Reason.INTERNAL, device + " holds no ext4 superblock"));
+    if (filesystemBytes >= deviceBytes) {
       return false;
     }
     // resize2fs insists on a freshly checked filesystem when it is not mounted. e2fsck -p exits 1
@@ -120,23 +148,24 @@ public final class SystemMounter implements Mounter {
     return true;
   }
 
-  /** The size of an ext4 filesystem from its superblock: block count times block size. */
-  private long ext4Bytes(String device) {
-    String header = exec.check(List.of("dumpe2fs", "-h", device), Exec.SHORT).stdout();
-    long blocks = -1;
-    long blockSize = -1;
-    for (String line : header.split("\n")) {
-      if (line.startsWith("Block count:")) {
-        blocks = Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
-      } else if (line.startsWith("Block size:")) {
-        blockSize = Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
-      }
+  private static Superblock superblock(String device) {
+    try {
+      return Superblock.read(Path.of(device));
+    } catch (IOException e) {
+      throw StorageException.internal("cannot read the superblock of " + device, e);
     }
-    if (blocks < 0 || blockSize < 0) {
-      throw new StorageException(
-          StorageException.Reason.INTERNAL, "dumpe2fs printed no block count for " + device);
+  }
+
+  /**
+   * A block device's size from sysfs (512-byte sectors), as blockdev would say, without a process.
+   */
+  private long deviceBytes(String device) {
+    Path size = sysBlock.resolve(Path.of(device).getFileName().toString()).resolve("size");
+    try {
+      return Long.parseLong(Files.readString(size).strip()) * 512;
+    } catch (IOException | NumberFormatException e) {
+      throw StorageException.internal("cannot read the size of " + device + " from " + size, e);
     }
-    return blocks * blockSize;
   }
 
   @Override
@@ -148,12 +177,16 @@ public final class SystemMounter implements Mounter {
           default -> throw new IllegalStateException(fsType);
         };
     ExecResult result = exec.run(command, Exec.LONG);
-    if (!result.ok() && result.stderr().contains("Permission denied")) {
-      // The kernel allows online ext4 growth only with CAP_SYS_RESOURCE.
+    if (!result.ok()
+        && (result.stderr().contains("Permission denied")
+            || result.stderr().contains("Operation not permitted"))) {
+      // The kernel grows a mounted ext4 only with CAP_SYS_RESOURCE (resize2fs says "Permission
+      // denied to resize filesystem"), a mounted xfs only with CAP_SYS_ADMIN (EPERM). A sandbox
+      // without them is the caller's setup to fix, not a driver fault: FAILED_PRECONDITION.
       throw StorageException.precondition(
           "the kernel refused to grow the mounted %s filesystem (the driver lacks"
-              + " CAP_SYS_RESOURCE); it grows when the volume is next staged",
-          fsType);
+              + " %s); it grows when the volume is next staged",
+          fsType, "ext4".equals(fsType) ? "CAP_SYS_RESOURCE" : "CAP_SYS_ADMIN");
     }
     if (!result.ok()) {
       throw new StorageException(StorageException.Reason.INTERNAL, result.describe());

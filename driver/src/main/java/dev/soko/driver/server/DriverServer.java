@@ -6,6 +6,7 @@ import io.grpc.Server;
 import io.grpc.ServerInterceptors;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerDomainSocketChannel;
@@ -17,9 +18,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
@@ -28,8 +27,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The gRPC server on a Unix domain socket (Netty epoll). One event-loop thread is plenty for the
- * handful of local clients (kubelet and sidecars); calls run on a bounded pool whose threads are
- * started on demand and retire when idle, which keeps idle memory low.
+ * handful of local clients (kubelet and sidecars); calls run on a bounded {@link CallExecutor}
+ * whose threads are started only when all others are busy and retire when idle, which keeps idle
+ * memory low.
  */
 public final class DriverServer {
   private static final Logger LOG = LoggerFactory.getLogger(DriverServer.class);
@@ -72,19 +72,15 @@ public final class DriverServer {
     HealthStatusManager health = new HealthStatusManager();
     health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.NOT_SERVING);
     EventLoopGroup eventLoop = new EpollEventLoopGroup(1, daemonThreads("csi-io"));
-    ThreadPoolExecutor executor =
-        new ThreadPoolExecutor(
-            threads,
-            threads,
-            30,
-            TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(MAX_QUEUED_CALLS),
-            daemonThreads("csi-rpc"));
-    executor.allowCoreThreadTimeOut(true);
+    ExecutorService executor =
+        new CallExecutor(threads, MAX_QUEUED_CALLS, 30, TimeUnit.SECONDS, daemonThreads("csi-rpc"));
     RpcInterceptor interceptor = new RpcInterceptor(metrics);
     NettyServerBuilder builder =
         NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
             .channelType(EpollServerDomainSocketChannel.class)
+            // gRPC asks for TCP keepalive on every accepted channel; a Unix socket has no such
+            // option and Netty warned once per connection. A null value removes gRPC's default.
+            .withChildOption(ChannelOption.SO_KEEPALIVE, null)
             .bossEventLoopGroup(eventLoop)
             .workerEventLoopGroup(eventLoop)
             .executor(executor)

@@ -56,6 +56,7 @@ final class NodeVolumes {
       Path image = requireImage(record);
       catalog.pool(record.pool()).files().grow(image, record.capacityBytes());
       List<String> attached = loops.devicesFor(image);
+      refuseSecondStagingPath(record, staging, attached);
       String device = attached.isEmpty() ? loops.attach(image) : attached.get(0);
       if (!attached.isEmpty()) {
         loops.refreshSize(device); // the image may have grown while the driver was down
@@ -73,6 +74,29 @@ final class NodeVolumes {
         }
         throw VolumeProvisioner.wrap("cannot stage volume " + record.id(), e);
       }
+    }
+  }
+
+  /**
+   * CSI allows one staging path per volume (the CO "SHALL ensure" it); staging at a second one
+   * would mount the filesystem twice. Refused while the volume is really staged at the recorded
+   * path; a record left stale (the mount vanished, e.g. after a reboot) does not block.
+   */
+  private void refuseSecondStagingPath(VolumeRecord record, Path staging, List<String> attached) {
+    String stagedAt = record.stagedAt();
+    if (stagedAt.isEmpty() || stagedAt.equals(staging.toString()) || attached.isEmpty()) {
+      return;
+    }
+    boolean stillStaged =
+        record.accessType() == AccessType.BLOCK
+            || mounter
+                .mountAt(Path.of(stagedAt))
+                .filter(mount -> attached.stream().anyMatch(d -> Health.mounts(mount, d)))
+                .isPresent();
+    if (stillStaged) {
+      throw StorageException.precondition(
+          "volume %s is already staged at %s; unstage it there before staging it at %s",
+          record.id(), stagedAt, staging);
     }
   }
 

@@ -24,11 +24,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Start-up reconciliation of one pool's records with its files and the host's loop devices. Given
- * the engine's write order (CREATING record, image, READY record; DELETING record, image removed,
- * record removed) every crash leaves a state this resolves: unfinished creates are rolled back (the
- * client was never told they succeeded), unfinished deletes are finished, images without a record
- * are removed, records whose image vanished are kept (and reported abnormal), and loop devices of
- * images that no longer back a volume are detached.
+ * the engine's write order (volumes: image, then record; record removed, then image; snapshots:
+ * CREATING record, image, READY record; DELETING record, image removed, record removed) every crash
+ * leaves a state this resolves: unfinished creates are rolled back (the client was never told they
+ * succeeded), unfinished deletes are finished, images without a record are removed, records whose
+ * image vanished are kept (and reported abnormal), and loop devices of images that no longer back a
+ * volume are detached.
  */
 final class Recovery {
   private static final Logger LOG = LoggerFactory.getLogger(Recovery.class);

@@ -18,9 +18,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The controller half for volumes: create (blank, clone, restore), delete and expand. Each write is
- * ordered for crash safety: a CREATING record before the image, READY after it; DELETING before the
- * image goes, the record last.
+ * The controller half for volumes: create (blank, clone, restore), delete and expand. Writes are
+ * ordered so that a crash between any two leaves at worst an image without a record, which recovery
+ * removes: a create writes the image and then its one (READY) record, a delete removes the record
+ * and then the image. The client is told of success only after the record step, so nothing it was
+ * told is ever lost, and each call costs one record write.
  */
 // A KeyedLocks.Held is used only for its scope: the lock is held until the block ends.
 @SuppressWarnings("try")
@@ -139,12 +141,11 @@ final class VolumeProvisioner {
             fsType,
             source,
             Instant.now(),
-            RecordState.CREATING,
+            RecordState.READY,
             nonNull(request.parameters()),
             "");
     Path image = pool.volumeImage(id);
     try {
-      catalog.saveVolume(record);
       if (origin == null) {
         pool.files().createSparse(image, size);
       } else {
@@ -155,11 +156,10 @@ final class VolumeProvisioner {
         }
         pool.files().grow(image, size);
       }
-      VolumeRecord ready = record.withState(RecordState.READY);
-      catalog.saveVolume(ready);
+      catalog.saveVolume(record);
       LOG.info(
-          "created volume {} ({} bytes, {}) in pool {}", id, size, describe(ready), pool.name());
-      return ready.toVolume(VolumeCondition.HEALTHY);
+          "created volume {} ({} bytes, {}) in pool {}", id, size, describe(record), pool.name());
+      return record.toVolume(VolumeCondition.HEALTHY);
     } catch (RuntimeException e) {
       undoCreate(record, image, pool);
       throw wrap("cannot create volume", e);
@@ -175,7 +175,7 @@ final class VolumeProvisioner {
       Files.deleteIfExists(image);
       catalog.forgetVolume(record);
     } catch (IOException | RuntimeException cleanup) {
-      // Recovery at the next start removes what is left: the record still says CREATING.
+      // Recovery at the next start removes what is left: an image without a record.
       LOG.error("cannot clean up failed volume {}: {}", record.id(), cleanup.toString());
     } finally {
       pool.release(record.id());
@@ -233,9 +233,8 @@ final class VolumeProvisioner {
         throw StorageException.precondition(
             "volume %s is staged on this node; unstage it before deleting", volumeId);
       }
-      catalog.saveVolume(record.withState(RecordState.DELETING));
-      Files.deleteIfExists(image);
       catalog.forgetVolume(record);
+      Files.deleteIfExists(image);
       catalog.pool(record.pool()).release(volumeId);
       LOG.info("deleted volume {}", volumeId);
     } catch (IOException e) {

@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 class DriverCommandTest {
   private final AtomicReference<DriverConfig> launched = new AtomicReference<>();
@@ -17,16 +16,14 @@ class DriverCommandTest {
   private final StringWriter out = new StringWriter();
 
   private int run(String... args) {
-    CommandLine commandLine =
-        new CommandLine(
-            new DriverCommand(
-                config -> {
-                  launched.set(config);
-                  return 0;
-                }));
-    commandLine.setErr(new PrintWriter(err));
-    commandLine.setOut(new PrintWriter(out));
-    return DriverCommand.execute(commandLine, args);
+    return DriverCommand.execute(
+        config -> {
+          launched.set(config);
+          return 0;
+        },
+        new PrintWriter(out),
+        new PrintWriter(err),
+        args);
   }
 
   @Test
@@ -109,7 +106,9 @@ class DriverCommandTest {
             List.of("--node-id=n", "--pool=name=p,path=/p", "--metrics-address=nohost"),
             List.of("--node-id=n", "--pool=name=p,path=/p", "--log-level=loud"),
             List.of("--node-id=a/b", "--pool=name=p,path=/p"),
-            List.of("--unknown"));
+            List.of("--unknown"),
+            List.of("--node-id=n", "--pool=name=p,path=/p", "extra"),
+            List.of("--node-id=n", "--pool"));
     for (List<String> args : cases) {
       err.getBuffer().setLength(0);
       assertThat(run(args.toArray(String[]::new))).as("exit code of %s", args).isEqualTo(2);
@@ -136,5 +135,28 @@ class DriverCommandTest {
             "--version")) {
       assertThat(out.toString()).contains(flag);
     }
+    assertThat(launched.get()).isNull();
+  }
+
+  @Test
+  void versionNamesTheCsiSpec() {
+    assertThat(run("--version")).isZero();
+    assertThat(out.toString()).startsWith("soko-driver ").contains("CSI spec v1.12.0");
+    assertThat(launched.get()).isNull();
+  }
+
+  @Test
+  void aFailingLauncherExitsOneWithItsMessage() {
+    int exit =
+        DriverCommand.execute(
+            config -> {
+              throw new IllegalStateException("pool is gone");
+            },
+            new PrintWriter(out),
+            new PrintWriter(err),
+            "--node-id=n",
+            "--pool=name=p,path=/p");
+    assertThat(exit).isEqualTo(1);
+    assertThat(err.toString()).contains("pool is gone");
   }
 }

@@ -7,6 +7,7 @@ import csi.v1.NodeGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
@@ -32,6 +33,8 @@ public final class CsiClient implements AutoCloseable {
         NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
             .eventLoopGroup(group)
             .channelType(EpollDomainSocketChannel.class)
+            // No TCP keepalive on a Unix socket: without this Netty warns on every connection.
+            .withOption(ChannelOption.SO_KEEPALIVE, null)
             .usePlaintext()
             .build();
     identity = IdentityGrpc.newBlockingStub(channel);

@@ -7,10 +7,14 @@ import csi.v1.Csi;
 import csi.v1.Csi.NodeServiceCapability.RPC.Type;
 import csi.v1.Csi.VolumeCapability.AccessMode;
 import csi.v1.NodeGrpc.NodeBlockingStub;
+import dev.soko.driver.exec.FakeExec;
+import dev.soko.driver.mount.PathPolicy;
+import dev.soko.driver.mount.SystemMounter;
 import dev.soko.driver.testing.Caps;
 import dev.soko.driver.testing.CsiHarness;
 import dev.soko.driver.testing.FakeVolumeManager;
 import dev.soko.driver.volume.AccessType;
+import dev.soko.driver.volume.StorageException;
 import dev.soko.driver.volume.VolumeCondition;
 import dev.soko.driver.volume.VolumeUsage;
 import io.grpc.Status;
@@ -209,6 +213,36 @@ class NodeServiceTest {
         Status.Code.INVALID_ARGUMENT,
         "volume_path is required");
     assertThat(engine.lastPath).isNull();
+  }
+
+  @Test
+  void refusedOnlineGrowthReachesTheClientAsFailedPrecondition() throws Exception {
+    // The exception a real SystemMounter raises when resize2fs lacks CAP_SYS_RESOURCE must keep
+    // its code through the service and the interceptor (it must not turn into INTERNAL).
+    engine.nextFailure = refusedExt4Growth();
+    Path published = Files.createDirectories(root.resolve("pods/p/volumes/v/mount"));
+    assertCode(
+        () ->
+            node.nodeExpandVolume(
+                Csi.NodeExpandVolumeRequest.newBuilder()
+                    .setVolumeId("v")
+                    .setVolumePath(published.toString())
+                    .build()),
+        Status.Code.FAILED_PRECONDITION,
+        "lacks CAP_SYS_RESOURCE");
+  }
+
+  /** What a real SystemMounter throws when resize2fs may not grow a mounted ext4. */
+  private static StorageException refusedExt4Growth() {
+    FakeExec exec = new FakeExec();
+    exec.on(List.of("resize2fs"), 1, "", "resize2fs: Permission denied to resize filesystem");
+    try {
+      new SystemMounter(exec, Path.of("/proc/self/mountinfo"))
+          .growFilesystem("/dev/loop1", Path.of("/k/s"), "ext4");
+    } catch (StorageException e) {
+      return e;
+    }
+    throw new AssertionError("the refused growth was not reported");
   }
 
   @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import csi.v1.Csi;
 import dev.soko.driver.client.CsiClient;
 import dev.soko.driver.client.Requests;
+import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -73,7 +74,13 @@ class DriverKillNineIT {
       worker.join();
       Call interrupted = inFlight.get();
       if (interrupted != null) {
-        interrupted.run(driver.start()); // the CO's retry of the call the crash cut short
+        try {
+          interrupted.run(driver.start()); // the CO's retry of the call the crash cut short
+        } catch (StatusRuntimeException e) {
+          if (!poolFull(e)) {
+            throw e;
+          }
+        }
         retriedAfterCrash++;
         driver.stop();
       }
@@ -108,10 +115,23 @@ class DriverKillNineIT {
         call.run(csi);
         inFlight.set(null);
         acknowledged++;
-      } catch (StatusRuntimeException | IllegalStateException deadDriver) {
+      } catch (StatusRuntimeException e) {
+        if (!poolFull(e)) {
+          return; // the driver died under the call
+        }
+        inFlight.set(null); // answered: a refused call changes nothing
+      } catch (IllegalStateException deadDriver) {
         return;
       }
     }
+  }
+
+  /**
+   * The workload's random creates and snapshots can fill the pool (the faster the driver, the
+   * sooner); RESOURCE_EXHAUSTED is then the right answer, and it leaves the model unchanged.
+   */
+  private static boolean poolFull(StatusRuntimeException e) {
+    return e.getStatus().getCode() == Status.Code.RESOURCE_EXHAUSTED;
   }
 
   private Call nextCall() {

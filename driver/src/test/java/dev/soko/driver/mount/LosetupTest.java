@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.soko.driver.exec.FakeExec;
 import dev.soko.driver.volume.StorageException;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
@@ -12,25 +14,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class LosetupTest {
-  static final String LIST =
-      """
-      {
-         "loopdevices": [
-            {
-               "name": "/dev/loop1",
-               "sizelimit": 0,
-               "autoclear": false,
-               "back-file": "/pool/images/vol-a.img",
-               "dio": true
-            },{
-               "name": "/dev/loop0",
-               "back-file": "/pool/images/vol-b.img (deleted)",
-               "dio": false
-            }
-         ]
-      }
-      """;
-
   @TempDir Path sysfs;
   final FakeExec exec = new FakeExec();
   Losetup losetup;
@@ -40,20 +23,35 @@ class LosetupTest {
     losetup = new Losetup(exec, sysfs); // an empty sysfs: every detach is complete at once
   }
 
-  @Test
-  void parsesDevicesAndDeletedBackingFiles() {
-    assertThat(Losetup.parse(LIST))
-        .containsExactly(
-            new LoopDevice("/dev/loop1", Path.of("/pool/images/vol-a.img"), false),
-            new LoopDevice("/dev/loop0", Path.of("/pool/images/vol-b.img"), true));
-    assertThat(Losetup.parse("")).isEmpty();
+  /** Lays out /sys/block/NAME/loop/backing_file as the kernel does for an attached device. */
+  private void attached(String name, String backing) throws IOException {
+    Path loop = Files.createDirectories(sysfs.resolve(name).resolve("loop"));
+    Files.writeString(loop.resolve("backing_file"), backing + "\n");
   }
 
   @Test
-  void findsAttachmentsOfAnImage() {
-    exec.on(List.of("losetup", "--list"), 0, LIST, "");
+  void listsAttachedDevicesFromSysfsAndMarksDeletedBackingFiles() throws IOException {
+    attached("loop1", "/pool/images/vol-a.img");
+    attached("loop0", "/pool/images/vol-b.img (deleted)");
+    Files.createDirectories(sysfs.resolve("loop2")); // a free device has no loop/ directory
+    assertThat(losetup.list())
+        .containsExactly(
+            new LoopDevice("/dev/loop0", Path.of("/pool/images/vol-b.img"), true),
+            new LoopDevice("/dev/loop1", Path.of("/pool/images/vol-a.img"), false));
+    assertThat(exec.calls()).as("no process is spawned to list").isEmpty();
+  }
+
+  @Test
+  void findsAttachmentsOfAnImage() throws IOException {
+    attached("loop1", "/pool/images/vol-a.img");
+    attached("loop0", "/pool/images/vol-b.img (deleted)");
     assertThat(losetup.devicesFor(Path.of("/pool/images/vol-a.img"))).containsExactly("/dev/loop1");
     assertThat(losetup.devicesFor(Path.of("/pool/images/vol-b.img"))).isEmpty();
+  }
+
+  @Test
+  void noSysfsMeansNoDevices() {
+    assertThat(new Losetup(exec, sysfs.resolve("absent")).list()).isEmpty();
   }
 
   @Test

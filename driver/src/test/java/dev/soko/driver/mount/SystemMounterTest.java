@@ -18,7 +18,20 @@ class SystemMounterTest {
   private SystemMounter mounter() throws Exception {
     Path table = dir.resolve("mountinfo");
     Files.writeString(table, MountInfoTest.SAMPLE);
-    return new SystemMounter(exec, table);
+    return new SystemMounter(exec, table, dir.resolve("sys-block"));
+  }
+
+  /** A stand-in for a loop device: a file holding {@code head} (zero-padded to 64 KiB). */
+  private String device(String name, byte[] head) throws Exception {
+    Path device = dir.resolve(name);
+    Files.write(device, java.util.Arrays.copyOf(head, Superblock.HEAD_BYTES));
+    return device.toString();
+  }
+
+  /** sysfs' view of a device's size, in 512-byte sectors. */
+  private void deviceSize(String name, long bytes) throws Exception {
+    Path size = Files.createDirectories(dir.resolve("sys-block").resolve(name)).resolve("size");
+    Files.writeString(size, (bytes / 512) + "\n");
   }
 
   @Test
@@ -56,17 +69,28 @@ class SystemMounterTest {
   }
 
   @Test
-  void blankDetectionFollowsBlkidExitCodes() throws Exception {
+  void filesystemsTheDriverMakesAreRecognisedWithoutAProcess() throws Exception {
     SystemMounter mounter = mounter();
+    assertThat(mounter.detectFilesystem(device("xfs", SuperblockTest.xfs()))).contains("xfs");
+    assertThat(mounter.detectFilesystem(device("ext4", SuperblockTest.ext4(8192, 2, 0))))
+        .contains("ext4");
+    assertThat(mounter.detectFilesystem(device("other", "LVM2 001".getBytes())))
+        .contains("unknown");
+    assertThat(exec.calls()).as("no blkid for a recognised superblock").isEmpty();
+  }
+
+  @Test
+  void aDeviceStartingWithZerosIsAskedOfBlkid() throws Exception {
+    SystemMounter mounter = mounter();
+    String zeros = device("loop1", new byte[0]);
     exec.on(List.of("blkid"), 2, "", "");
-    assertThat(mounter.detectFilesystem("/dev/loop1")).isEmpty();
+    assertThat(mounter.detectFilesystem(zeros)).isEmpty();
     exec.on(List.of("blkid"), 0, "xfs\n", "");
-    assertThat(mounter.detectFilesystem("/dev/loop1")).contains("xfs");
+    assertThat(mounter.detectFilesystem(zeros)).contains("xfs");
     exec.on(List.of("blkid"), 0, "\n", "");
-    assertThat(mounter.detectFilesystem("/dev/loop1")).contains("unknown");
+    assertThat(mounter.detectFilesystem(zeros)).contains("unknown");
     exec.on(List.of("blkid"), 4, "", "usage");
-    assertThatThrownBy(() -> mounter.detectFilesystem("/dev/loop1"))
-        .isInstanceOf(StorageException.class);
+    assertThatThrownBy(() -> mounter.detectFilesystem(zeros)).isInstanceOf(StorageException.class);
   }
 
   @Test
@@ -106,25 +130,21 @@ class SystemMounterTest {
   @Test
   void ext4GrowsOfflineOnlyWhenSmallerThanItsDevice() throws Exception {
     SystemMounter mounter = mounter();
-    exec.on(List.of("blockdev"), 0, "83886080\n", "");
-    exec.on(
-        List.of("dumpe2fs"),
-        0,
-        "Block count:              20480\nBlock size:               4096\n",
-        "");
-    assertThat(mounter.growUnmounted("/dev/loop1", "ext4")).isFalse();
-    exec.on(
-        List.of("dumpe2fs"),
-        0,
-        "Block count:              8192\nBlock size:               4096\n",
-        "");
+    deviceSize("full", 80L << 20);
+    String full = device("full", SuperblockTest.ext4(20480, 2, 0)); // 20480 x 4 KiB = 80 MiB
+    assertThat(mounter.growUnmounted(full, "ext4")).isFalse();
+
+    deviceSize("small", 80L << 20);
+    String small = device("small", SuperblockTest.ext4(8192, 2, 0)); // 32 MiB on 80 MiB
     exec.on(List.of("e2fsck"), 1, "", "fixed a harmless thing");
-    assertThat(mounter.growUnmounted("/dev/loop1", "ext4")).isTrue();
-    assertThat(exec.callsOf("resize2fs")).containsExactly("resize2fs /dev/loop1");
-    assertThat(mounter.growUnmounted("/dev/loop1", "xfs")).isFalse();
+    assertThat(mounter.growUnmounted(small, "ext4")).isTrue();
+    assertThat(exec.callsOf("resize2fs")).containsExactly("resize2fs " + small);
+    assertThat(mounter.growUnmounted(small, "xfs")).isFalse();
     exec.on(List.of("e2fsck"), 4, "", "errors left");
-    assertThatThrownBy(() -> mounter.growUnmounted("/dev/loop1", "ext4"))
+    assertThatThrownBy(() -> mounter.growUnmounted(small, "ext4"))
         .isInstanceOf(StorageException.class);
+    assertThat(exec.callsOf("blockdev")).isEmpty();
+    assertThat(exec.callsOf("dumpe2fs")).isEmpty();
   }
 
   @Test
@@ -133,6 +153,20 @@ class SystemMounterTest {
     assertThatThrownBy(() -> mounter().growFilesystem("/dev/loop1", Path.of("/k/s"), "ext4"))
         .isInstanceOf(StorageException.class)
         .hasMessageContaining("CAP_SYS_RESOURCE")
+        .extracting(e -> ((StorageException) e).reason())
+        .isEqualTo(StorageException.Reason.FAILED_PRECONDITION);
+  }
+
+  @Test
+  void refusedOnlineXfsGrowthIsAPreconditionToo() throws Exception {
+    exec.on(
+        List.of("xfs_growfs"),
+        1,
+        "",
+        "xfs_growfs: XFS_IOC_FSGROWFSDATA xfsctl failed:" + " Operation not permitted");
+    assertThatThrownBy(() -> mounter().growFilesystem("/dev/loop1", Path.of("/k/s"), "xfs"))
+        .isInstanceOf(StorageException.class)
+        .hasMessageContaining("CAP_SYS_ADMIN")
         .extracting(e -> ((StorageException) e).reason())
         .isEqualTo(StorageException.Reason.FAILED_PRECONDITION);
   }

@@ -3,8 +3,13 @@ package dev.soko.driver.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import csi.v1.Csi;
 import csi.v1.IdentityGrpc;
+import dev.soko.driver.client.CsiClient;
 import dev.soko.driver.csi.ClusterControllerService;
 import dev.soko.driver.csi.IdentityService;
 import dev.soko.driver.metrics.RpcMetrics;
@@ -33,6 +38,7 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 /** The real server on a real Unix socket, with a real Netty client. */
 class DriverServerTest {
@@ -86,6 +92,29 @@ class DriverServerTest {
       server.shutdown(Duration.ofSeconds(5));
     }
     assertThat(socket).doesNotExist();
+  }
+
+  @Test
+  void aConnectionOverTheUnixSocketLogsNoWarning() throws Exception {
+    // gRPC asks Netty for TCP keepalive on each channel; on a Unix socket Netty used to warn
+    // "Unknown channel option 'SO_KEEPALIVE'" on every connection, on both ends.
+    Logger netty = (Logger) LoggerFactory.getLogger("io.grpc.netty.shaded.io.netty");
+    ListAppender<ILoggingEvent> warnings = new ListAppender<>();
+    warnings.start();
+    netty.addAppender(warnings);
+    Path socket = temp.resolve("csi.sock");
+    DriverServer server = start(socket, () -> true);
+    try (CsiClient client = new CsiClient(socket)) {
+      assertThat(client.awaitReady(socket, Duration.ofSeconds(10))).isTrue();
+      assertThat(recorded).contains("Probe=OK");
+    } finally {
+      server.shutdown(Duration.ofSeconds(5));
+      netty.detachAppender(warnings);
+    }
+    assertThat(warnings.list)
+        .filteredOn(event -> event.getLevel().isGreaterOrEqual(Level.WARN))
+        .extracting(ILoggingEvent::getFormattedMessage)
+        .isEmpty();
   }
 
   @Test

@@ -9,7 +9,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import csi.v1.Csi;
 import dev.soko.driver.csi.NodeService;
-import dev.soko.driver.csi.PathPolicy;
+import dev.soko.driver.mount.PathPolicy;
 import dev.soko.driver.testing.Caps;
 import dev.soko.driver.testing.CsiHarness;
 import dev.soko.driver.testing.FakeVolumeManager;

@@ -3,12 +3,10 @@ package dev.soko.driver.volume;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.soko.driver.config.DriverConfig;
-import dev.soko.driver.config.PoolConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -58,18 +56,7 @@ class CrashConsistencyIT {
         .as("kills landed in the middle of operations")
         .isGreaterThan(3);
 
-    PoolConfig poolConfig =
-        new PoolConfig("crash", pool, 64L << 30, 1.0, new LinkedHashSet<>(List.of("ext4")));
-    DriverConfig config =
-        new DriverConfig(
-            "csi.soko.dev",
-            "crash",
-            DriverConfig.Mode.NODE,
-            "unix:///unused",
-            List.of(poolConfig),
-            List.of(dir),
-            8,
-            "");
+    DriverConfig config = CrashWorkload.engineConfig(pool, dir);
     try (LocalVolumeManager engine = LocalVolumeManager.open(config)) {
       Map<String, Volume> volumes =
           engine.listVolumes("", 0).items().stream().collect(Collectors.toMap(Volume::id, v -> v));

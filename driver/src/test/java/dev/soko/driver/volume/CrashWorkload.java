@@ -21,23 +21,27 @@ import java.util.Random;
 public final class CrashWorkload {
   private CrashWorkload() {}
 
+  /** The engine configuration of the workload and of the test that checks its aftermath. */
+  static DriverConfig engineConfig(Path pool, Path allowedRoot) {
+    PoolConfig poolConfig =
+        new PoolConfig("crash", pool, 64L << 30, 1.0, new LinkedHashSet<>(List.of("ext4")));
+    return new DriverConfig(
+        "csi.soko.dev",
+        "crash",
+        DriverConfig.Mode.NODE,
+        "unix:///unused",
+        List.of(poolConfig),
+        List.of(allowedRoot),
+        8,
+        "");
+  }
+
   public static void main(String[] args) throws IOException {
     Path pool = Path.of(args[0]);
     Path journal = Path.of(args[1]);
     String run = args[2];
     Random random = new Random(Long.parseLong(args[3]));
-    PoolConfig poolConfig =
-        new PoolConfig("crash", pool, 64L << 30, 1.0, new LinkedHashSet<>(List.of("ext4")));
-    DriverConfig config =
-        new DriverConfig(
-            "csi.soko.dev",
-            "crash",
-            DriverConfig.Mode.NODE,
-            "unix:///unused",
-            List.of(poolConfig),
-            List.of(Path.of("/nonexistent-root")),
-            8,
-            "");
+    DriverConfig config = engineConfig(pool, Path.of("/nonexistent-root"));
     try (FileChannel out =
             FileChannel.open(
                 journal,

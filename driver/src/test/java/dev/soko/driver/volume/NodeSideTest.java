@@ -70,6 +70,48 @@ class NodeSideTest {
   }
 
   @Test
+  void stagingAtASecondPathIsRefusedWhileStagedAtTheFirst() {
+    Volume volume = engine.createVolume(fs("two", 20 * MIB));
+    engine.stage(stage(volume.id()));
+    Path second = f.kubelet.resolve("plugins/staging/other");
+    StageRequest elsewhere =
+        new StageRequest(volume.id(), second, AccessType.FILESYSTEM, "", List.of());
+
+    assertThat(reason(() -> engine.stage(elsewhere))).isEqualTo(Reason.FAILED_PRECONDITION);
+    assertThat(f.mounter.mountAt(second)).isEmpty();
+    assertThat(f.loops.attached()).hasSize(1);
+
+    engine.unstage(volume.id(), staging);
+    engine.stage(elsewhere);
+    assertThat(f.mounter.mountAt(second)).isPresent();
+  }
+
+  @Test
+  void aBlockVolumeStagedAtOnePathIsRefusedAtAnother() {
+    Volume volume = engine.createVolume(block("b2", 8 * MIB));
+    engine.stage(new StageRequest(volume.id(), staging, AccessType.BLOCK, "", List.of()));
+    Path second = f.kubelet.resolve("plugins/staging/other");
+    assertThat(
+            reason(
+                () ->
+                    engine.stage(
+                        new StageRequest(volume.id(), second, AccessType.BLOCK, "", List.of()))))
+        .isEqualTo(Reason.FAILED_PRECONDITION);
+    engine.stage(new StageRequest(volume.id(), staging, AccessType.BLOCK, "", List.of()));
+    assertThat(f.loops.attached()).hasSize(1);
+  }
+
+  @Test
+  void aStaleStagingRecordDoesNotBlockStagingElsewhere() {
+    Volume volume = engine.createVolume(fs("stale", 20 * MIB));
+    engine.stage(stage(volume.id()));
+    f.mounter.unmount(staging); // the staging mount vanished behind the driver's back
+    Path second = f.kubelet.resolve("plugins/staging/other");
+    engine.stage(new StageRequest(volume.id(), second, AccessType.FILESYSTEM, "", List.of()));
+    assertThat(f.mounter.mountAt(second)).isPresent();
+  }
+
+  @Test
   void blockVolumesBindTheLoopDeviceToAFile() throws Exception {
     Volume volume = engine.createVolume(block("b", 8 * MIB));
     engine.stage(new StageRequest(volume.id(), staging, AccessType.BLOCK, "", List.of()));

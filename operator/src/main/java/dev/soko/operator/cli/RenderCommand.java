@@ -34,12 +34,20 @@ public final class RenderCommand implements Callable<Integer> {
       description = "Target cluster version, e.g. 1.34 or v1.31.4")
   String kubernetesVersion;
 
+  @Option(
+      names = "--image-registry",
+      defaultValue = "${env:SOKO_IMAGE_REGISTRY}",
+      description =
+          "The operator's default image registry, as with run (default: $SOKO_IMAGE_REGISTRY)")
+  String imageRegistry;
+
   @Override
   public Integer call() throws IOException {
-    return render(file, kubernetesVersion, System.out, System.err);
+    return render(file, kubernetesVersion, imageRegistry, System.out, System.err);
   }
 
-  static int render(String file, String version, PrintStream out, PrintStream err)
+  static int render(
+      String file, String version, String imageRegistry, PrintStream out, PrintStream err)
       throws IOException {
     KubernetesVersion kv;
     try {
@@ -64,7 +72,7 @@ public final class RenderCommand implements Callable<Integer> {
       problems.forEach(p -> err.println("error: " + p));
       return 2;
     }
-    VersionsTable table = VersionsTable.load();
+    VersionsTable table = VersionsTable.load().withDefaultRegistry(imageRegistry);
     if (!table.supports(kv)) {
       err.println(
           "warning: Kubernetes "

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.Config;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -37,6 +38,25 @@ public final class RunCommand implements Callable<Integer> {
       description = "HOST:PORT of /healthz, /readyz and /metrics (default: ${DEFAULT-VALUE})")
   String healthAddress;
 
+  @Option(
+      names = "--image-registry",
+      defaultValue = "${env:SOKO_IMAGE_REGISTRY}",
+      description =
+          "Registry (host and optional path prefix) of the driver and sidecar images for"
+              + " StorageClusters without spec.images.registry (default: $SOKO_IMAGE_REGISTRY;"
+              + " unset: images stay unqualified)")
+  String imageRegistry;
+
+  @Option(
+      names = "--resync-interval",
+      defaultValue = "3m",
+      converter = DurationConverter.class,
+      description =
+          "Reconcile every StorageCluster at least this often, e.g. 90s, 3m, 1h; it re-reads the"
+              + " server version, so a cluster upgrade changes the sidecars (default:"
+              + " ${DEFAULT-VALUE})")
+  Duration resyncInterval;
+
   @Override
   public Integer call() throws Exception {
     Config config =
@@ -50,7 +70,8 @@ public final class RunCommand implements Callable<Integer> {
             healthAddress.substring(0, colon),
             Integer.parseInt(healthAddress.substring(colon + 1)));
     CountDownLatch stopped = new CountDownLatch(1);
-    try (SokoOperator operator = new SokoOperator(config, lease, null);
+    try (SokoOperator operator =
+            new SokoOperator(config, lease, null, imageRegistry, resyncInterval);
         HealthServer health =
             new HealthServer(
                 address, operator::isRunning, operator::isHealthy, operator.registry())) {

@@ -5,9 +5,13 @@ import dev.soko.api.v1alpha1.Placement;
 import dev.soko.api.v1alpha1.StorageClusterSpec;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.ContainerPort;
+import io.fabric8.kubernetes.api.model.ContainerPortBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.LocalObjectReference;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.ProbeBuilder;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
@@ -33,6 +37,17 @@ final class Containers {
         .withVolumeMounts(socketMount());
   }
 
+  /** The driver's --metrics-address and container port, when driver.metricsPort is set. */
+  static void metrics(StorageClusterSpec spec, List<String> args, ContainerBuilder driver) {
+    Integer port = spec.getDriver().getMetricsPort();
+    if (port == null) {
+      return;
+    }
+    // All interfaces of the pod: Prometheus scrapes the pod IP.
+    args.add("--metrics-address=0.0.0.0:" + port);
+    driver.addNewPort().withName("metrics").withContainerPort(port).withProtocol("TCP").endPort();
+  }
+
   static VolumeMount socketMount() {
     return new VolumeMountBuilder().withName(SOCKET_VOLUME).withMountPath(SOCKET_DIR).build();
   }
@@ -40,6 +55,32 @@ final class Containers {
   static Container livenessProbe(ResolvedImages images, StorageClusterSpec spec, Placement p) {
     return sidecar(Component.LIVENESS_PROBE, images, spec, p)
         .withArgs("--csi-address=" + SOCKET, "--health-port=" + HEALTH_PORT)
+        .build();
+  }
+
+  /**
+   * The driver container's health port. The liveness-probe sidecar serves it (containers share the
+   * pod's network) by calling the driver's Probe over the socket.
+   */
+  static ContainerPort healthPort() {
+    return new ContainerPortBuilder()
+        .withName("healthz")
+        .withContainerPort(HEALTH_PORT)
+        .withProtocol("TCP")
+        .build();
+  }
+
+  /** Restarts the driver container when the liveness-probe sidecar reports its Probe failing. */
+  static Probe driverLivenessProbe() {
+    return new ProbeBuilder()
+        .withNewHttpGet()
+        .withPath("/healthz")
+        .withNewPort("healthz")
+        .endHttpGet()
+        .withInitialDelaySeconds(10)
+        .withPeriodSeconds(10)
+        .withTimeoutSeconds(3)
+        .withFailureThreshold(5)
         .build();
   }
 

@@ -10,11 +10,16 @@ import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The controller: driver in controller mode, external-resizer, livenessprobe, health monitor. */
+/** The controller: driver in controller mode, external-resizer, livenessprobe. */
 final class ControllerDeployment {
   private ControllerDeployment() {}
 
-  static Deployment build(Names n, StorageClusterSpec spec, ResolvedImages images) {
+  /**
+   * @param healthMonitor whether to run csi-external-health-monitor-controller (see {@link
+   *     DesiredState#CONTROLLER_REPORTS_VOLUME_CONDITION})
+   */
+  static Deployment build(
+      Names n, StorageClusterSpec spec, ResolvedImages images, boolean healthMonitor) {
     ControllerSpec ctrl =
         spec.getController() == null ? new ControllerSpec() : spec.getController();
     List<String> driverArgs = new ArrayList<>();
@@ -23,12 +28,14 @@ final class ControllerDeployment {
     driverArgs.add("--node-id=$(NODE_NAME)");
     driverArgs.add("--driver-name=" + spec.getDriver().getName());
     driverArgs.add("--log-level=" + spec.getDriver().getLogLevel());
+    ContainerBuilder driver = new ContainerBuilder();
+    Containers.metrics(spec, driverArgs, driver);
     if (spec.getDriver().getExtraArgs() != null) {
       driverArgs.addAll(spec.getDriver().getExtraArgs());
     }
     List<Container> containers = new ArrayList<>();
     containers.add(
-        new ContainerBuilder()
+        driver
             .withName(Component.DRIVER.key())
             .withImage(images.get(Component.DRIVER))
             .withImagePullPolicy(Containers.pullPolicy(spec))
@@ -36,27 +43,14 @@ final class ControllerDeployment {
             .withEnv(Containers.fieldEnv("NODE_NAME", "spec.nodeName"))
             .withResources(Containers.resources(ctrl, Component.DRIVER, spec))
             .withVolumeMounts(Containers.socketMount())
-            .addNewPort()
-            .withName("healthz")
-            .withContainerPort(Containers.HEALTH_PORT)
-            .withProtocol("TCP")
-            .endPort()
-            .withNewLivenessProbe()
-            .withNewHttpGet()
-            .withPath("/healthz")
-            .withNewPort("healthz")
-            .endHttpGet()
-            .withInitialDelaySeconds(10)
-            .withPeriodSeconds(10)
-            .withTimeoutSeconds(3)
-            .withFailureThreshold(5)
-            .endLivenessProbe()
+            .addToPorts(Containers.healthPort())
+            .withLivenessProbe(Containers.driverLivenessProbe())
             .build());
     containers.add(
         Containers.sidecar(Component.RESIZER, images, spec, ctrl)
             .withArgs(leaderElected(n, "--timeout=60s", "--handle-volume-inuse-error=false"))
             .build());
-    if (Boolean.TRUE.equals(spec.getFeatures().getVolumeHealthMonitor())) {
+    if (healthMonitor) {
       containers.add(
           Containers.sidecar(Component.HEALTH_MONITOR, images, spec, ctrl)
               .withArgs(leaderElected(n, "--enable-node-watcher=false"))

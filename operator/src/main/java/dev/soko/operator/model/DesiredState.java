@@ -27,7 +27,8 @@ public record DesiredState(
     DaemonSet nodeDaemonSet,
     Deployment controllerDeployment,
     List<StorageClass> storageClasses,
-    GenericKubernetesResource snapshotClass) {
+    GenericKubernetesResource snapshotClass,
+    List<String> notices) {
 
   public static DesiredState of(StorageCluster sc, VersionsTable table, ClusterFacts facts) {
     StorageClusterSpec spec = sc.getSpec();
@@ -35,7 +36,9 @@ public record DesiredState(
     ResolvedImages images = ResolvedImages.resolve(spec, table, facts.version());
     boolean snapshots = snapshotsEnabled(spec, facts);
     boolean capacity = Boolean.TRUE.equals(spec.getFeatures().getCapacityTracking());
-    boolean health = Boolean.TRUE.equals(spec.getFeatures().getVolumeHealthMonitor());
+    boolean health =
+        CONTROLLER_REPORTS_VOLUME_CONDITION
+            && Boolean.TRUE.equals(spec.getFeatures().getVolumeHealthMonitor());
     Namespace ns =
         new NamespaceBuilder().withMetadata(Rbac.meta(n, n.namespace(), null, "namespace")).build();
     return new DesiredState(
@@ -45,12 +48,42 @@ public record DesiredState(
         Rbac.objects(n, snapshots, capacity, health),
         StorageObjects.csiDriver(n, spec),
         NodeDaemonSet.build(n, spec, images, snapshots),
-        ControllerDeployment.build(n, spec, images),
+        ControllerDeployment.build(n, spec, images, health),
         StorageObjects.storageClasses(n, spec, facts.foreignDefaultStorageClass()),
         snapshots
             ? StorageObjects.snapshotClass(n, spec, facts.foreignDefaultSnapshotClass())
-            : null);
+            : null,
+        notices(spec, images));
   }
+
+  /** What the admin asked for but is not done as asked, for the status; empty when none. */
+  private static List<String> notices(StorageClusterSpec spec, ResolvedImages images) {
+    List<String> out = new ArrayList<>();
+    if (images.registry() == null) {
+      out.add(UNQUALIFIED_IMAGES);
+    }
+    if (!CONTROLLER_REPORTS_VOLUME_CONDITION
+        && Boolean.TRUE.equals(spec.getFeatures().getVolumeHealthMonitor())) {
+      out.add(HEALTH_MONITOR_IGNORED);
+    }
+    return List.copyOf(out);
+  }
+
+  /**
+   * Whether the controller-mode driver advertises LIST_VOLUMES or GET_VOLUME with VOLUME_CONDITION,
+   * which csi-external-health-monitor-controller requires (it exits otherwise). It advertises
+   * EXPAND_VOLUME only (driver/.../csi/ClusterControllerService.java): pools live on nodes.
+   */
+  static final boolean CONTROLLER_REPORTS_VOLUME_CONDITION = false;
+
+  static final String UNQUALIFIED_IMAGES =
+      "images have no registry (neither spec.images.registry nor the operator's --image-registry"
+          + " is set), so the container runtime resolves them with its own default";
+
+  static final String HEALTH_MONITOR_IGNORED =
+      "features.volumeHealthMonitor is ignored: the controller-mode driver cannot report volume"
+          + " conditions (pools live on nodes); kubelet reports them from the node driver when its"
+          + " CSIVolumeHealth feature gate is on";
 
   /** Snapshots run only when asked for and when the cluster serves the snapshot API. */
   public static boolean snapshotsEnabled(StorageClusterSpec spec, ClusterFacts facts) {

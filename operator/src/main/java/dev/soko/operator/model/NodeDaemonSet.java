@@ -102,6 +102,8 @@ final class NodeDaemonSet {
     if (spec.getDriver().getMaxVolumesPerNode() != null) {
       args.add("--max-volumes-per-node=" + spec.getDriver().getMaxVolumesPerNode());
     }
+    ContainerBuilder container = new ContainerBuilder();
+    Containers.metrics(spec, args, container);
     if (spec.getDriver().getExtraArgs() != null) {
       args.addAll(spec.getDriver().getExtraArgs());
     }
@@ -113,7 +115,7 @@ final class NodeDaemonSet {
     for (PoolSpec pool : spec.getPools()) {
       mounts.add(mount("pool-" + pool.getName(), pool.getPath(), "Bidirectional"));
     }
-    return new ContainerBuilder()
+    return container
         .withName(Component.DRIVER.key())
         .withImage(images.get(Component.DRIVER))
         .withImagePullPolicy(Containers.pullPolicy(spec))
@@ -123,21 +125,8 @@ final class NodeDaemonSet {
         .withNewSecurityContext()
         .withPrivileged(true)
         .endSecurityContext()
-        .addNewPort()
-        .withName("healthz")
-        .withContainerPort(Containers.HEALTH_PORT)
-        .withProtocol("TCP")
-        .endPort()
-        .withNewLivenessProbe()
-        .withNewHttpGet()
-        .withPath("/healthz")
-        .withNewPort("healthz")
-        .endHttpGet()
-        .withInitialDelaySeconds(10)
-        .withPeriodSeconds(10)
-        .withTimeoutSeconds(3)
-        .withFailureThreshold(5)
-        .endLivenessProbe()
+        .addToPorts(Containers.healthPort())
+        .withLivenessProbe(Containers.driverLivenessProbe())
         .withVolumeMounts(mounts)
         .build();
   }

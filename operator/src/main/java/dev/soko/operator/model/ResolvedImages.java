@@ -9,28 +9,34 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The image of every component for one StorageCluster and Kubernetes version: the table's row, then
- * the registry rewrite, then explicit overrides (which are kept verbatim).
+ * The image of every component for one StorageCluster and Kubernetes version: the table's row
+ * (repository paths), qualified with the StorageCluster's registry or else the operator's default,
+ * then explicit overrides and {@code driver.image} (which are kept verbatim).
  */
 public final class ResolvedImages {
   private final Map<Component, String> images;
+  private final String registry;
 
-  private ResolvedImages(Map<Component, String> images) {
+  private ResolvedImages(Map<Component, String> images, String registry) {
     this.images = Collections.unmodifiableMap(images);
+    this.registry = registry;
   }
 
   public static ResolvedImages resolve(
       StorageClusterSpec spec, VersionsTable table, KubernetesVersion version) {
     VersionsTable.Row row = table.rowFor(version);
     ImagesSpec imagesSpec = spec.getImages() == null ? new ImagesSpec() : spec.getImages();
-    String registry = imagesSpec.getRegistry();
+    String registry =
+        imagesSpec.getRegistry() != null && !imagesSpec.getRegistry().isBlank()
+            ? trimRegistry(imagesSpec.getRegistry())
+            : table.defaultRegistry();
     Map<Component, String> result = new EnumMap<>(Component.class);
     for (Component c : Component.values()) {
       String fromTable = c == Component.DRIVER ? table.driverImage() : row.images().get(c.key());
       if (fromTable == null) {
         throw new IllegalStateException("versions table row has no image for " + c.key());
       }
-      result.put(c, rewriteRegistry(fromTable, registry));
+      result.put(c, qualify(fromTable, registry));
     }
     if (spec.getDriver() != null && spec.getDriver().getImage() != null) {
       result.put(Component.DRIVER, spec.getDriver().getImage());
@@ -44,27 +50,33 @@ public final class ResolvedImages {
       putIfSet(result, Component.LIVENESS_PROBE, o.getLivenessProbe());
       putIfSet(result, Component.HEALTH_MONITOR, o.getHealthMonitor());
     }
-    return new ResolvedImages(result);
+    return new ResolvedImages(result, registry);
+  }
+
+  /** "mirror.example:5000/k8s" + "sig-storage/csi-resizer:v1" → "mirror.example:5000/k8s/..." */
+  static String qualify(String repositoryPath, String registry) {
+    return registry == null ? repositoryPath : registry + "/" + repositoryPath;
+  }
+
+  static String trimRegistry(String registry) {
+    String r = registry.strip();
+    while (r.endsWith("/")) {
+      r = r.substring(0, r.length() - 1);
+    }
+    return r;
   }
 
   /**
-   * Replaces the registry host of an image with {@code registry}: "registry.k8s.io/a/b:v1" with
-   * "mirror:5000/x" becomes "mirror:5000/x/a/b:v1". The first path segment is a host when it
-   * contains '.' or ':' or is "localhost" (the rule container runtimes use).
+   * Whether the first path segment is a registry host: it contains '.' or ':' or is "localhost"
+   * (the rule container runtimes apply).
    */
-  static String rewriteRegistry(String image, String registry) {
-    if (registry == null || registry.isBlank()) {
-      return image;
-    }
+  static boolean hasRegistryHost(String image) {
     int slash = image.indexOf('/');
-    String repository = image;
-    if (slash > 0) {
-      String first = image.substring(0, slash);
-      if (first.contains(".") || first.contains(":") || first.equals("localhost")) {
-        repository = image.substring(slash + 1);
-      }
+    if (slash <= 0) {
+      return false;
     }
-    return registry + "/" + repository;
+    String first = image.substring(0, slash);
+    return first.contains(".") || first.contains(":") || first.equals("localhost");
   }
 
   private static void putIfSet(Map<Component, String> map, Component c, String value) {
@@ -75,6 +87,14 @@ public final class ResolvedImages {
 
   public String get(Component component) {
     return images.get(component);
+  }
+
+  /**
+   * The registry the table's images are pulled from (the StorageCluster's, else the operator's
+   * default); null when neither is set and the images are unqualified.
+   */
+  public String registry() {
+    return registry;
   }
 
   /** Container name → image, sorted, for status. */

@@ -19,8 +19,16 @@ final class StorageObjects {
   static final String DEFAULT_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class";
   static final String DEFAULT_SNAPSHOT_CLASS_ANNOTATION =
       "snapshot.storage.kubernetes.io/is-default-class";
-  // The driver's StorageClass parameter (driver Parameters.POOL); any other key is refused by it.
+
+  /** The driver's own key (driver/.../csi/Parameters.java accepts only "pool" and "fsType"). */
   static final String POOL_PARAMETER = "pool";
+
+  /**
+   * The filesystem goes in the reserved key, not the driver's "fsType": the external-provisioner
+   * strips it from the parameters and puts it in every call's volume capability (create, stage,
+   * publish) and in the PV's spec.csi.fsType, so kubelet and {@code kubectl get pv} see it too; the
+   * driver refuses a capability whose fs type differs from the volume's.
+   */
   static final String FSTYPE_PARAMETER = "csi.storage.k8s.io/fstype";
 
   private StorageObjects() {}

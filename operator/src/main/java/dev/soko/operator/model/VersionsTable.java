@@ -9,12 +9,16 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
-/** The versions table (resource {@code versions.yaml}): Kubernetes minor → sidecar images. */
+/**
+ * The versions table (resource {@code versions.yaml}): Kubernetes minor → sidecar images, as
+ * repository paths without a registry host, plus the operator's default registry for them.
+ */
 public final class VersionsTable {
   public static final String RESOURCE = "/versions.yaml";
 
   private final String driverImage;
   private final List<Row> rows;
+  private final String defaultRegistry;
 
   /** One row: images for clusters of at least 1.{@code minMinor}, and the APIs they need. */
   public record Row(int minMinor, Map<String, String> images, List<String> requiredApis) {}
@@ -23,11 +27,48 @@ public final class VersionsTable {
   private record Document(String driver, List<Row> rows) {}
 
   VersionsTable(String driverImage, List<Row> rows) {
+    this(driverImage, rows, null);
+  }
+
+  private VersionsTable(String driverImage, List<Row> rows, String defaultRegistry) {
     if (rows == null || rows.isEmpty()) {
       throw new IllegalArgumentException("versions table has no rows");
     }
+    requireRepositoryPath(driverImage);
+    rows.forEach(r -> r.images().values().forEach(VersionsTable::requireRepositoryPath));
     this.driverImage = driverImage;
     this.rows = rows.stream().sorted(Comparator.comparingInt(Row::minMinor).reversed()).toList();
+    this.defaultRegistry =
+        defaultRegistry == null || defaultRegistry.isBlank()
+            ? null
+            : ResolvedImages.trimRegistry(defaultRegistry);
+  }
+
+  /**
+   * The same table whose images are pulled from {@code registry} (host and optional path prefix)
+   * unless a StorageCluster names its own; null or blank: no default, images stay unqualified.
+   */
+  public VersionsTable withDefaultRegistry(String registry) {
+    return new VersionsTable(driverImage, rows, registry);
+  }
+
+  /** The operator's default registry, or null. */
+  public String defaultRegistry() {
+    return defaultRegistry;
+  }
+
+  /**
+   * The table names no registry host: where images come from is the cluster admin's choice, so a
+   * host in the table would silently pull from a place nobody chose.
+   */
+  private static void requireRepositoryPath(String image) {
+    if (image == null || image.isBlank()) {
+      throw new IllegalArgumentException("versions table has an empty image");
+    }
+    if (ResolvedImages.hasRegistryHost(image)) {
+      throw new IllegalArgumentException(
+          "versions table image " + image + " names a registry host; use a repository path");
+    }
   }
 
   /** Loads the table shipped in the operator jar. */

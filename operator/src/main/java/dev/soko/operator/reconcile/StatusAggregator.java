@@ -124,7 +124,7 @@ final class StatusAggregator {
           !rolledOut,
           rolledOut ? "RolloutComplete" : "RollingOut",
           applied + " objects applied; " + rollout);
-      c.set(Conditions.DEGRADED, false, "AsExpected", outcome.message());
+      c.set(Conditions.DEGRADED, false, "AsExpected", outcome.message() + notices(desired));
     }
     if (compatibility == null) {
       var old = Conditions.find(previous.getConditions(), Conditions.COMPATIBLE);
@@ -148,6 +148,13 @@ final class StatusAggregator {
     }
     s.setConditions(c.build());
     return s;
+  }
+
+  /** Notices (e.g. unqualified images) are legal choices the admin should still know about. */
+  private static String notices(DesiredState desired) {
+    return desired == null || desired.notices().isEmpty()
+        ? ""
+        : "; " + String.join("; ", desired.notices());
   }
 
   private static Map<String, String> usedImages(StorageClusterSpec spec, DesiredState desired) {

@@ -14,6 +14,7 @@ import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
 import java.util.function.Supplier;
 
 /** Wires the operator in plain Java: client, observer, reconciler, metrics, leader election. */
@@ -29,8 +30,17 @@ public final class SokoOperator implements AutoCloseable {
    * @param config API server connection
    * @param leaseNamespace namespace of the leader-election lease; null disables leader election
    * @param version the server version source; null reads /version
+   * @param imageRegistry default registry of the versions table's images; null: unqualified
+   * @param resync longest time between two reconciles of a StorageCluster without events: it picks
+   *     up what no watch reports (a cluster upgrade's new server version, served APIs, workload
+   *     status the informers filtered out)
    */
-  public SokoOperator(Config config, String leaseNamespace, Supplier<KubernetesVersion> version) {
+  public SokoOperator(
+      Config config,
+      String leaseNamespace,
+      Supplier<KubernetesVersion> version,
+      String imageRegistry,
+      Duration resync) {
     this.client =
         new KubernetesClientBuilder()
             .withConfig(config)
@@ -56,11 +66,14 @@ public final class SokoOperator implements AutoCloseable {
             client, version != null ? version : ClusterObserver.serverVersion(client));
     reconciler =
         new StorageClusterReconciler(
-            client, VersionsTable.load(), observer, new EventRecorder(client));
+            client,
+            VersionsTable.load().withDefaultRegistry(imageRegistry),
+            observer,
+            new EventRecorder(client));
     Gauge.builder("soko_reconciles", reconciler, StorageClusterReconciler::reconciles)
         .description("StorageCluster reconcile calls since start")
         .register(registry);
-    operator.register(reconciler);
+    operator.register(reconciler, o -> o.withReconciliationMaxInterval(resync));
   }
 
   public void start() {

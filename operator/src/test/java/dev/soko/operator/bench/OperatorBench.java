@@ -24,7 +24,8 @@ public final class OperatorBench {
   private OperatorBench() {}
 
   public static void main(String[] args) throws Exception {
-    Path jar = Path.of(args[0]);
+    // The launcher (operator/bin/soko-operator) runs the jar with the measured JVM flags.
+    Path launcher = Path.of(args[0]);
     Path dir = Path.of(args[1]);
     KubeAPIServer server =
         new KubeAPIServer(
@@ -51,9 +52,7 @@ public final class OperatorBench {
       long start = System.nanoTime();
       operator =
           new ProcessBuilder(
-                  "java",
-                  "-jar",
-                  jar.toString(),
+                  launcher.toString(),
                   "run",
                   "--kubeconfig",
                   kubeconfig.toString(),

@@ -17,9 +17,14 @@ class RenderCommandTest {
   private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
   private int render(String file, String version) throws Exception {
+    return render(file, version, null);
+  }
+
+  private int render(String file, String version, String registry) throws Exception {
     return RenderCommand.render(
         file,
         version,
+        registry,
         new PrintStream(out, true, StandardCharsets.UTF_8),
         new PrintStream(err, true, StandardCharsets.UTF_8));
   }
@@ -40,7 +45,21 @@ class RenderCommandTest {
         }) {
       assertThat(yaml).contains("kind: \"" + kind + "\"");
     }
-    assertThat(yaml).contains("csi-provisioner:v5.3.0");
+    // No registry anywhere: the table's repository paths are printed unqualified.
+    assertThat(yaml).contains("image: \"sig-storage/csi-provisioner:v5.3.0\"");
+  }
+
+  @Test
+  void qualifiesImagesWithTheDefaultRegistry() throws Exception {
+    Path file = dir.resolve("stc.yaml");
+    try (var in = getClass().getResourceAsStream("/storagecluster-sample.yaml")) {
+      Files.copy(in, file);
+    }
+    assertThat(render(file.toString(), "1.34", "registry.example/k8s/")).isZero();
+    String yaml = out.toString(StandardCharsets.UTF_8);
+    assertThat(yaml)
+        .contains("image: \"registry.example/k8s/sig-storage/csi-provisioner:v5.3.0\"")
+        .containsPattern("image: \"registry.example/k8s/soko-driver:[^\"]+\"");
   }
 
   @Test

@@ -170,6 +170,8 @@ class StorageClusterBehaviourIT {
     }
     // A label edit on an owned object that is not ours to manage triggers a full reconcile.
     long before = cluster.operator.writeCalls();
+    // Read before the edit: the reconcile it triggers may finish before the edit call returns.
+    long reconciles = reconcileCount();
     admin
         .serviceAccounts()
         .inNamespace("soko-kappa")
@@ -179,7 +181,6 @@ class StorageClusterBehaviourIT {
               sa.getMetadata().getLabels().put("example.com/unrelated", "x");
               return sa;
             });
-    long reconciles = reconcileCount();
     Await.until(
         "a resync reconcile", StorageClusterBehaviourIT::reconcileCount, c -> c > reconciles);
     Thread.sleep(1000);

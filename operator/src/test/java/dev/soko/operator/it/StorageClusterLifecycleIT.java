@@ -80,7 +80,10 @@ class StorageClusterLifecycleIT {
     assertThat(sclass.getVolumeBindingMode()).isEqualTo("WaitForFirstConsumer");
 
     assertThat(sc.getStatus().getKubernetesVersion()).isEqualTo("v1.36.3");
-    assertThat(sc.getStatus().getImages()).containsKey("csi-provisioner");
+    assertThat(sc.getStatus().getImages().get("csi-provisioner"))
+        .startsWith(TestCluster.DEFAULT_IMAGE_REGISTRY + "/sig-storage/csi-provisioner:");
+    assertThat(sc.getStatus().getImages().get("soko-driver"))
+        .startsWith(TestCluster.DEFAULT_IMAGE_REGISTRY + "/soko-driver:");
     assertThat(condition(sc, "Degraded").getStatus()).isEqualTo("False");
     assertThat(condition(sc, "Ready").getStatus()).isEqualTo("False");
     // No snapshot CRDs on this API server: snapshots stay off and Compatible says why.
@@ -120,6 +123,8 @@ class StorageClusterLifecycleIT {
                 .withNewMetadata()
                 .withName("cap-1")
                 .withNamespace("soko-alpha")
+                // What the external-provisioner puts on the objects it publishes.
+                .addToLabels("csi.storage.k8s.io/drivername", "alpha.csi.soko.dev")
                 .endMetadata()
                 .withStorageClassName("alpha-sc")
                 .withNewNodeTopology()
@@ -158,6 +163,52 @@ class StorageClusterLifecycleIT {
     assertThat(ready.getStatus().getPools().get(0).available()).isEqualTo("4Gi");
     assertThat(ready.getStatus().getCapacity().total()).isEqualTo("10Gi");
     assertThat(ready.getStatus().getCapacity().used()).isEqualTo("6Gi");
+
+    // Registration and capacity changes alone (no owned object changes, resync is 10 minutes
+    // away) reach the status through the CSINode and CSIStorageCapacity watches.
+    admin
+        .storage()
+        .v1()
+        .csiNodes()
+        .resource(
+            new io.fabric8.kubernetes.api.model.storage.CSINodeBuilder()
+                .withNewMetadata()
+                .withName("node-2")
+                .endMetadata()
+                .withNewSpec()
+                .addNewDriver()
+                .withName("alpha.csi.soko.dev")
+                .withNodeID("node-2")
+                .endDriver()
+                .endSpec()
+                .build())
+        .create();
+    Await.until(
+        "node-2 registered",
+        () -> cluster.get("alpha"),
+        s -> s.getStatus().getNodes().registered() == 2);
+    admin
+        .storage()
+        .v1()
+        .csiStorageCapacities()
+        .inNamespace("soko-alpha")
+        .withName("cap-1")
+        .edit(
+            c -> {
+              c.setCapacity(new io.fabric8.kubernetes.api.model.Quantity("1Gi"));
+              return c;
+            });
+    StorageCluster fuller =
+        Await.until(
+            "capacity follows",
+            () -> cluster.get("alpha"),
+            s -> "1Gi".equals(s.getStatus().getPools().get(0).available()));
+    assertThat(fuller.getStatus().getCapacity().used()).isEqualTo("9Gi");
+    admin.storage().v1().csiNodes().withName("node-2").delete();
+    Await.until(
+        "node-2 unregistered",
+        () -> cluster.get("alpha"),
+        s -> s.getStatus().getNodes().registered() == 1);
   }
 
   @Test

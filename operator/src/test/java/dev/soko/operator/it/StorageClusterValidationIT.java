@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -85,8 +87,16 @@ class StorageClusterValidationIT {
             "Unsupported value: \"Sometimes\""),
         Arguments.of(
             "registry with scheme",
-            "images: {registry: 'https://mirror.local'}\npools: [" + POOL + "]",
-            "without scheme"));
+            "images: {registry: 'https://registry.example'}\npools: [" + POOL + "]",
+            "without scheme"),
+        Arguments.of(
+            "comma in pool path (it would split the driver's --pool flag)",
+            "pools: [{name: main, path: '/p,capacity=1Ti'}]",
+            "without '..' or ','"),
+        Arguments.of(
+            "metrics port on the health port",
+            "driver: {metricsPort: 9808}\npools: [" + POOL + "]",
+            "health port"));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -115,6 +125,19 @@ class StorageClusterValidationIT {
     } finally {
       cluster.admin.resource(sc).delete();
     }
+  }
+
+  /** The complete example in the docs must stay valid as the API evolves. */
+  @Test
+  void documentedExampleIsAccepted() throws Exception {
+    Path example = Path.of("..", "docs", "examples", "storagecluster.yaml");
+    GenericKubernetesResource sc =
+        Serialization.unmarshal(Files.readString(example), GenericKubernetesResource.class);
+    GenericKubernetesResource accepted = cluster.admin.resource(sc).dryRun().create();
+    assertThat(Serialization.asJson(accepted.getAdditionalProperties().get("spec")))
+        .as("server-side dry run of %s", example)
+        .contains("\"name\":\"soko-nvme\"")
+        .contains("\"registry\":\"registry.example.internal/mirror\"");
   }
 
   private static GenericKubernetesResource storageCluster(String name, String specYaml) {

@@ -23,6 +23,10 @@ import java.util.concurrent.atomic.AtomicReference;
 final class TestCluster {
   static final String VERSION = "1.36.3";
   static final String OPERATOR_USER = "system:serviceaccount:soko-system:soko-operator";
+  static final String DEFAULT_IMAGE_REGISTRY = "registry.example/k8s";
+
+  /** Long, so that a test observing a prompt update proves a watch caused it. */
+  static final java.time.Duration RESYNC = java.time.Duration.ofMinutes(10);
 
   private static TestCluster instance;
 
@@ -65,7 +69,8 @@ final class TestCluster {
         .withName("storageclusters.soko.dev")
         .waitUntilCondition(
             crd ->
-                crd.getStatus() != null
+                crd != null
+                    && crd.getStatus() != null
                     && crd.getStatus().getConditions() != null
                     && crd.getStatus().getConditions().stream()
                         .anyMatch(
@@ -87,7 +92,11 @@ final class TestCluster {
     operatorConfig.setImpersonateUsername(OPERATOR_USER);
     operatorConfig.setImpersonateGroups(
         "system:serviceaccounts", "system:serviceaccounts:soko-system", "system:authenticated");
-    operator = new SokoOperator(operatorConfig, "soko-system", version::get);
+    // The operator's default registry (--image-registry), which StorageClusters without
+    // spec.images.registry use.
+    operator =
+        new SokoOperator(
+            operatorConfig, "soko-system", version::get, DEFAULT_IMAGE_REGISTRY, RESYNC);
     operator.start();
   }
 

@@ -26,6 +26,49 @@ class DesiredStateTest {
         .orElseThrow(() -> new AssertionError("no container " + name));
   }
 
+  /** The flags of {@code soko-driver --help} (driver/.../cli/DriverCommand.java). */
+  private static final Set<String> DRIVER_FLAGS =
+      Set.of(
+          "--endpoint",
+          "--node-id",
+          "--driver-name",
+          "--mode",
+          "--pool",
+          "--allowed-path-root",
+          "--max-volumes-per-node",
+          "--metrics-address",
+          "--log-level");
+
+  private static Set<String> flagNames(List<String> args) {
+    return args.stream()
+        .map(a -> a.contains("=") ? a.substring(0, a.indexOf('=')) : a)
+        .collect(java.util.stream.Collectors.toSet());
+  }
+
+  @Test
+  void driverGetsOnlyFlagsItKnowsAndNoPoolsInControllerMode() {
+    StorageCluster sc = Fixtures.sample();
+    sc.getSpec().getDriver().setMetricsPort(9809);
+    sc.getSpec().getDriver().setMaxVolumesPerNode(40);
+    sc.getSpec().getNodePlugin().setKubeletDir("/data/kubelet/");
+    DesiredState d = desired(sc, "1.34");
+    Container node = container(d.nodeDaemonSet().getSpec().getTemplate().getSpec(), "soko-driver");
+    Container ctrl =
+        container(d.controllerDeployment().getSpec().getTemplate().getSpec(), "soko-driver");
+    assertThat(DRIVER_FLAGS).containsAll(flagNames(node.getArgs()));
+    assertThat(DRIVER_FLAGS).containsAll(flagNames(ctrl.getArgs()));
+    assertThat(node.getArgs())
+        .contains(
+            "--allowed-path-root=/data/kubelet",
+            "--max-volumes-per-node=40",
+            "--metrics-address=0.0.0.0:9809");
+    assertThat(ctrl.getArgs())
+        .contains("--mode=controller", "--metrics-address=0.0.0.0:9809")
+        .noneMatch(a -> a.startsWith("--pool") || a.startsWith("--max-volumes-per-node"));
+    assertThat(node.getPorts()).extracting("name").containsExactlyInAnyOrder("metrics", "healthz");
+    assertThat(ctrl.getPorts()).extracting("containerPort").contains(9809);
+  }
+
   @Test
   void nodeDaemonSetRunsDriverWithPoolsAndDistributedProvisioning() {
     DesiredState d = desired(Fixtures.sample(), "1.34.1");
@@ -100,25 +143,55 @@ class DesiredStateTest {
   }
 
   @Test
-  void registryRewriteAppliesToTableImagesButNotOverrides() {
+  void registryQualifiesTableImagesButNotOverrides() {
     StorageCluster sc = Fixtures.sample();
-    sc.getSpec().getImages().setRegistry("mirror.local:5000/k8s");
-    sc.getSpec().getImages().getOverrides().setResizer("example.org/my/resizer:v9");
+    sc.getSpec().getImages().setRegistry("mirror.example:5000/k8s");
+    sc.getSpec().getImages().getOverrides().setResizer("registry.example/my/resizer:v9");
     DesiredState d = desired(sc, "1.34");
     assertThat(d.images().get(Component.PROVISIONER))
-        .isEqualTo("mirror.local:5000/k8s/sig-storage/csi-provisioner:v5.3.0");
-    assertThat(d.images().get(Component.DRIVER)).startsWith("mirror.local:5000/k8s/soko-dev/");
-    assertThat(d.images().get(Component.RESIZER)).isEqualTo("example.org/my/resizer:v9");
+        .isEqualTo("mirror.example:5000/k8s/sig-storage/csi-provisioner:v5.3.0");
+    assertThat(d.images().get(Component.DRIVER)).startsWith("mirror.example:5000/k8s/soko-driver:");
+    assertThat(d.images().get(Component.RESIZER)).isEqualTo("registry.example/my/resizer:v9");
+    assertThat(d.images().registry()).isEqualTo("mirror.example:5000/k8s");
     assertThat(
             container(d.controllerDeployment().getSpec().getTemplate().getSpec(), "csi-resizer")
                 .getImage())
-        .isEqualTo("example.org/my/resizer:v9");
-    assertThat(ResolvedImages.rewriteRegistry("busybox:1", "m.local"))
-        .isEqualTo("m.local/busybox:1");
+        .isEqualTo("registry.example/my/resizer:v9");
   }
 
   @Test
-  void controllerRunsResizerWithLeaderElectionAndOptionalHealthMonitor() {
+  void specRegistryWinsOverTheOperatorDefaultAndNeitherLeavesImagesUnqualified() {
+    VersionsTable withDefault = table.withDefaultRegistry("registry.example/default");
+    ClusterFacts facts = ClusterFacts.offline(KubernetesVersion.parse("1.34"));
+    StorageCluster plain = Fixtures.sample();
+    assertThat(DesiredState.of(plain, withDefault, facts).images().get(Component.REGISTRAR))
+        .isEqualTo("registry.example/default/sig-storage/csi-node-driver-registrar:v2.14.0");
+    StorageCluster own = Fixtures.sample();
+    own.getSpec().getImages().setRegistry("registry.example/own");
+    assertThat(DesiredState.of(own, withDefault, facts).images().get(Component.REGISTRAR))
+        .isEqualTo("registry.example/own/sig-storage/csi-node-driver-registrar:v2.14.0");
+    DesiredState none = DesiredState.of(Fixtures.sample(), table, facts);
+    assertThat(none.images().registry()).isNull();
+    assertThat(none.images().get(Component.REGISTRAR))
+        .isEqualTo("sig-storage/csi-node-driver-registrar:v2.14.0");
+  }
+
+  @Test
+  void shippedTableNamesNoRegistryHost() {
+    for (String key : List.of("csi-provisioner", "csi-resizer", "node-driver-registrar")) {
+      for (String minor : List.of("1.28", "1.31", "1.34")) {
+        String image = table.rowFor(KubernetesVersion.parse(minor)).images().get(key);
+        assertThat(ResolvedImages.hasRegistryHost(image)).as(image).isFalse();
+      }
+    }
+    assertThat(ResolvedImages.hasRegistryHost(table.driverImage())).isFalse();
+    assertThat(ResolvedImages.hasRegistryHost("registry.example/a/b:v1")).isTrue();
+    assertThat(ResolvedImages.hasRegistryHost("localhost/a:v1")).isTrue();
+    assertThat(ResolvedImages.hasRegistryHost("sig-storage/a:v1")).isFalse();
+  }
+
+  @Test
+  void controllerRunsResizerWithLeaderElectionAndNoHealthMonitor() {
     StorageCluster sc = Fixtures.sample();
     sc.getSpec().getController().setReplicas(2);
     PodSpec pod = desired(sc, "1.34").controllerDeployment().getSpec().getTemplate().getSpec();
@@ -132,12 +205,14 @@ class DesiredStateTest {
     sc.getSpec().getFeatures().setVolumeHealthMonitor(true);
     DesiredState d = desired(sc, "1.34");
     assertThat(d.controllerDeployment().getSpec().getReplicas()).isEqualTo(2);
+    // The controller-mode driver advertises EXPAND_VOLUME only; the monitor would exit at start.
     assertThat(d.controllerDeployment().getSpec().getTemplate().getSpec().getContainers())
         .extracting(Container::getName)
-        .contains("csi-external-health-monitor-controller");
+        .doesNotContain("csi-external-health-monitor-controller");
     assertThat(d.rbac())
         .extracting(o -> o.getMetadata().getName())
-        .contains("soko:fast:health-monitor");
+        .doesNotContain("soko:fast:health-monitor");
+    assertThat(d.notices()).anyMatch(n -> n.contains("volumeHealthMonitor"));
   }
 
   @Test
@@ -184,6 +259,7 @@ class DesiredStateTest {
             Fixtures.sample(), table, new ClusterFacts(v, Set.of(), false, "gp2", null));
     assertThat(other.storageClasses().get(0).getMetadata().getAnnotations()).isNullOrEmpty();
     assertThat(mine.storageClasses().get(0).getParameters())
+        .containsOnlyKeys("pool", "csi.storage.k8s.io/fstype")
         .containsEntry("pool", "nvme")
         .containsEntry("csi.storage.k8s.io/fstype", "xfs");
     assertThat(mine.storageClasses().get(0).getVolumeBindingMode())
