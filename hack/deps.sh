@@ -10,6 +10,10 @@ packages=(e2fsprogs xfsprogs util-linux coreutils)
 # daemonless image build/run (runc: crun fails on this host's hybrid cgroups).
 packages+=(mmdebstrap podman buildah runc uidmap fuse-overlayfs slirp4netns containernetworking-plugins)
 
+# End-to-end test and cluster demo (hack/e2e.sh, hack/cluster-demo.sh): certificates for the local
+# kube-apiserver, the operator's health endpoint.
+packages+=(openssl curl)
+
 # Chart and OLM bundle generator and tests (hack/gen-dist.py, hack/test-dist.py).
 packages+=(python3 python3-yaml)
 
