@@ -6,14 +6,19 @@ export SOKO_CACHE ?= $(HOME)/.cache/soko
 
 ##@ Main jobs
 .PHONY: demo
-demo: deps build ## Walk a volume through its whole life on a temporary pool (needs root)
+demo: deps build tools-e2e ## Local control plane + operator + driver + CSI sidecars: a StorageCluster, a PVC provisioned, expanded, snapshotted, restored (root)
+	bash hack/cluster-demo.sh
+
+.PHONY: demo-driver
+demo-driver: deps build ## The driver alone on a temporary pool: create, stage, publish, write, snapshot, restore, verify, expand (root)
 	bash hack/demo.sh
 
 .PHONY: test
-test: deps tools-test ## Every tier: unit, integration (real mounts, kube-apiserver), csi-sanity, chart/bundle, images
+test: deps tools-test tools-e2e ## Every tier: unit, integration (real mounts, kube-apiserver), csi-sanity, chart/bundle, images
 	$(MVN) verify
 	bash hack/check-generated.sh
 	bash hack/sanity.sh
+	bash hack/e2e.sh
 	bash hack/test-dist.sh
 	bash hack/test-images.sh
 
@@ -25,6 +30,10 @@ unit: ## Unit tests only (*Test), seconds
 .PHONY: sanity
 sanity: deps build ## csi-sanity against the real driver jar with real loop devices and mounts
 	bash hack/sanity.sh
+
+.PHONY: e2e
+e2e: deps build tools-e2e ## End to end: kube-apiserver, operator, driver and the real provisioner/resizer/snapshotter (root)
+	bash hack/e2e.sh
 
 .PHONY: test-dist
 test-dist: tools-test ## Helm chart and OLM bundle: drift, lint, template, schema, CSV == chart, operator-verify
@@ -62,6 +71,11 @@ tools: ## Build every pinned Go tool into $(SOKO_CACHE) (reused when present)
 .PHONY: tools-test
 tools-test: ## Build the pinned Go tools that the tests use
 	bash hack/tools.sh csi-sanity kube-api-test helm operator-verify
+
+.PHONY: tools-e2e
+tools-e2e: ## Build the pinned Go tools of the end-to-end test and the demo
+	bash hack/tools.sh kube-apiserver etcd kubectl kube-controller-manager csi-provisioner \
+	  csi-resizer csi-snapshotter snapshot-controller snapshot-crds
 
 .PHONY: deps
 deps: ## Install the Debian packages the driver and tests run (idempotent)

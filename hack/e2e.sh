@@ -65,6 +65,8 @@ section_ok() { ((failed == 0)) || exit 1; }
 # field KIND NAME JSONPATH [namespace]: prints a field.
 field() { kc ${4:+-n "$4"} get "$1" "$2" -o "jsonpath=$3"; }
 equals() { [ "$(field "$2" "$3" "$4" "${5:-}")" = "$1" ]; }
+# status_has_pool_capacity SC: the StorageCluster's status lists a pool with a known capacity.
+status_has_pool_capacity() { field storagecluster "$1" '{.status.pools[*].total}' | grep -q '[0-9]'; }
 gone() { ! kc ${3:+-n "$3"} get "$1" "$2" >/dev/null 2>&1; }
 exists() { kc ${3:+-n "$3"} get "$1" "$2" >/dev/null 2>&1; }
 # pool_files DIR N: the pool's DIR (images or snapshots) holds exactly N image files.
@@ -163,6 +165,11 @@ started=$SECONDS
 e2e_node_up "$CLUSTER"
 echo "    node processes started in $((SECONDS - started)) s; driver args: ${E2E_DRIVER_ARGS[*]}"
 waitfor "provisioner publishes CSIStorageCapacity for $CLASS" capacity_published_for "$CLASS"
+# The operator watches CSINode and CSIStorageCapacity: status follows without a spec change.
+waitfor "status counts the node as registered (CSINode)" \
+  equals 1 storagecluster "$CLUSTER" '{.status.nodes.registered}'
+waitfor "status reports the pool's capacity (CSIStorageCapacity)" \
+  status_has_pool_capacity "$CLUSTER"
 
 section_ok
 say "a PVC is provisioned on the node"
