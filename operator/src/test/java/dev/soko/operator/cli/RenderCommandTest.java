@@ -46,7 +46,7 @@ class RenderCommandTest {
       assertThat(yaml).contains("kind: \"" + kind + "\"");
     }
     // No registry anywhere: the table's repository paths are printed unqualified.
-    assertThat(yaml).contains("image: \"sig-storage/csi-provisioner:v5.3.0\"");
+    assertThat(yaml).contains("image: \"sig-storage/csi-provisioner:v6.4.0\"");
   }
 
   @Test
@@ -58,7 +58,7 @@ class RenderCommandTest {
     assertThat(render(file.toString(), "1.34", "registry.example/k8s/")).isZero();
     String yaml = out.toString(StandardCharsets.UTF_8);
     assertThat(yaml)
-        .contains("image: \"registry.example/k8s/sig-storage/csi-provisioner:v5.3.0\"")
+        .contains("image: \"registry.example/k8s/sig-storage/csi-provisioner:v6.4.0\"")
         .containsPattern("image: \"registry.example/k8s/soko-driver:[^\"]+\"");
   }
 

@@ -86,7 +86,7 @@ class StorageClusterBehaviourIT {
     StorageCluster created = StorageClusterLifecycleIT.create(sc);
     assertThat(StorageClusterLifecycleIT.condition(created, "Compatible").getStatus())
         .isEqualTo("True");
-    assertThat(provisionerImage("eta")).endsWith(":v5.3.0");
+    assertThat(provisionerImage("eta")).endsWith(":v6.4.0");
     cluster.version.set(KubernetesVersion.parse("v1.30.4"));
     try {
       // An event on an owned object stands in for the periodic resync that notices an upgrade.

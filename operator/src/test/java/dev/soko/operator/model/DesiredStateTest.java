@@ -133,10 +133,10 @@ class DesiredStateTest {
                     .getSpec(),
                 "csi-provisioner")
             .getImage();
-    assertThat(latest).endsWith("csi-provisioner:v5.3.0");
+    assertThat(latest).endsWith("csi-provisioner:v6.4.0");
     assertThat(conservative).endsWith("csi-provisioner:v4.0.1");
     assertThat(desired(Fixtures.sample(), "1.36").images().get(Component.RESIZER))
-        .endsWith("csi-resizer:v1.14.0");
+        .endsWith("csi-resizer:v2.3.0");
     assertThat(desired(Fixtures.sample(), "1.32").images().get(Component.RESIZER))
         .endsWith("csi-resizer:v1.13.2");
     assertThat(table.supports(KubernetesVersion.parse("1.27"))).isFalse();
@@ -149,7 +149,7 @@ class DesiredStateTest {
     sc.getSpec().getImages().getOverrides().setResizer("registry.example/my/resizer:v9");
     DesiredState d = desired(sc, "1.34");
     assertThat(d.images().get(Component.PROVISIONER))
-        .isEqualTo("mirror.example:5000/k8s/sig-storage/csi-provisioner:v5.3.0");
+        .isEqualTo("mirror.example:5000/k8s/sig-storage/csi-provisioner:v6.4.0");
     assertThat(d.images().get(Component.DRIVER)).startsWith("mirror.example:5000/k8s/soko-driver:");
     assertThat(d.images().get(Component.RESIZER)).isEqualTo("registry.example/my/resizer:v9");
     assertThat(d.images().registry()).isEqualTo("mirror.example:5000/k8s");
