@@ -44,8 +44,9 @@ test-images: deps ## Build both images offline and run them (driver Probe + Crea
 	bash hack/test-images.sh
 
 .PHONY: bench
-bench: deps build ## Benchmarks, side by side with csi-driver-host-path (numbers go to the README)
+bench: deps build ## Benchmarks: the driver beside csi-driver-host-path (HOSTPATH_BIN), then the operator
 	bash hack/bench.sh
+	bash hack/bench-operator.sh
 
 ##@ Build
 .PHONY: build
