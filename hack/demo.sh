@@ -14,7 +14,11 @@ classpath=$(driver_test_classpath)
 work=$(mktemp -d /tmp/soko-demo.XXXXXX)
 driver_pid=""
 cleanup() {
-  [ -n "$driver_pid" ] && kill "$driver_pid" 2>/dev/null && wait "$driver_pid" 2>/dev/null
+  # Every step may fail (the driver already gone, nothing mounted): none may stop the rest.
+  if [ -n "$driver_pid" ]; then
+    kill "$driver_pid" 2>/dev/null || true
+    wait "$driver_pid" 2>/dev/null || true
+  fi
   release_mounts_and_loops "$work"
   rm -rf "$work"
 }

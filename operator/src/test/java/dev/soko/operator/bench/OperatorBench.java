@@ -42,6 +42,7 @@ public final class OperatorBench {
     Process operator = null;
     try {
       Path kubeconfig = Files.createTempFile("soko-bench", ".kubeconfig");
+      kubeconfig.toFile().deleteOnExit();
       Files.writeString(kubeconfig, server.getKubeConfigYaml());
       KubernetesClient admin =
           new KubernetesClientBuilder()

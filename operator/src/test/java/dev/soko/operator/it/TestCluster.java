@@ -103,15 +103,25 @@ final class TestCluster {
   static synchronized TestCluster get() throws Exception {
     if (instance == null) {
       instance = new TestCluster();
-      Runtime.getRuntime()
-          .addShutdownHook(
-              new Thread(
-                  () -> {
-                    instance.operator.close();
-                    instance.server.stop();
-                  }));
+      Runtime.getRuntime().addShutdownHook(new Thread(instance::stop, "test-cluster-stop"));
     }
     return instance;
+  }
+
+  /**
+   * Stops the operator (given a few seconds: its informers may wait on a server that goes away) and
+   * then etcd and kube-apiserver, so no process outlives the test JVM.
+   */
+  private void stop() {
+    Thread closing = new Thread(operator::close, "operator-close");
+    closing.setDaemon(true);
+    closing.start();
+    try {
+      closing.join(5_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    server.stop();
   }
 
   private void applyResource(String resource) throws Exception {
