@@ -44,7 +44,11 @@ public final class ImageFiles {
     }
   }
 
-  /** Creates a new sparse file of {@code bytes}: no block is allocated until written. */
+  /**
+   * Creates a new sparse file of {@code bytes}: no block is allocated until written. Not flushed:
+   * the record written next is what makes the volume durable, and should a crash lose this empty
+   * file, recovery makes it again (see Recovery). A copy, which holds data, is flushed.
+   */
   public void createSparse(Path image, long bytes) {
     try {
       Files.createFile(image);
@@ -53,7 +57,6 @@ public final class ImageFiles {
     }
     try (RandomAccessFile file = new RandomAccessFile(image.toFile(), "rw")) {
       file.setLength(bytes);
-      file.getFD().sync();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create image " + image, e);
     }

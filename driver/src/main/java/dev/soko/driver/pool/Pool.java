@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * the sum of reservations may not exceed the pool's size times its over-provisioning ratio. Every
  * path it hands out is built from a validated ID.
  */
-public final class Pool {
+public final class Pool implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Pool.class);
 
   private final PoolConfig config;
@@ -44,7 +44,13 @@ public final class Pool {
     this.files = files;
     this.images = config.path().resolve("images");
     this.snapshots = config.path().resolve("snapshots");
-    this.volumeRecords = new RecordStore(config.path().resolve(".soko/volumes"), Ids::isVolumeId);
+    // A blank image is not flushed when made (see ImageFiles.createSparse); a checkpoint, after
+    // which recovery no longer remakes a missing image, flushes it first.
+    this.volumeRecords =
+        new RecordStore(
+            config.path().resolve(".soko/volumes"),
+            Ids::isVolumeId,
+            id -> fsyncIfPresent(images.resolve(id + ".img")));
     this.snapshotRecords =
         new RecordStore(config.path().resolve(".soko/snapshots"), Ids::isSnapshotId);
     this.physicalBytes = physicalBytes;
@@ -199,6 +205,19 @@ public final class Pool {
   public synchronized PoolCapacity capacity() {
     long available = Math.max(0, totalBytes() - provisionedBytes());
     return new PoolCapacity(name(), totalBytes(), available, available / Sizes.MIB * Sizes.MIB);
+  }
+
+  /** Writes every record file up to date and closes the pool's journals. */
+  @Override
+  public void close() {
+    volumeRecords.close();
+    snapshotRecords.close();
+  }
+
+  private static void fsyncIfPresent(Path file) {
+    if (Files.isRegularFile(file)) {
+      fsync(file);
+    }
   }
 
   /** Flushes a file's data and metadata to disk. */

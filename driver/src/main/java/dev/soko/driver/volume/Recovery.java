@@ -43,6 +43,7 @@ final class Recovery {
       int unfinishedDeletesFinished,
       int orphanImagesRemoved,
       int volumesMissingImages,
+      int blankImagesRemade,
       int staleLoopDevicesDetached,
       int staleLoopDevicesInUse,
       int stagedVolumesLostTheirMount,
@@ -56,6 +57,7 @@ final class Recovery {
               + unfinishedDeletesFinished
               + orphanImagesRemoved
               + volumesMissingImages
+              + blankImagesRemade
               + staleLoopDevicesDetached
               + staleLoopDevicesInUse
               + stagedVolumesLostTheirMount
@@ -80,6 +82,7 @@ final class Recovery {
     int[] rolledBack = {0};
     int[] finished = {0};
     int missing = 0;
+    int remade = 0;
     Set<Path> keep = new HashSet<>();
     Set<Path> liveVolumeImages = new HashSet<>();
 
@@ -100,7 +103,13 @@ final class Recovery {
       pool.adopt(id, record.capacityBytes());
       keep.add(image);
       liveVolumeImages.add(image);
-      if (!Files.isRegularFile(image)) {
+      if (remakeLostBlankImage(pool, record, image)) {
+        remade++;
+        LOG.warn(
+            "recovery: volume {} was created just before the crash and its empty image had not"
+                + " reached the disk; made it again",
+            id);
+      } else if (!Files.isRegularFile(image)) {
         missing++;
         LOG.error(
             "recovery: volume {} ({}) has no image file; it is kept and reported abnormal",
@@ -125,6 +134,9 @@ final class Recovery {
       pool.adopt(id, record.sizeBytes());
       keep.add(image);
     }
+    // The repairs above are journal entries; fold them and the replayed ones into the records.
+    pool.volumeRecords().checkpoint();
+    pool.snapshotRecords().checkpoint();
     int orphans = removeOrphanImages(pool, keep);
     List<MountEntry> mounts = mounter.mounts();
     int[] inUse = {0};
@@ -139,6 +151,7 @@ final class Recovery {
             finished[0],
             orphans,
             missing,
+            remade,
             detached,
             inUse[0],
             lostMounts,
@@ -160,6 +173,29 @@ final class Recovery {
           report.snapshots());
     }
     return report;
+  }
+
+  /**
+   * A blank volume's image is not flushed when made (ImageFiles.createSparse), so a power loss soon
+   * after the create may lose the file or its size while the create's journal entry survives. Such
+   * a volume was never staged (staging flushes the image) and so never held data: it is made again.
+   * Anything else that lacks its image is reported, never papered over.
+   */
+  private static boolean remakeLostBlankImage(Pool pool, VolumeRecord record, Path image) {
+    if (!record.source().equals(ContentSource.EMPTY)
+        || !record.stagedAt().isEmpty()
+        || !pool.volumeRecords().replayedFromJournal(record.id())) {
+      return false;
+    }
+    if (!Files.isRegularFile(image)) {
+      pool.files().createSparse(image, record.capacityBytes());
+      return true;
+    }
+    if (pool.files().size(image) < record.capacityBytes()) {
+      pool.files().grow(image, record.capacityBytes());
+      return true;
+    }
+    return false;
   }
 
   private static <T> T read(

@@ -45,9 +45,85 @@ class RecordStoreTest {
     store.write(record.id(), grown.toFields());
     assertThat(VolumeRecord.fromFields(store.read(record.id()).orElseThrow())).isEqualTo(grown);
     assertThat(store.ids()).containsExactly(record.id());
+    store.close();
     try (var files = Files.list(store.dir())) {
-      assertThat(files).hasSize(1);
+      assertThat(files.map(p -> p.getFileName().toString()))
+          .containsExactlyInAnyOrder(record.id() + ".json", "journal");
     }
+    assertThat(
+            VolumeRecord.fromFields(
+                FlatJson.parse(Files.readString(store.dir().resolve(record.id() + ".json")))))
+        .isEqualTo(grown);
+  }
+
+  @Test
+  void whatWasAcknowledgedSurvivesACrashBeforeAnyCheckpoint() {
+    RecordStore store = store();
+    VolumeRecord kept = volume(Ids.newVolumeId());
+    VolumeRecord grown = volume(Ids.newVolumeId());
+    VolumeRecord gone = volume(Ids.newVolumeId());
+    store.write(kept.id(), kept.toFields());
+    store.write(grown.id(), grown.toFields());
+    store.write(grown.id(), grown.withCapacity(5L << 30).toFields());
+    store.write(gone.id(), gone.toFields());
+    store.delete(gone.id());
+    // No close: the process dies here; the record files were never written.
+    assertThat(store.dir().resolve(kept.id() + ".json")).doesNotExist();
+
+    RecordStore reopened = store();
+    assertThat(reopened.ids()).containsExactlyInAnyOrder(kept.id(), grown.id());
+    assertThat(VolumeRecord.fromFields(reopened.read(grown.id()).orElseThrow()).capacityBytes())
+        .isEqualTo(5L << 30);
+    assertThat(reopened.replayedFromJournal(kept.id())).isTrue();
+    // Opening folded the journal into the files: a third start reads them, replays nothing.
+    assertThat(store.dir().resolve(kept.id() + ".json")).exists();
+    RecordStore third = store();
+    assertThat(third.ids()).containsExactlyInAnyOrder(kept.id(), grown.id());
+    assertThat(third.replayedFromJournal(kept.id())).isFalse();
+  }
+
+  @Test
+  void aFullJournalIsCheckpointedAndWritingGoesOn() {
+    java.util.List<String> seen = new java.util.ArrayList<>();
+    RecordStore store =
+        new RecordStore(dir.resolve("volumes"), Ids::isVolumeId, seen::add, 16 * 1024);
+    java.util.List<String> ids = new java.util.ArrayList<>();
+    for (int i = 0; i < 100; i++) { // ~40 KiB of entries through a 12 KiB journal
+      VolumeRecord record = volume(Ids.newVolumeId());
+      store.write(record.id(), record.toFields());
+      ids.add(record.id());
+      if (i % 2 == 1) {
+        store.delete(ids.remove(0));
+      }
+    }
+    assertThat(seen).isNotEmpty(); // checkpoints ran and announced the records they wrote
+    RecordStore reopened =
+        new RecordStore(dir.resolve("volumes"), Ids::isVolumeId, id -> {}, 16 * 1024);
+    assertThat(reopened.ids()).containsExactlyInAnyOrderElementsOf(ids);
+  }
+
+  @Test
+  void concurrentWritersAllGetDurableRecords() throws Exception {
+    RecordStore store = store();
+    java.util.Set<String> written = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    var pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+    java.util.List<java.util.concurrent.Future<?>> futures = new java.util.ArrayList<>();
+    for (int t = 0; t < 8; t++) {
+      futures.add(
+          pool.submit(
+              () -> {
+                for (int i = 0; i < 50; i++) {
+                  VolumeRecord record = volume(Ids.newVolumeId());
+                  store.write(record.id(), record.toFields());
+                  written.add(record.id());
+                }
+              }));
+    }
+    for (var future : futures) {
+      future.get();
+    }
+    pool.shutdown();
+    assertThat(store().ids()).containsExactlyInAnyOrderElementsOf(written).hasSize(400);
   }
 
   @Test
@@ -73,10 +149,11 @@ class RecordStoreTest {
 
   @Test
   void tempFilesFromInterruptedWritesAreIgnoredAndRemoved() throws Exception {
-    RecordStore store = store();
+    Path volumes = Files.createDirectories(dir.resolve("volumes"));
     String id = Ids.newVolumeId();
-    Files.writeString(store.dir().resolve("." + id + ".json.tmp"), "{\"id\": \"half");
-    Files.writeString(store.dir().resolve("stray.txt"), "x");
+    Files.writeString(volumes.resolve("." + id + ".json.tmp"), "{\"id\": \"half");
+    Files.writeString(volumes.resolve("stray.txt"), "x");
+    RecordStore store = store();
     assertThat(store.ids()).isEmpty();
     assertThat(store.removeTempFiles()).isEqualTo(1);
     assertThat(Files.exists(store.dir().resolve("stray.txt"))).isTrue();
@@ -84,13 +161,20 @@ class RecordStoreTest {
 
   @Test
   void corruptRecordIsReportedAndQuarantinedNotDeleted() throws Exception {
+    Path volumes = Files.createDirectories(dir.resolve("volumes"));
+    String garbage = Ids.newVolumeId();
+    String notUtf8 = Ids.newVolumeId();
+    Files.writeString(volumes.resolve(garbage + ".json"), "garbage");
+    Files.write(volumes.resolve(notUtf8 + ".json"), new byte[] {(byte) 0xff, (byte) 0xfe, '{'});
     RecordStore store = store();
-    String id = Ids.newVolumeId();
-    Files.writeString(store.dir().resolve(id + ".json"), "garbage");
-    assertThatThrownBy(() -> store.read(id)).isInstanceOf(IllegalArgumentException.class);
-    Path aside = store.quarantine(id);
-    assertThat(aside).exists();
+    assertThat(store.ids()).containsExactlyInAnyOrder(garbage, notUtf8);
+    for (String id : java.util.List.of(garbage, notUtf8)) {
+      assertThatThrownBy(() -> store.read(id)).isInstanceOf(IllegalArgumentException.class);
+      Path aside = store.quarantine(id);
+      assertThat(aside).exists();
+    }
     assertThat(store.ids()).isEmpty();
+    assertThat(store().ids()).isEmpty();
   }
 
   @Test

@@ -28,13 +28,14 @@ class ControllerSideTest {
   @Test
   void createsASparseImageAndIsIdempotentByName() throws Exception {
     EngineFixture f = new EngineFixture(dir, 1024 * MIB);
+    String volumeId;
     try (LocalVolumeManager engine = f.open()) {
       assertThat(engine.ready()).isTrue();
       Volume volume = engine.createVolume(fs("pvc-a", 20 * MIB + 1));
+      volumeId = volume.id();
       assertThat(volume.capacityBytes()).isEqualTo(21 * MIB);
       assertThat(Ids.isVolumeId(volume.id())).isTrue();
       assertThat(Files.size(f.image(volume.id()))).isEqualTo(21 * MIB);
-      assertThat(Files.readString(f.record(volume.id()))).contains("\"state\": \"READY\"");
 
       assertThat(engine.createVolume(fs("pvc-a", 20 * MIB)).id()).isEqualTo(volume.id());
       assertThat(reason(() -> engine.createVolume(fs("pvc-a", 40 * MIB))))
@@ -54,6 +55,8 @@ class ControllerSideTest {
       assertThat(reason(() -> engine.createVolume(otherParams))).isEqualTo(Reason.ALREADY_EXISTS);
       assertThat(engine.capacity().get(0).availableBytes()).isEqualTo(1003 * MIB);
     }
+    // A clean stop folds the journal into one record file per volume.
+    assertThat(Files.readString(f.record(volumeId))).contains("\"state\": \"READY\"");
   }
 
   @Test

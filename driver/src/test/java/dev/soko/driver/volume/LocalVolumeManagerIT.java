@@ -69,8 +69,11 @@ class LocalVolumeManagerIT {
   @Test
   void theXfsPoolOnALoopDeviceSupportsReflinkAndTheHostPoolDoesNot() {
     var config = host.config(4096 * MIB);
-    assertThat(Pool.open(config.pools().get(0), new ProcessExec()).reflink()).isTrue();
-    assertThat(Pool.open(config.pools().get(1), new ProcessExec()).reflink()).isFalse();
+    try (Pool xfs = Pool.open(config.pools().get(0), new ProcessExec());
+        Pool host = Pool.open(config.pools().get(1), new ProcessExec())) {
+      assertThat(xfs.reflink()).isTrue();
+      assertThat(host.reflink()).isFalse();
+    }
   }
 
   @Test

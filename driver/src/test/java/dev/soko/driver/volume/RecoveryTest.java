@@ -89,6 +89,50 @@ class RecoveryTest {
   }
 
   @Test
+  void aBlankImageThatAPowerLossTookIsMadeAgainButACopyIsNot() throws Exception {
+    EngineFixture f = new EngineFixture(dir, 1024 * MIB);
+    LocalVolumeManager crashed = f.open(); // never closed: the process dies with it
+    String blank = crashed.createVolume(block("blank", 4 * MIB)).id();
+    String shortened = crashed.createVolume(block("shortened", 4 * MIB)).id();
+    String snapshot = crashed.createSnapshot("s", blank).id();
+    String restored =
+        crashed
+            .createVolume(
+                new VolumeRequest(
+                    "restored",
+                    4 * MIB,
+                    0,
+                    "",
+                    AccessType.BLOCK,
+                    "",
+                    new ContentSource.FromSnapshot(snapshot),
+                    java.util.Map.of()))
+            .id();
+    // What a power loss can do to files that were never flushed, while the journal survives.
+    Files.delete(f.image(blank));
+    try (var file = new java.io.RandomAccessFile(f.image(shortened).toFile(), "rw")) {
+      file.setLength(0);
+    }
+    Files.delete(f.image(restored)); // a copy is flushed before its record: this is real loss
+
+    try (LocalVolumeManager engine = f.open()) {
+      Recovery.Report report = engine.recoveryReports().get(0);
+      assertThat(report.blankImagesRemade()).isEqualTo(2);
+      assertThat(report.volumesMissingImages()).isEqualTo(1);
+      assertThat(Files.size(f.image(blank))).isEqualTo(4 * MIB);
+      assertThat(Files.size(f.image(shortened))).isEqualTo(4 * MIB);
+      assertThat(engine.findVolume(blank).orElseThrow().condition().abnormal()).isFalse();
+      assertThat(engine.findVolume(restored).orElseThrow().condition().abnormal()).isTrue();
+    }
+    // Once checkpointed, a missing image is never remade: it is reported.
+    Files.delete(f.image(blank));
+    try (LocalVolumeManager engine = f.open()) {
+      assertThat(engine.recoveryReports().get(0).blankImagesRemade()).isZero();
+      assertThat(engine.findVolume(blank).orElseThrow().condition().abnormal()).isTrue();
+    }
+  }
+
+  @Test
   void staleLoopStillMountedIsReportedNotDetachedAndLostStagingIsReported() throws Exception {
     EngineFixture f = new EngineFixture(dir, 1024 * MIB);
     String staged;
