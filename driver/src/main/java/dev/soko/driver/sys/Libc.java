@@ -20,7 +20,10 @@ final class Libc {
           + Platform.RESOURCE_PREFIX;
     }
     try {
-      Native.register(Libc.class, NativeLibrary.getInstance(Platform.C_LIBRARY_NAME));
+      // The process's own symbols: libc is loaded already, so no library search is needed. (JNA's
+      // NativeLibrary still runs "ldconfig -p" once when its class initialises, for its search
+      // path: one process for the driver's lifetime, at the first mount.)
+      Native.register(Libc.class, NativeLibrary.getProcess());
       return null;
     } catch (LinkageError e) {
       return "cannot load JNA's native stub for mount and loop-device calls ("
