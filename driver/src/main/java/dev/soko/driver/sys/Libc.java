@@ -15,11 +15,12 @@ final class Libc {
   private static final String PROBLEM = bind();
 
   private static String bind() {
-    if (!Platform.isLinux() || Native.LONG_SIZE != 8) {
-      return "the driver's system calls are written for 64-bit Linux, not "
-          + Platform.RESOURCE_PREFIX;
-    }
     try {
+      // Platform and Native initialise JNA (unpacking its stub), so they belong inside the try.
+      if (!Platform.isLinux() || Native.LONG_SIZE != 8) {
+        return "the driver's system calls are written for 64-bit Linux, not "
+            + Platform.RESOURCE_PREFIX;
+      }
       // The process's own symbols: libc is loaded already, so no library search is needed. (JNA's
       // NativeLibrary still runs "ldconfig -p" once when its class initialises, for its search
       // path: one process for the driver's lifetime, at the first mount.)
