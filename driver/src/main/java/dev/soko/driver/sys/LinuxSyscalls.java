@@ -13,9 +13,12 @@ import java.nio.ByteOrder;
  * ({@code ~/.cache/JNA/temp}), else {@code java.io.tmpdir}, and never loads a system copy (JNA 5's
  * {@code jna.nosys} defaults to true, so a distribution's older stub cannot mismatch the jar).
  * Where none of those is writable and executable (a read-only root filesystem), either point {@code
- * -Djna.tmpdir} at a writable directory, or unpack the stub once at image build time and pass
- * {@code -Djna.boot.library.path=DIR}; both go in {@code SOKO_JAVA_OPTS}. A stub that cannot load
- * fails the first mount with a message naming these settings, not the start.
+ * -Djna.tmpdir} at a writable directory (JNA deletes the unpacked file right after loading it, so
+ * the directory only needs to be writable and executable for a moment), or unpack {@code
+ * com/sun/jna/linux-ARCH/libjnidispatch.so} from the jar at image build time and pass {@code
+ * -Djna.boot.library.path=DIR -Djna.nounpack=true}; both go in {@code SOKO_JAVA_OPTS} (both tried).
+ * A stub that cannot load fails the first mount (INTERNAL) with a message naming these settings,
+ * never the start. The shaded jar carries the x86-64 and arm64 stubs only.
  *
  * <p>Structures are decoded for the LP64 Linux ABI (x86-64 and arm64 share these layouts).
  */
