@@ -73,4 +73,34 @@ public record MountFlags(long bits, String data) {
   public static MountFlags of(List<String> flags) {
     return of(flags, List.of());
   }
+
+  private static final long ATIME_BITS = MS_NOATIME | MS_RELATIME | MS_STRICTATIME;
+
+  /** Per-mount options as mountinfo shows them, and their bits. */
+  private static final List<String> PER_MOUNT =
+      List.of("ro", "nosuid", "nodev", "noexec", "noatime", "nodiratime", "relatime");
+
+  /**
+   * The per-mount bits for a bind remount: the mount's current ones ({@code current}, as
+   * /proc/self/mountinfo lists them) with the requested flags applied on top, so a bind that
+   * inherited {@code nosuid,nodev} from its staging mount keeps them when it is made read-only.
+   * This is what mount(8) does for {@code -o remount,bind,ro}; a bare bind remount would instead
+   * reset every flag it is not given.
+   */
+  public static long forBindRemount(List<String> current, List<String> requested) {
+    MountFlags asked = of(requested);
+    long bits = 0;
+    for (String option : current) {
+      if (PER_MOUNT.contains(option)) {
+        bits |= BITS.get(option);
+      }
+    }
+    if ((asked.bits & ATIME_BITS) != 0) {
+      bits &= ~ATIME_BITS; // an asked-for atime mode replaces the current one
+    }
+    if (MountOptions.checkFlags(requested).contains("rw")) {
+      bits &= ~MS_RDONLY;
+    }
+    return bits | asked.bits;
+  }
 }

@@ -66,14 +66,16 @@ public final class SystemMounter implements Mounter {
 
   /**
    * A bind mount's per-mount flags change only through a remount of the bind itself, which sets
-   * exactly the flags given (mount(8)'s {@code -o remount,bind,FLAGS} makes the same call).
-   * Filesystem options such as {@code discard} are left out: kubelet passes a volume's mount
-   * options to publish as well as stage, they took effect at stage, and a bind remount ignores
-   * them.
+   * exactly the flags it is given; so the mount's current flags are read first and kept unless the
+   * request changes them (what mount(8)'s {@code -o remount,bind,FLAGS} does). Filesystem options
+   * such as {@code discard} are left out: kubelet passes a volume's mount options to publish as
+   * well as stage, they took effect at stage, and a bind remount ignores them.
    */
   @Override
   public void remountBind(Path target, List<String> flags) {
-    long bits = MountFlags.MS_REMOUNT | MountFlags.MS_BIND | MountFlags.of(flags).bits();
+    List<String> current = mountAt(target).map(MountEntry::options).orElse(List.of());
+    long bits =
+        MountFlags.MS_REMOUNT | MountFlags.MS_BIND | MountFlags.forBindRemount(current, flags);
     KernelErrors.run(() -> sys.mount("none", target.toString(), null, bits, null));
   }
 

@@ -46,6 +46,22 @@ class MountFlagsTest {
   }
 
   @Test
+  void aBindRemountStartsFromTheCurrentPerMountFlags() {
+    List<String> current = List.of("rw", "nosuid", "nodev", "noatime");
+    assertThat(MountFlags.forBindRemount(current, List.of("ro")))
+        .isEqualTo(MountFlags.MS_RDONLY | MountFlags.MS_NOSUID | MountFlags.MS_NODEV | 1024);
+    assertThat(MountFlags.forBindRemount(List.of("ro", "nodev"), List.of("rw")))
+        .as("rw clears a current ro")
+        .isEqualTo(MountFlags.MS_NODEV);
+    assertThat(MountFlags.forBindRemount(current, List.of("relatime")))
+        .as("an asked-for atime mode replaces the current one")
+        .isEqualTo(MountFlags.MS_NOSUID | MountFlags.MS_NODEV | MountFlags.MS_RELATIME);
+    assertThat(MountFlags.forBindRemount(List.of("rw", "seclabel", "inode64"), List.of()))
+        .as("options that are not per-mount flags are ignored")
+        .isZero();
+  }
+
+  @Test
   void flagsOutsideTheAllowListAreInvalidArguments() {
     assertThatThrownBy(() -> MountFlags.of(List.of("bind")))
         .isInstanceOf(StorageException.class)

@@ -76,6 +76,15 @@ class SystemMounterTest {
   }
 
   @Test
+  void aBindRemountKeepsTheFlagsTheMountAlreadyHas() throws Exception {
+    // mountinfo: /var/lib/kubelet/pods/x/mount is "ro,nodev,relatime"
+    mounter().remountBind(Path.of("/var/lib/kubelet/pods/x/mount"), List.of("rw", "noexec"));
+    assertThat(sys.calls())
+        .containsExactly(
+            "mount none /var/lib/kubelet/pods/x/mount - 0x20102c -"); // BIND|REMOUNT|NODEV|NOEXEC|RELATIME
+  }
+
+  @Test
   void aFailedCallIsInternalAndNamesTheErrno() throws Exception {
     SystemMounter mounter = mounter();
     sys.failOn("umount2", Errno.EBUSY).failOn("mount", Errno.ENOENT);
