@@ -48,7 +48,7 @@ public final class LocalVolumeManager implements VolumeManager {
   /** The production wiring: real processes, mounts and loop devices. */
   public static LocalVolumeManager open(DriverConfig config) {
     Exec exec = new ProcessExec();
-    return new LocalVolumeManager(config, exec, new SystemMounter(exec), new Losetup(exec));
+    return new LocalVolumeManager(config, exec, new SystemMounter(exec), new Losetup());
   }
 
   public LocalVolumeManager(DriverConfig config, Exec exec, Mounter mounter, LoopDevices loops) {

@@ -3,24 +3,25 @@ package dev.soko.driver.mount;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.soko.driver.exec.FakeExec;
+import dev.soko.driver.sys.Errno;
+import dev.soko.driver.sys.FakeSyscalls;
 import dev.soko.driver.volume.StorageException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class LosetupTest {
   @TempDir Path sysfs;
-  final FakeExec exec = new FakeExec();
+  final FakeSyscalls sys = new FakeSyscalls();
   Losetup losetup;
 
   @BeforeEach
   void setUp() {
-    losetup = new Losetup(exec, sysfs); // an empty sysfs: every detach is complete at once
+    // an empty sysfs: every detach is complete at once
+    losetup = new Losetup(sys, sysfs, Path.of("/dev"));
   }
 
   /** Lays out /sys/block/NAME/loop/backing_file as the kernel does for an attached device. */
@@ -38,7 +39,7 @@ class LosetupTest {
         .containsExactly(
             new LoopDevice("/dev/loop0", Path.of("/pool/images/vol-b.img"), true),
             new LoopDevice("/dev/loop1", Path.of("/pool/images/vol-a.img"), false));
-    assertThat(exec.calls()).as("no process is spawned to list").isEmpty();
+    assertThat(sys.calls()).as("listing reads sysfs only").isEmpty();
   }
 
   @Test
@@ -51,27 +52,98 @@ class LosetupTest {
 
   @Test
   void noSysfsMeansNoDevices() {
-    assertThat(new Losetup(exec, sysfs.resolve("absent")).list()).isEmpty();
+    assertThat(new Losetup(sys, sysfs.resolve("absent"), Path.of("/dev")).list()).isEmpty();
   }
 
   @Test
-  void attachReturnsTheDeviceLosetupPrinted() {
-    exec.on(List.of("losetup", "--find"), 0, "/dev/loop7\n", "");
+  void attachConfiguresTheFreeDeviceInOneCall() {
+    sys.freeLoops(7);
     assertThat(losetup.attach(Path.of("/pool/images/vol-a.img"))).isEqualTo("/dev/loop7");
-    assertThat(exec.callsOf("losetup"))
-        .containsExactly("losetup --find --show -- /pool/images/vol-a.img");
-    exec.on(List.of("losetup", "--find"), 0, "", "");
-    assertThatThrownBy(() -> losetup.attach(Path.of("/x.img")))
-        .isInstanceOf(StorageException.class);
+    assertThat(sys.calls())
+        .containsExactly(
+            "open /pool/images/vol-a.img 2",
+            "open /dev/loop-control 2",
+            "ioctl loop-control 0x4c82 0",
+            "open /dev/loop7 2",
+            "ioctl loop7 0x4c0a struct");
+    assertThat(sys.structs().get(0))
+        .isEqualTo(LoopStructs.config(10, Path.of("/pool/images/vol-a.img")));
+    assertThat(sys.openFiles()).as("every descriptor is closed").isEmpty();
   }
 
   @Test
-  void refreshAndDetachOnlyTakeLoopDevices() {
+  void aDeviceTakenByAnotherProcessIsSkipped() {
+    sys.freeLoops(3, 4).failOn("ioctl loop3 0x4c0a", Errno.EBUSY);
+    assertThat(losetup.attach(Path.of("/p/v.img"))).isEqualTo("/dev/loop4");
+    assertThat(sys.openFiles()).isEmpty();
+  }
+
+  @Test
+  void givesUpWhenEveryFreeDeviceIsTakenFirst() {
+    for (int i = 0; i < Losetup.ATTACH_ATTEMPTS; i++) {
+      sys.failOn("ioctl loop0 0x4c0a", Errno.EBUSY);
+    }
+    assertThatThrownBy(() -> losetup.attach(Path.of("/p/v.img")))
+        .isInstanceOf(StorageException.class)
+        .hasMessageContaining("16 attempts");
+    assertThat(sys.openFiles()).isEmpty();
+  }
+
+  @Test
+  void kernelsWithoutLoopConfigureGetSetFdAndStatus() {
+    sys.freeLoops(2).failOn("ioctl loop2 0x4c0a", Errno.EINVAL);
+    assertThat(losetup.attach(Path.of("/p/v.img"))).isEqualTo("/dev/loop2");
+    assertThat(sys.calls())
+        .endsWith(
+            "ioctl loop2 0x4c0a struct",
+            "ioctl loop2 0x4c00 10", // LOOP_SET_FD with the image's descriptor
+            "ioctl loop2 0x4c04 struct"); // LOOP_SET_STATUS64
+    assertThat(sys.structs().get(1)).isEqualTo(LoopStructs.info64(Path.of("/p/v.img")));
+  }
+
+  @Test
+  void aFailedStatusUnbindsTheDeviceAgain() {
+    sys.freeLoops(2).failOn("ioctl loop2 0x4c0a", Errno.ENOTTY);
+    sys.failOn("ioctl loop2 0x4c04", Errno.EINVAL);
+    assertThatThrownBy(() -> losetup.attach(Path.of("/p/v.img")))
+        .isInstanceOf(StorageException.class)
+        .hasMessageContaining("EINVAL");
+    assertThat(sys.calls()).endsWith("ioctl loop2 0x4c01 0");
+    assertThat(sys.openFiles()).isEmpty();
+  }
+
+  @Test
+  void anUnreadableImageIsInternalWithItsErrno() {
+    sys.failOn("open /p/v.img", Errno.EACCES);
+    assertThatThrownBy(() -> losetup.attach(Path.of("/p/v.img")))
+        .isInstanceOf(StorageException.class)
+        .hasMessage("open /p/v.img 2: EACCES (Permission denied)")
+        .extracting(e -> ((StorageException) e).reason())
+        .isEqualTo(StorageException.Reason.INTERNAL);
+  }
+
+  @Test
+  void refreshAndDetachAreIoctlsOnLoopDevicesOnly() {
     losetup.refreshSize("/dev/loop3");
     losetup.detach("/dev/loop3");
-    assertThat(exec.callsOf("losetup"))
-        .containsExactly("losetup --set-capacity /dev/loop3", "losetup --detach /dev/loop3");
+    assertThat(sys.calls())
+        .containsExactly(
+            "open /dev/loop3 0",
+            "ioctl loop3 0x4c07 0", // LOOP_SET_CAPACITY
+            "open /dev/loop3 0",
+            "ioctl loop3 0x4c01 0"); // LOOP_CLR_FD
+    assertThat(sys.openFiles()).isEmpty();
     assertThatThrownBy(() -> losetup.detach("/dev/sda"))
         .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void detachingADeviceThatIsAlreadyFreeSucceeds() {
+    sys.failOn("ioctl loop3 0x4c01", Errno.ENXIO);
+    losetup.detach("/dev/loop3");
+    sys.failOn("ioctl loop3 0x4c01", Errno.EBUSY);
+    assertThatThrownBy(() -> losetup.detach("/dev/loop3"))
+        .isInstanceOf(StorageException.class)
+        .hasMessageContaining("EBUSY");
   }
 }

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.soko.driver.exec.FakeExec;
+import dev.soko.driver.sys.Errno;
+import dev.soko.driver.sys.FakeSyscalls;
+import dev.soko.driver.sys.StatVfs;
 import dev.soko.driver.volume.StorageException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,11 +17,12 @@ import org.junit.jupiter.api.io.TempDir;
 class SystemMounterTest {
   @TempDir Path dir;
   final FakeExec exec = new FakeExec();
+  final FakeSyscalls sys = new FakeSyscalls();
 
   private SystemMounter mounter() throws Exception {
     Path table = dir.resolve("mountinfo");
     Files.writeString(table, MountInfoTest.SAMPLE);
-    return new SystemMounter(exec, table, dir.resolve("sys-block"));
+    return new SystemMounter(exec, sys, table, dir.resolve("sys-block"));
   }
 
   /** A stand-in for a loop device: a file holding {@code head} (zero-padded to 64 KiB). */
@@ -35,37 +39,63 @@ class SystemMounterTest {
   }
 
   @Test
-  void mountsWithCheckedFlagsAndEndOfOptionsMarker() throws Exception {
-    mounter().mount("/dev/loop4", Path.of("/k/s"), "ext4", List.of("noatime,nodev"));
+  void mountsWithFlagBitsAndFilesystemOptionsWithoutAProcess() throws Exception {
+    mounter().mount("/dev/loop4", Path.of("/k/s"), "ext4", List.of("noatime,nodev", "discard"));
     mounter().mount("/dev/loop4", Path.of("/k/t"), "xfs", List.of());
-    assertThat(exec.callsOf("mount"))
+    assertThat(sys.calls())
         .containsExactly(
-            "mount -t ext4 -o noatime,nodev -- /dev/loop4 /k/s",
-            "mount -t xfs -o nouuid -- /dev/loop4 /k/t");
-  }
-
-  @Test
-  void refusesUnknownFlagsAndTypesBeforeRunningAnything() throws Exception {
-    SystemMounter mounter = mounter();
-    assertThatThrownBy(
-            () -> mounter.mount("/dev/loop4", Path.of("/k"), "ext4", List.of("exec,suid")))
-        .isInstanceOf(StorageException.class);
-    assertThatThrownBy(() -> mounter.mount("/dev/loop4", Path.of("/k"), "btrfs", List.of()))
-        .isInstanceOf(StorageException.class);
+            "mount /dev/loop4 /k/s ext4 0x404 discard", "mount /dev/loop4 /k/t xfs 0x0 nouuid");
     assertThat(exec.calls()).isEmpty();
   }
 
   @Test
-  void bindAndReadOnlyRemount() throws Exception {
+  void refusesUnknownFlagsAndTypesBeforeAnySystemCall() throws Exception {
+    SystemMounter mounter = mounter();
+    assertThatThrownBy(
+            () -> mounter.mount("/dev/loop4", Path.of("/k"), "ext4", List.of("exec,suid")))
+        .isInstanceOf(StorageException.class)
+        .extracting(e -> ((StorageException) e).reason())
+        .isEqualTo(StorageException.Reason.INVALID_ARGUMENT);
+    assertThatThrownBy(() -> mounter.mount("/dev/loop4", Path.of("/k"), "btrfs", List.of()))
+        .isInstanceOf(StorageException.class);
+    assertThat(sys.calls()).isEmpty();
+  }
+
+  @Test
+  void bindReadOnlyRemountAndUnmount() throws Exception {
     SystemMounter mounter = mounter();
     mounter.bind(Path.of("/k/s"), Path.of("/k/t"));
-    mounter.remountBind(Path.of("/k/t"), List.of("ro"));
+    // discard took effect at stage; a bind remount carries per-mount flags only
+    mounter.remountBind(Path.of("/k/t"), List.of("ro", "discard"));
     mounter.unmount(Path.of("/k/t"));
-    assertThat(exec.calls())
+    assertThat(sys.calls())
         .containsExactly(
-            List.of("mount", "--bind", "--", "/k/s", "/k/t"),
-            List.of("mount", "-o", "remount,bind,ro", "--", "/k/t"),
-            List.of("umount", "--", "/k/t"));
+            "mount /k/s /k/t - 0x1000 -", // MS_BIND
+            "mount none /k/t - 0x1021 -", // MS_BIND | MS_REMOUNT | MS_RDONLY
+            "umount2 /k/t 8"); // UMOUNT_NOFOLLOW
+  }
+
+  @Test
+  void aBindRemountKeepsTheFlagsTheMountAlreadyHas() throws Exception {
+    // mountinfo: /var/lib/kubelet/pods/x/mount is "ro,nodev,relatime"
+    mounter().remountBind(Path.of("/var/lib/kubelet/pods/x/mount"), List.of("rw", "noexec"));
+    assertThat(sys.calls())
+        .containsExactly(
+            "mount none /var/lib/kubelet/pods/x/mount - 0x20102c -"); // BIND|REMOUNT|NODEV|NOEXEC|RELATIME
+  }
+
+  @Test
+  void aFailedCallIsInternalAndNamesTheErrno() throws Exception {
+    SystemMounter mounter = mounter();
+    sys.failOn("umount2", Errno.EBUSY).failOn("mount", Errno.ENOENT);
+    assertThatThrownBy(() -> mounter.unmount(Path.of("/k/t")))
+        .isInstanceOf(StorageException.class)
+        .hasMessage("umount2 /k/t 8: EBUSY (Device or resource busy)")
+        .extracting(e -> ((StorageException) e).reason())
+        .isEqualTo(StorageException.Reason.INTERNAL);
+    assertThatThrownBy(() -> mounter.bind(Path.of("/k/s"), Path.of("/k/t")))
+        .isInstanceOf(StorageException.class)
+        .hasMessageContaining("ENOENT (No such file or directory)");
   }
 
   @Test
@@ -109,13 +139,14 @@ class SystemMounterTest {
   }
 
   @Test
-  void statsMultiplyBlocksBySize() throws Exception {
-    exec.on(List.of("stat"), 0, "4096 100 40 30 64 60\n", "");
+  void statsMultiplyBlocksBySizeWithoutAProcess() throws Exception {
+    sys.statVfs(new StatVfs(4096, 100, 40, 30, 64, 60));
     FsStats stats = mounter().stats(Path.of("/k/s"));
     assertThat(stats).isEqualTo(new FsStats(409600, 163840, 122880, 64, 60));
     assertThat(stats.usedBytes()).isEqualTo(245760);
     assertThat(stats.usedInodes()).isEqualTo(4);
-    exec.on(List.of("stat"), 0, "garbage\n", "");
+    assertThat(sys.calls()).containsExactly("statvfs /k/s");
+    sys.failOn("statvfs", Errno.ENOENT);
     assertThatThrownBy(() -> mounter().stats(Path.of("/k/s"))).isInstanceOf(StorageException.class);
   }
 

@@ -43,7 +43,7 @@ final class HostFixture implements AutoCloseable {
       file.setLength(2048 * MIB);
     }
     exec.check(List.of("mkfs.xfs", "-q", backing.toString()), Exec.LONG);
-    String device = new Losetup(exec).attach(backing);
+    String device = new Losetup().attach(backing);
     exec.check("mount", "-t", "xfs", device, mountPoint.toString());
     xfsPool = mountPoint.resolve("pool");
   }
@@ -103,7 +103,7 @@ final class HostFixture implements AutoCloseable {
   }
 
   List<String> loopsBelowBase() {
-    return new Losetup(exec)
+    return new Losetup()
         .list().stream()
             .filter(l -> l.backingFile().startsWith(base))
             .map(l -> l.device())
@@ -144,7 +144,7 @@ final class HostFixture implements AutoCloseable {
   }
 
   private void detachAll(java.util.function.Predicate<Path> backingFile) {
-    for (var loop : new Losetup(exec).list()) {
+    for (var loop : new Losetup().list()) {
       if (loop.backingFile().startsWith(base) && backingFile.test(loop.backingFile())) {
         exec.run(List.of("losetup", "--detach", loop.device()), Exec.SHORT);
       }

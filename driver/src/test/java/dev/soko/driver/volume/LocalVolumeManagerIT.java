@@ -208,9 +208,7 @@ class LocalVolumeManagerIT {
         long sizeAfter = engine.usage(v.id(), target(v.name())).totalBytes();
         assertThat(sizeAfter - sizeBefore).isGreaterThan(100 * MIB);
         String device =
-            new Losetup(host.exec)
-                .devicesFor(host.xfsPool.resolve("images/" + v.id() + ".img"))
-                .get(0);
+            new Losetup().devicesFor(host.xfsPool.resolve("images/" + v.id() + ".img")).get(0);
         assertThat(Long.parseLong(host.sh("blockdev", "--getsize64", device).strip()))
             .isEqualTo(after);
         assertThat(Files.readString(target(v.name()).resolve("keep"))).isEqualTo("still here");
@@ -324,7 +322,7 @@ class LocalVolumeManagerIT {
     }
     // Leftovers of kill -9 at various points: an image without a record, attached; a deleted image
     // still attached; a half-written record.
-    Losetup losetup = new Losetup(host.exec);
+    Losetup losetup = new Losetup();
     Path orphan = images.resolve(dev.soko.driver.state.Ids.newVolumeId() + ".img");
     Files.write(orphan, new byte[(int) MIB]);
     String orphanLoop = losetup.attach(orphan);

@@ -1,0 +1,126 @@
+package dev.soko.driver.sys;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A hand-written {@link Syscalls} that records each call as one line ({@code "mount /dev/loop1 /k/s
+ * ext4 0x400 -"}, {@code "ioctl loop3 0x4c0a"}) and fails the ones it was told to. Descriptors are
+ * numbered from 10 and remembered by path, so an ioctl line names the file it acts on.
+ */
+public final class FakeSyscalls implements Syscalls {
+  private final List<String> calls = new ArrayList<>();
+  private final Map<String, Deque<Integer>> failures = new HashMap<>();
+  private final Map<Integer, String> open = new HashMap<>();
+  private final Deque<Integer> freeLoops = new ArrayDeque<>();
+  private final List<byte[]> structs = new ArrayList<>();
+  private StatVfs statVfs = new StatVfs(4096, 0, 0, 0, 0, 0);
+  private int nextFd = 10;
+
+  /** The next call whose line starts with {@code prefix} fails with {@code errno} (queued). */
+  public FakeSyscalls failOn(String prefix, int errno) {
+    failures.computeIfAbsent(prefix, k -> new ArrayDeque<>()).add(errno);
+    return this;
+  }
+
+  /** What successive LOOP_CTL_GET_FREE calls answer (default 0). */
+  public FakeSyscalls freeLoops(Integer... numbers) {
+    freeLoops.addAll(List.of(numbers));
+    return this;
+  }
+
+  public FakeSyscalls statVfs(StatVfs answer) {
+    statVfs = answer;
+    return this;
+  }
+
+  public List<String> calls() {
+    return calls;
+  }
+
+  /** The structures passed to ioctls, in call order. */
+  public List<byte[]> structs() {
+    return structs;
+  }
+
+  /** Descriptors opened and not closed, by path: a leak shows here. */
+  public Map<Integer, String> openFiles() {
+    return open;
+  }
+
+  private void record(String line) {
+    calls.add(line);
+    for (Map.Entry<String, Deque<Integer>> f : failures.entrySet()) {
+      if (line.startsWith(f.getKey()) && !f.getValue().isEmpty()) {
+        throw new SyscallException(line, f.getValue().poll());
+      }
+    }
+  }
+
+  @Override
+  public void mount(String source, String target, String fsType, long flags, String data) {
+    record(
+        String.join(
+            " ",
+            "mount",
+            source,
+            target,
+            fsType == null ? "-" : fsType,
+            "0x" + Long.toHexString(flags),
+            data == null ? "-" : data));
+  }
+
+  @Override
+  public void umount2(String target, int flags) {
+    record("umount2 " + target + " " + flags);
+  }
+
+  @Override
+  public int open(String path, int flags) {
+    record("open " + path + " " + flags);
+    int fd = nextFd++;
+    open.put(fd, path);
+    return fd;
+  }
+
+  @Override
+  public void close(int fd) {
+    if (open.remove(fd) == null) {
+      throw new AssertionError("close of a descriptor that is not open: " + fd);
+    }
+  }
+
+  @Override
+  public int ioctl(int fd, long request, long argument) {
+    record("ioctl " + name(fd) + " 0x" + Long.toHexString(request) + " " + argument);
+    if (request == 0x4C82) {
+      return freeLoops.isEmpty() ? 0 : freeLoops.poll();
+    }
+    return 0;
+  }
+
+  @Override
+  public int ioctl(int fd, long request, byte[] struct) {
+    structs.add(struct.clone());
+    record("ioctl " + name(fd) + " 0x" + Long.toHexString(request) + " struct");
+    return 0;
+  }
+
+  @Override
+  public StatVfs statvfs(String path) {
+    record("statvfs " + path);
+    return statVfs;
+  }
+
+  private String name(int fd) {
+    String path = open.get(fd);
+    if (path == null) {
+      throw new AssertionError("ioctl on a descriptor that is not open: " + fd);
+    }
+    return path.substring(path.lastIndexOf('/') + 1);
+  }
+}
