@@ -45,12 +45,19 @@ soko_driver() { # NAME: the driver as the node plugin runs it, on its own socket
   echo "$root/driver/bin/soko-driver" --endpoint "unix://$work/$1.sock" --node-id bench-node \
     --mode node --pool "name=bench,path=$work/xfs/$1" --allowed-path-root "$work/mnt" --log-level warn
 }
-# The launcher keeps a class-data archive per jar build (the image trains it at build time); a
-# first run writes it. That run is a warm-up whose figures are discarded, so the measured run starts
-# the way a node's driver container does.
-mkdir -p "$work/xfs/soko-warmup"
-# shellcheck disable=SC2046 # soko_driver prints an argument list without spaces inside arguments
-run_bench soko-warmup "$work/soko-warmup.sock" -- $(soko_driver soko-warmup)
+# The class-data archive is trained the way the driver image trains its own (images/driver/
+# Containerfile): one start, stopped by SIGTERM once it serves, writes it at exit. The measured run
+# then starts the way a node's driver container does.
+export SOKO_CDS_ARCHIVE="$work/soko-driver.jsa"
+say "training the class-data archive as the image does"
+"$root/driver/bin/soko-driver" --mode controller --endpoint "unix://$work/cds-training.sock" \
+  >"$work/cds-training.log" 2>&1 &
+training=$!
+for _ in $(seq 100); do [ -S "$work/cds-training.sock" ] && break; sleep 0.1; done
+sleep 1
+kill -TERM "$training"
+wait "$training" || true
+[ -s "$SOKO_CDS_ARCHIVE" ] || { cat "$work/cds-training.log"; die "no class-data archive was written"; }
 # shellcheck disable=SC2046
 run_bench soko "$work/soko.sock" -- $(soko_driver soko)
 if [ -n "$hostpath" ]; then

@@ -147,19 +147,29 @@ public final class Losetup implements LoopDevices {
     } catch (NoSuchFileException noLoopDevicesYet) {
       return List.of();
     } catch (IOException e) {
-      throw StorageException.internal("cannot list loop devices in " + sysfs, e);
+      throw StorageException.internal(
+          "cannot list loop devices in " + sysfs + ": " + e.getMessage(), e);
     }
     devices.sort(Comparator.comparing(LoopDevice::device));
     return devices;
   }
 
-  /** The backing file of an attached device; empty when the device is free (no such file). */
+  /**
+   * The backing file of an attached device; empty when the device is free (no such file). A device
+   * detached or removed while it is read fails with another error (ENXIO, ENODEV) and is free too
+   * by the time the file is gone; an error on a file that is still there is real.
+   */
   private static Optional<String> readBacking(Path file) throws IOException {
     try {
       String value = Files.readString(file);
       return Optional.of(value.endsWith("\n") ? value.substring(0, value.length() - 1) : value);
     } catch (NoSuchFileException free) {
       return Optional.empty();
+    } catch (IOException e) {
+      if (!Files.exists(file)) {
+        return Optional.empty();
+      }
+      throw new IOException(file + ": " + e.getMessage(), e);
     }
   }
 

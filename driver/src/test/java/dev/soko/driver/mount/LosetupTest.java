@@ -51,6 +51,15 @@ class LosetupTest {
   }
 
   @Test
+  void aBackingFileThatCannotBeReadButIsStillThereIsAnError() throws IOException {
+    attached("loop1", "/pool/images/vol-a.img");
+    Files.createDirectories(sysfs.resolve("loop2/loop/backing_file")); // reading it fails: EISDIR
+    assertThatThrownBy(() -> losetup.list())
+        .isInstanceOf(StorageException.class)
+        .hasMessageContaining("loop2");
+  }
+
+  @Test
   void noSysfsMeansNoDevices() {
     assertThat(new Losetup(sys, sysfs.resolve("absent"), Path.of("/dev")).list()).isEmpty();
   }
