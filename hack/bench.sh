@@ -80,6 +80,8 @@ fi
   BEGIN {
     t["ready_ms"] = "< 1500 ms"; t["idle_rss_mib"] = "< 64 MiB";
     t["create_delete_c1_p50_ms"] = "<= host-path"; t["create_delete_c16_p50_ms"] = "<= host-path";
+    t["create_delete_c1_p50_ms_steady"] = "<= host-path";
+    t["create_delete_c16_p50_ms_steady"] = "<= host-path";
     t["stage_publish_cycle_p50_ms"] = "<= host-path"; t["snapshot_512mib_ms"] = ">= 10x faster";
   }
   NF == 3 { printf "| %s | %s | %s | %s |\n", $1, $2, $3, ($1 in t ? t[$1] : "") ; next }

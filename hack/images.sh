@@ -103,6 +103,13 @@ build_image() {
   # A hard link keeps the context cheap when the cache is on the same filesystem.
   ln "$tarball" "$context/rootfs.tar" 2>/dev/null || cp "$tarball" "$context/rootfs.tar"
   cp "$(jar_path "$component")" "$context/soko-$component.jar"
+  if [[ "$component" == driver ]]; then
+    # JNA's native stub (mount and loop ioctls), unpacked here so the driver never writes it at
+    # run time: the root filesystem may be read-only. The images are amd64.
+    mkdir -p "$context/native"
+    (cd "$context/native" && jar xf "../soko-$component.jar" com/sun/jna/linux-x86-64/libjnidispatch.so \
+      && mv com/sun/jna/linux-x86-64/libjnidispatch.so . && rm -r com)
+  fi
   cp -r "$ROOT/images/$component/." "$context/"
   # Each image runs its component's own launcher (its measured JVM flags).
   cp "$ROOT/$component/bin/soko-$component" "$context/soko-$component"

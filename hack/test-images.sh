@@ -126,6 +126,11 @@ test_driver() {
   # -Xshare:on makes the JVM fail instead of silently ignoring an unusable class-data archive.
   check "driver image's class-data archive maps (-Xshare:on)" output_has 'endpoint' \
     "${RUN[@]}" --rm -e SOKO_JAVA_OPTS=-Xshare:on "$image" --help
+  # JNA's stub from the image, on a read-only root filesystem: mounts never need a writable /tmp.
+  check "driver image loads JNA's native stub read-only (mount and loop system calls)" \
+    output_has 'Prefix: linux-x86-64' "${RUN[@]}" --rm --read-only --entrypoint java "$image" \
+    -Djna.boot.library.path=/opt/soko/native -Djna.nounpack=true \
+    -cp /opt/soko/soko-driver.jar com.sun.jna.Native
   check "driver image (controller mode): ready Probe over its socket" \
     driver_serves "$image" controller probe
   check "driver image (node mode): ready Probe and CreateVolume over its socket" \

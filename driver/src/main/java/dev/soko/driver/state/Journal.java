@@ -231,12 +231,7 @@ final class Journal {
 
   private static void create(Path file, long capacity) throws IOException {
     Path temp = file.resolveSibling("." + file.getFileName() + ".tmp");
-    try (FileChannel channel =
-        FileChannel.open(
-            temp,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.TRUNCATE_EXISTING,
-            StandardOpenOption.WRITE)) {
+    try (FileChannel channel = DurableFiles.rewrite(temp)) {
       ByteBuffer zeros = ByteBuffer.allocate(64 * 1024);
       for (long at = 0; at < capacity; at += zeros.capacity()) {
         zeros.clear().limit((int) Math.min(zeros.capacity(), capacity - at));
@@ -246,9 +241,7 @@ final class Journal {
       channel.force(true);
     }
     Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE);
-    try (FileChannel dir = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
-      dir.force(true);
-    }
+    DurableFiles.syncDirectory(file.getParent());
   }
 
   private static ByteBuffer header(long epoch) {

@@ -11,7 +11,6 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -270,12 +269,7 @@ public final class RecordStore {
   /** Temp file, fsync, rename; the caller fsyncs the directory once for the batch. */
   private void writeFile(String id, String text) throws IOException {
     Path temp = dir.resolve("." + id + SUFFIX + TEMP_SUFFIX);
-    try (FileChannel channel =
-        FileChannel.open(
-            temp,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.TRUNCATE_EXISTING,
-            StandardOpenOption.WRITE)) {
+    try (FileChannel channel = DurableFiles.rewrite(temp)) {
       ByteBuffer buffer = ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8));
       while (buffer.hasRemaining()) {
         channel.write(buffer);
@@ -297,10 +291,6 @@ public final class RecordStore {
   }
 
   private void syncDirectory() {
-    try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
-      channel.force(true);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot fsync " + dir, e);
-    }
+    DurableFiles.syncDirectory(dir);
   }
 }
