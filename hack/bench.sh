@@ -46,8 +46,8 @@ soko_driver() { # NAME: the driver as the node plugin runs it, on its own socket
     --mode node --pool "name=bench,path=$work/xfs/$1" --allowed-path-root "$work/mnt" --log-level warn
 }
 # The class-data archive is trained the way the driver image trains its own (images/driver/
-# Containerfile): one start, stopped by SIGTERM once it serves, writes it at exit. The measured run
-# then starts the way a node's driver container does.
+# Containerfile): one start, stopped by SIGTERM once it serves, records the classes it loads, and
+# the next start of the launcher dumps them. The measured run then starts as a node's driver does.
 export SOKO_CDS_ARCHIVE="$work/soko-driver.jsa"
 say "training the class-data archive as the image does"
 "$root/driver/bin/soko-driver" --mode controller --endpoint "unix://$work/cds-training.sock" \
@@ -57,6 +57,7 @@ for _ in $(seq 100); do [ -S "$work/cds-training.sock" ] && break; sleep 0.1; do
 sleep 1
 kill -TERM "$training"
 wait "$training" || true
+"$root/driver/bin/soko-driver" --help >/dev/null # turns the training's class list into the archive
 [ -s "$SOKO_CDS_ARCHIVE" ] || { cat "$work/cds-training.log"; die "no class-data archive was written"; }
 # shellcheck disable=SC2046
 run_bench soko "$work/soko.sock" -- $(soko_driver soko)

@@ -138,7 +138,9 @@ public final class Losetup implements LoopDevices {
   @Override
   public List<LoopDevice> list() {
     List<LoopDevice> devices = new ArrayList<>();
-    try (DirectoryStream<Path> blocks = Files.newDirectoryStream(sysfs, "loop*")) {
+    // A filter, not the glob "loop*": a glob compiles a regular expression on every call.
+    try (DirectoryStream<Path> blocks =
+        Files.newDirectoryStream(sysfs, p -> p.getFileName().toString().startsWith("loop"))) {
       for (Path block : blocks) {
         readBacking(block.resolve("loop/backing_file"))
             .map(backing -> device("/dev/" + block.getFileName(), backing))

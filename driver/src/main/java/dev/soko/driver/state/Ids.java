@@ -36,10 +36,22 @@ public final class Ids {
     return id != null && SNAPSHOT.matcher(id).matches();
   }
 
+  /**
+   * One draw from the generator per ID (not one per character: each draw takes its lock and runs
+   * its hash), mapped to the alphabet without bias: bytes of 252 and above (7 x 36) are skipped.
+   */
   private static String random() {
     char[] chars = new char[RANDOM_LENGTH];
-    for (int i = 0; i < chars.length; i++) {
-      chars[i] = ALPHABET[RANDOM.nextInt(ALPHABET.length)];
+    byte[] bytes = new byte[RANDOM_LENGTH * 2];
+    int filled = 0;
+    while (filled < chars.length) {
+      RANDOM.nextBytes(bytes);
+      for (int i = 0; i < bytes.length && filled < chars.length; i++) {
+        int value = bytes[i] & 0xff;
+        if (value < 252) {
+          chars[filled++] = ALPHABET[value % ALPHABET.length];
+        }
+      }
     }
     return new String(chars);
   }

@@ -22,6 +22,21 @@ class IdsTest {
   }
 
   @Test
+  void everyCharacterOfTheAlphabetIsAboutEquallyLikely() {
+    int[] counts = new int[128];
+    int draws = 2000;
+    for (int i = 0; i < draws; i++) {
+      for (char c : Ids.newVolumeId().substring(Ids.VOLUME_PREFIX.length()).toCharArray()) {
+        counts[c]++;
+      }
+    }
+    double expected = draws * Ids.RANDOM_LENGTH / 36.0; // about 1,111
+    for (char c : "abcdefghijklmnopqrstuvwxyz0123456789".toCharArray()) {
+      assertThat((double) counts[c]).as("count of %s", c).isBetween(expected * 0.8, expected * 1.2);
+    }
+  }
+
+  @Test
   void rejectsAnythingThatCouldNameAnotherFile() {
     String base = Ids.newVolumeId();
     assertThat(Ids.isVolumeId(null)).isFalse();
