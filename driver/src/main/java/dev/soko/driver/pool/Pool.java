@@ -39,6 +39,9 @@ public final class Pool implements AutoCloseable {
   private final long physicalBytes;
   private final Map<String, Long> reservations = new HashMap<>();
 
+  /** The sum of {@link #reservations}, kept with it: a create asks for it. Guarded by "this". */
+  private long provisioned;
+
   private Pool(PoolConfig config, ImageFiles files, long physicalBytes) {
     this.config = config;
     this.files = files;
@@ -175,7 +178,7 @@ public final class Pool implements AutoCloseable {
   }
 
   public synchronized long provisionedBytes() {
-    return reservations.values().stream().mapToLong(Long::longValue).sum();
+    return provisioned;
   }
 
   /**
@@ -190,16 +193,24 @@ public final class Pool implements AutoCloseable {
       throw StorageException.exhausted(
           "pool %s has %d bytes available, %d more are needed", name(), available, growth);
     }
-    reservations.put(id, bytes);
+    setReservation(id, bytes);
   }
 
   /** Records a reservation that already exists on disk (recovery), without a capacity check. */
   public synchronized void adopt(String id, long bytes) {
-    reservations.put(id, bytes);
+    setReservation(id, bytes);
   }
 
   public synchronized void release(String id) {
-    reservations.remove(id);
+    Long released = reservations.remove(id);
+    if (released != null) {
+      provisioned -= released;
+    }
+  }
+
+  private void setReservation(String id, long bytes) {
+    Long previous = reservations.put(id, bytes);
+    provisioned += bytes - (previous == null ? 0 : previous);
   }
 
   public synchronized PoolCapacity capacity() {

@@ -1,7 +1,6 @@
 package dev.soko.driver.state;
 
 import java.security.SecureRandom;
-import java.util.regex.Pattern;
 
 /**
  * Driver-generated IDs. Their alphabet is lowercase letters and digits with a fixed prefix and
@@ -14,8 +13,6 @@ public final class Ids {
   static final int RANDOM_LENGTH = 20;
 
   private static final char[] ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789".toCharArray();
-  private static final Pattern VOLUME = Pattern.compile("vol-[a-z0-9]{" + RANDOM_LENGTH + "}");
-  private static final Pattern SNAPSHOT = Pattern.compile("snap-[a-z0-9]{" + RANDOM_LENGTH + "}");
   private static final SecureRandom RANDOM = new SecureRandom();
 
   private Ids() {}
@@ -29,11 +26,28 @@ public final class Ids {
   }
 
   public static boolean isVolumeId(String id) {
-    return id != null && VOLUME.matcher(id).matches();
+    return hasShape(id, VOLUME_PREFIX);
   }
 
   public static boolean isSnapshotId(String id) {
-    return id != null && SNAPSHOT.matcher(id).matches();
+    return hasShape(id, SNAPSHOT_PREFIX);
+  }
+
+  /**
+   * The prefix and then exactly {@link #RANDOM_LENGTH} characters of the alphabet. A loop, not a
+   * regular expression: every call checks IDs several times on its way to a path.
+   */
+  private static boolean hasShape(String id, String prefix) {
+    if (id == null || id.length() != prefix.length() + RANDOM_LENGTH || !id.startsWith(prefix)) {
+      return false;
+    }
+    for (int i = prefix.length(); i < id.length(); i++) {
+      char c = id.charAt(i);
+      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**

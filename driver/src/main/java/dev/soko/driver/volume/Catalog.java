@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
@@ -18,11 +19,14 @@ import java.util.concurrent.ConcurrentSkipListMap;
  * claims more than the disk holds.
  */
 final class Catalog {
-  private final Map<String, Pool> pools = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, Pool> pools = new ConcurrentHashMap<>();
   private final List<String> order;
   private final ConcurrentSkipListMap<String, VolumeRecord> volumes = new ConcurrentSkipListMap<>();
   private final ConcurrentSkipListMap<String, SnapshotRecord> snapshots =
       new ConcurrentSkipListMap<>();
+  // Names index the same records: every CreateVolume and CreateSnapshot looks its name up.
+  private final Map<String, VolumeRecord> volumesByName = new ConcurrentHashMap<>();
+  private final Map<String, SnapshotRecord> snapshotsByName = new ConcurrentHashMap<>();
 
   /**
    * @param poolNames the configured pools in order; the first is the default pool
@@ -74,7 +78,7 @@ final class Catalog {
   }
 
   Optional<VolumeRecord> volumeByName(String name) {
-    return volumes.values().stream().filter(v -> v.name().equals(name)).findFirst();
+    return Optional.ofNullable(volumesByName.get(name));
   }
 
   NavigableMap<String, VolumeRecord> volumes() {
@@ -83,17 +87,19 @@ final class Catalog {
 
   void saveVolume(VolumeRecord record) {
     pool(record.pool()).volumeRecords().write(record.id(), record.toFields());
-    volumes.put(record.id(), record);
+    loadVolume(record);
   }
 
   void forgetVolume(VolumeRecord record) {
     pool(record.pool()).volumeRecords().delete(record.id());
     volumes.remove(record.id());
+    volumesByName.computeIfPresent(record.name(), (n, v) -> v.id().equals(record.id()) ? null : v);
   }
 
-  /** Indexes a record read from disk at start-up. */
+  /** Indexes a record (read from disk at start-up, or just written). */
   void loadVolume(VolumeRecord record) {
     volumes.put(record.id(), record);
+    volumesByName.put(record.name(), record);
   }
 
   Path image(VolumeRecord record) {
@@ -107,7 +113,7 @@ final class Catalog {
   }
 
   Optional<SnapshotRecord> snapshotByName(String name) {
-    return snapshots.values().stream().filter(s -> s.name().equals(name)).findFirst();
+    return Optional.ofNullable(snapshotsByName.get(name));
   }
 
   NavigableMap<String, SnapshotRecord> snapshots() {
@@ -116,16 +122,20 @@ final class Catalog {
 
   void saveSnapshot(SnapshotRecord record) {
     pool(record.pool()).snapshotRecords().write(record.id(), record.toFields());
-    snapshots.put(record.id(), record);
+    loadSnapshot(record);
   }
 
   void forgetSnapshot(SnapshotRecord record) {
     pool(record.pool()).snapshotRecords().delete(record.id());
     snapshots.remove(record.id());
+    snapshotsByName.computeIfPresent(
+        record.name(), (n, s) -> s.id().equals(record.id()) ? null : s);
   }
 
+  /** Indexes a record (read from disk at start-up, or just written). */
   void loadSnapshot(SnapshotRecord record) {
     snapshots.put(record.id(), record);
+    snapshotsByName.put(record.name(), record);
   }
 
   Path image(SnapshotRecord record) {

@@ -66,6 +66,13 @@ class PoolTest {
     pool.release("a");
     pool.reserve("b", 120 * MIB); // growth of an existing reservation counts only the delta
     assertThat(pool.capacity().availableBytes()).isEqualTo(80 * MIB);
+    pool.adopt("c", 30 * MIB);
+    pool.release("a"); // released twice: no effect
+    pool.release("unknown");
+    assertThat(pool.provisionedBytes()).isEqualTo(150 * MIB);
+    pool.release("b");
+    pool.release("c");
+    assertThat(pool.provisionedBytes()).isZero();
   }
 
   @Test
