@@ -70,11 +70,11 @@ else
   sed 's/\t.*/\tnot measured/' "$work/results/soko.tsv" >"$work/results/hostpath.tsv"
 fi
 
-# Side-by-side table, with the issue's targets for Soko.
+# Side-by-side table, with the issue's targets for Soko and whether this run met them.
 {
   echo
-  echo "| metric | soko | csi-driver-host-path | target for soko |"
-  echo "|---|---:|---:|---|"
+  echo "| metric | soko | csi-driver-host-path | target for soko | met |"
+  echo "|---|---:|---:|---|---|"
   # Both files list the same metrics in the same order (CsiBench writes them).
   paste "$work/results/soko.tsv" "$work/results/hostpath.tsv" | cut -f1,2,4
 } | awk -F'\t' '
@@ -85,7 +85,18 @@ fi
     t["create_delete_c16_p50_ms_steady"] = "<= host-path";
     t["stage_publish_cycle_p50_ms"] = "<= host-path"; t["snapshot_512mib_ms"] = ">= 10x faster";
   }
-  NF == 3 { printf "| %s | %s | %s | %s |\n", $1, $2, $3, ($1 in t ? t[$1] : "") ; next }
+  function met(metric, soko, peer) {
+    if (!(metric in t)) return ""
+    if (t[metric] == "< 1500 ms") return soko < 1500 ? "yes" : "NO"
+    if (t[metric] == "< 64 MiB") return soko < 64 ? "yes" : "NO"
+    if (peer == "not measured") return "no peer"
+    if (t[metric] == "<= host-path") return soko <= peer ? "yes" : "NO"
+    return soko * 10 <= peer ? sprintf("yes (%.0fx)", peer / soko) : "NO"
+  }
+  NF == 3 {
+    printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, ($1 in t ? t[$1] : ""), met($1, $2, $3)
+    next
+  }
   { print }' | tee "$work/table.md"
 cp "$work/table.md" "$root/driver/target/bench-driver.md"
 say "table saved to driver/target/bench-driver.md"
