@@ -58,18 +58,17 @@ final class Journal {
   private long appendedTicket;
   private volatile long durableTicket;
 
-  private Journal(Path file, FileChannel channel, long capacity, long epoch, List<Entry> replayed) {
+  /** What replay found: the entries, and the offset just past the last one. */
+  private record Replay(List<Entry> entries, long end) {}
+
+  private Journal(Path file, FileChannel channel, long capacity, long epoch, Replay replay) {
     this.file = file;
     this.channel = channel;
     this.capacity = capacity;
     this.epoch = epoch;
-    this.replayed = replayed;
-    long end = HEADER_BYTES;
-    for (Entry entry : replayed) {
-      end += ENTRY_PREFIX + bodyLength(entry);
-    }
-    this.endOffset = end;
-    this.pendingOffset = end;
+    this.replayed = replay.entries();
+    this.endOffset = replay.end();
+    this.pendingOffset = replay.end();
   }
 
   /**
@@ -85,8 +84,7 @@ final class Journal {
           FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
       long size = channel.size();
       long epoch = readEpoch(channel);
-      List<Entry> entries = replay(channel, epoch, size);
-      return new Journal(file, channel, size, epoch, entries);
+      return new Journal(file, channel, size, epoch, replay(channel, epoch, size));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot open journal " + file, e);
     }
@@ -223,12 +221,6 @@ final class Journal {
     }
   }
 
-  private static int bodyLength(Entry entry) {
-    return BODY_FIXED
-        + entry.id().length()
-        + entry.payload().getBytes(StandardCharsets.UTF_8).length;
-  }
-
   private static void create(Path file, long capacity) throws IOException {
     Path temp = file.resolveSibling("." + file.getFileName() + ".tmp");
     try (FileChannel channel = DurableFiles.rewrite(temp)) {
@@ -270,7 +262,7 @@ final class Journal {
     return epoch;
   }
 
-  private static List<Entry> replay(FileChannel channel, long epoch, long size) throws IOException {
+  private static Replay replay(FileChannel channel, long epoch, long size) throws IOException {
     List<Entry> entries = new ArrayList<>();
     ByteBuffer prefix = ByteBuffer.allocate(ENTRY_PREFIX);
     long at = HEADER_BYTES;
@@ -295,7 +287,7 @@ final class Journal {
       entries.add(entry);
       at += ENTRY_PREFIX + length;
     }
-    return entries;
+    return new Replay(entries, at);
   }
 
   private static Entry decode(ByteBuffer body) {

@@ -42,6 +42,17 @@ class JournalTest {
   }
 
   @Test
+  void appendsAfterAReplayContinueWhereTheEntriesEnd() {
+    Journal first = open();
+    put(first, "vol-a", "{\"name\": \"ü\"}"); // multi-byte UTF-8: bytes, not chars, count
+    first.close();
+    Journal second = open();
+    put(second, "vol-b", "two");
+    second.close();
+    assertThat(open().replayed()).extracting(Entry::id).containsExactly("vol-a", "vol-b");
+  }
+
+  @Test
   void replayStopsAtATornEntry() throws Exception {
     Journal journal = open();
     put(journal, "vol-a", "one");
