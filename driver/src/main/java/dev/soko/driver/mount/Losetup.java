@@ -142,7 +142,13 @@ public final class Losetup implements LoopDevices {
     try (DirectoryStream<Path> blocks =
         Files.newDirectoryStream(sysfs, p -> p.getFileName().toString().startsWith("loop"))) {
       for (Path block : blocks) {
-        readBacking(block.resolve("loop/backing_file"))
+        Path file = block.resolve("loop/backing_file");
+        // A free device has no backing_file. java.io.File asks without throwing; Files.exists and
+        // a failed read both build a NoSuchFileException, and most loop devices are free.
+        if (!file.toFile().exists()) {
+          continue;
+        }
+        readBacking(file)
             .map(backing -> device("/dev/" + block.getFileName(), backing))
             .ifPresent(devices::add);
       }
