@@ -55,6 +55,12 @@ public final class RecordStore {
   /** IDs changed since the last checkpoint. Guarded by "this". */
   private final Set<String> dirty = new HashSet<>();
 
+  /**
+   * IDs that have a record file. Guarded by "this". A record created and deleted between two
+   * checkpoints (most of a busy node's) never gets one, so its deletion touches no file.
+   */
+  private final Set<String> onDisk = new HashSet<>();
+
   /** IDs whose latest change was found in the journal at open, not in a record file. */
   private final Set<String> replayed = new HashSet<>();
 
@@ -155,6 +161,7 @@ public final class RecordStore {
       }
       records.remove(id);
       unreadable.remove(id);
+      onDisk.remove(id);
       syncDirectory();
       return aside;
     } catch (IOException e) {
@@ -189,10 +196,13 @@ public final class RecordStore {
       for (String id : dirty) {
         String text = records.get(id);
         if (text == null) {
-          Files.deleteIfExists(file(id));
+          if (onDisk.remove(id)) {
+            Files.deleteIfExists(file(id));
+          }
         } else if (!unreadable.contains(id)) {
           beforeCheckpoint.accept(id);
           writeFile(id, text);
+          onDisk.add(id);
         }
       }
     } catch (IOException e) {
@@ -244,6 +254,7 @@ public final class RecordStore {
         if (validId.test(id)) {
           Optional<String> text = decode(Files.readAllBytes(entry));
           records.put(id, text.orElse(""));
+          onDisk.add(id);
           if (text.isEmpty()) {
             unreadable.add(id);
           }
