@@ -48,7 +48,7 @@ final class Journal {
   private final FileChannel channel;
   private final long capacity;
   private final ReentrantLock flushLock = new ReentrantLock();
-  private final List<Entry> replayed;
+  private List<Entry> replayed; // handed over once, then released: payloads add up to 2 MiB
 
   // Guarded by "this": what was appended but not yet handed to a flush.
   private long epoch;
@@ -90,9 +90,14 @@ final class Journal {
     }
   }
 
-  /** The entries found at open, oldest first: the changes after the last checkpoint. */
-  List<Entry> replayed() {
-    return replayed;
+  /**
+   * The entries found at open, oldest first: the changes after the last checkpoint. The journal
+   * keeps no copy, so later calls return nothing.
+   */
+  List<Entry> takeReplayed() {
+    List<Entry> entries = replayed;
+    replayed = List.of();
+    return entries;
   }
 
   /**

@@ -91,7 +91,7 @@ public final class RecordStore {
       throw new UncheckedIOException("cannot read state directory " + dir, e);
     }
     this.journal = Journal.open(dir.resolve(JOURNAL), journalBytes);
-    List<Journal.Entry> changes = journal.replayed();
+    List<Journal.Entry> changes = journal.takeReplayed();
     for (Journal.Entry change : changes) {
       apply(change.op(), change.id(), change.payload());
       replayed.add(change.id());

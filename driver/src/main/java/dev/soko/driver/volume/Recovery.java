@@ -189,6 +189,9 @@ final class Recovery {
     }
     if (!Files.isRegularFile(image)) {
       pool.files().createSparse(image, record.capacityBytes());
+      // Flushed here: the pool opened with a checkpoint that already wrote this record's file, so
+      // no later checkpoint flushes the image for it.
+      Pool.fsync(image);
       return true;
     }
     if (pool.files().size(image) < record.capacityBytes()) {

@@ -28,13 +28,13 @@ class JournalTest {
   void isCreatedFullSizeAndReplaysWhatWasAppended() throws Exception {
     Journal journal = open();
     assertThat(Files.size(dir.resolve("journal"))).isEqualTo(SIZE);
-    assertThat(journal.replayed()).isEmpty();
+    assertThat(journal.takeReplayed()).isEmpty();
     put(journal, "vol-a", "{\"x\": \"1\"}");
     journal.awaitDurable(journal.append(Op.DELETE, "vol-b", ""));
     put(journal, "vol-c", "{\"name\": \"é\"}");
     journal.close();
 
-    assertThat(open().replayed())
+    assertThat(open().takeReplayed())
         .containsExactly(
             new Entry(Op.PUT, "vol-a", "{\"x\": \"1\"}"),
             new Entry(Op.DELETE, "vol-b", ""),
@@ -49,7 +49,7 @@ class JournalTest {
     Journal second = open();
     put(second, "vol-b", "two");
     second.close();
-    assertThat(open().replayed()).extracting(Entry::id).containsExactly("vol-a", "vol-b");
+    assertThat(open().takeReplayed()).extracting(Entry::id).containsExactly("vol-a", "vol-b");
   }
 
   @Test
@@ -67,7 +67,7 @@ class JournalTest {
       file.seek(secondEnd - 1);
       file.write(b ^ 0xff);
     }
-    assertThat(open().replayed()).extracting(Entry::id).containsExactly("vol-a");
+    assertThat(open().takeReplayed()).extracting(Entry::id).containsExactly("vol-a");
   }
 
   @Test
@@ -79,7 +79,7 @@ class JournalTest {
     journal.reset();
     put(journal, "vol-d", "four"); // overwrites vol-a's slot; vol-b and vol-c stay on disk
     journal.close();
-    assertThat(open().replayed()).extracting(Entry::id).containsExactly("vol-d");
+    assertThat(open().takeReplayed()).extracting(Entry::id).containsExactly("vol-d");
   }
 
   @Test
