@@ -69,6 +69,12 @@ else
   say "no hostpathplugin (the module proxy refuses it; set HOSTPATH_BIN): Soko runs alone"
   sed 's/\t.*/\tnot measured/' "$work/results/soko.tsv" >"$work/results/hostpath.tsv"
 fi
+# The durability floor: what one journal flush costs on this pool. Soko pays it once per create,
+# delete or update before answering (concurrent calls share one); host-path never syncs its state.
+say "measuring one durable flush on the pool"
+mkdir -p "$work/xfs/flush"
+java -cp "$classpath" dev.soko.driver.bench.FlushBench "$work/xfs/flush" >>"$work/results/soko.tsv"
+printf 'durable_flush_p50_ms\tnever syncs\n' >>"$work/results/hostpath.tsv"
 
 # Side-by-side table, with the targets for Soko and whether this run met them.
 {
