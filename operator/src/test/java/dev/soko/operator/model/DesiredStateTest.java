@@ -165,15 +165,15 @@ class DesiredStateTest {
     ClusterFacts facts = ClusterFacts.offline(KubernetesVersion.parse("1.34"));
     StorageCluster plain = Fixtures.sample();
     assertThat(DesiredState.of(plain, withDefault, facts).images().get(Component.REGISTRAR))
-        .isEqualTo("registry.example/default/sig-storage/csi-node-driver-registrar:v2.14.0");
+        .isEqualTo("registry.example/default/sig-storage/csi-node-driver-registrar:v2.17.0");
     StorageCluster own = Fixtures.sample();
     own.getSpec().getImages().setRegistry("registry.example/own");
     assertThat(DesiredState.of(own, withDefault, facts).images().get(Component.REGISTRAR))
-        .isEqualTo("registry.example/own/sig-storage/csi-node-driver-registrar:v2.14.0");
+        .isEqualTo("registry.example/own/sig-storage/csi-node-driver-registrar:v2.17.0");
     DesiredState none = DesiredState.of(Fixtures.sample(), table, facts);
     assertThat(none.images().registry()).isNull();
     assertThat(none.images().get(Component.REGISTRAR))
-        .isEqualTo("sig-storage/csi-node-driver-registrar:v2.14.0");
+        .isEqualTo("sig-storage/csi-node-driver-registrar:v2.17.0");
   }
 
   @Test
