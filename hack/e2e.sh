@@ -68,6 +68,13 @@ equals() { [ "$(field "$2" "$3" "$4" "${5:-}")" = "$1" ]; }
 # status_has_pool_capacity SC: the StorageCluster's status lists a pool with a known capacity.
 status_has_pool_capacity() { field storagecluster "$1" '{.status.pools[*].total}' | grep -q '[0-9]'; }
 gone() { ! kc ${3:+-n "$3"} get "$1" "$2" >/dev/null 2>&1; }
+# columns_are KIND NAME HEADER...: `kubectl get KIND NAME` prints exactly these column headers.
+columns_are() {
+  local kind=$1 name=$2 columns
+  shift 2
+  read -ra columns < <(kc get "$kind" "$name" | head -1) # kubectl pads with runs of spaces
+  [ "${columns[*]}" = "$*" ]
+}
 exists() { kc ${3:+-n "$3"} get "$1" "$2" >/dev/null 2>&1; }
 # pool_files DIR N: the pool's DIR (images or snapshots) holds exactly N image files.
 pool_files() { [ "$(find "$E2E_WORK/pool/$1" -name '*.img' 2>/dev/null | wc -l)" = "$2" ]; }
@@ -158,6 +165,8 @@ waitfor "status.observedGeneration = metadata.generation" generation_observed
 check "status reports Kubernetes version v1.36" kubernetes_version_is 1.36
 check "'render' prints the container args the operator applied (DaemonSet, Deployment)" same_args_as_render
 check "status condition Compatible=True" equals True storagecluster "$CLUSTER" '{.status.conditions[?(@.type=="Compatible")].status}'
+check "'kubectl get stc' shows Ready first and Age last" \
+  columns_are storagecluster "$CLUSTER" NAME READY KUBERNETES NODES-READY NODES-DESIRED USED TOTAL AGE
 
 section_ok
 say "the node: driver + sidecars as local processes, with the operator's args and ServiceAccounts"
