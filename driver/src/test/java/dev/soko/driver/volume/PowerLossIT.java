@@ -1,0 +1,101 @@
+package dev.soko.driver.volume;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.soko.driver.mount.Losetup;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Power cuts, where {@link CrashConsistencyIT} only kills the process: a kill leaves the page
+ * cache, a power cut loses every write that was not flushed. The pool lives on its own XFS "disk",
+ * an image file on a reflink-capable XFS, attached through a loop device. While {@link
+ * CrashWorkload} runs, the test clones that image (FICLONE, which the loop device's writes cannot
+ * interleave with): the clone holds exactly what had reached the disk, and none of what was still
+ * in the pool filesystem's cache. Each clone is then mounted (XFS replays its log, as after a
+ * reboot) and the engine opened on it: everything the client was answered before the clone began
+ * must be there, nothing begun after it, and nothing may leak.
+ */
+class PowerLossIT {
+  private static final int CUTS = 8;
+
+  /** A power cut: the disk as it was between two offsets of the client's log. */
+  private record Cut(Path image, long logBefore, long logAfter) {}
+
+  @Test
+  void aPowerCutLosesNothingAnsweredAndLeaksNothing() throws Exception {
+    try (HostFixture host = new HostFixture()) {
+      Path outer = host.xfsPool.getParent();
+      Path disk = outer.resolve("disk.img");
+      try (RandomAccessFile file = new RandomAccessFile(disk.toFile(), "rw")) {
+        file.setLength(1024 * HostFixture.MIB);
+      }
+      host.sh("mkfs.xfs", "-q", "-m", "reflink=1", disk.toString());
+      Path live = Files.createDirectories(host.base.resolve("live"));
+      host.sh("mount", "-t", "xfs", new Losetup().attach(disk), live.toString());
+      Path log = host.base.resolve("client.log");
+
+      List<Cut> cuts = new ArrayList<>();
+      Process workload = startWorkload(live.resolve("pool"), log, host.base);
+      try {
+        Random random = new Random(1009);
+        Thread.sleep(1500); // past the JVM's start, so that most cuts land among operations
+        for (int i = 0; i < CUTS; i++) {
+          Thread.sleep(100 + random.nextInt(300));
+          long before = Files.size(log);
+          Path image = outer.resolve("cut-" + i + ".img");
+          host.sh("cp", "--reflink=always", disk.toString(), image.toString());
+          cuts.add(new Cut(image, before, Files.size(log)));
+        }
+        assertThat(workload.isAlive()).as("the workload ran through every cut").isTrue();
+      } finally {
+        workload.destroyForcibly();
+        assertThat(workload.waitFor(10, TimeUnit.SECONDS)).isTrue();
+      }
+
+      ClientLog told = ClientLog.parse(Files.readString(log));
+      int acknowledged = 0;
+      for (int i = 0; i < cuts.size(); i++) {
+        Cut cut = cuts.get(i);
+        ClientLog.Expectations expected = told.between(cut.logBefore(), cut.logAfter());
+        acknowledged = expected.acknowledged;
+        Path mountPoint = Files.createDirectories(host.base.resolve("cut-" + i));
+        Losetup loops = new Losetup();
+        String device = loops.attach(cut.image());
+        // nouuid: the clone has the live filesystem's UUID, and that one is still mounted.
+        host.sh("mount", "-t", "xfs", "-o", "nouuid", device, mountPoint.toString());
+        Path pool = mountPoint.resolve("pool");
+        try (LocalVolumeManager engine =
+            LocalVolumeManager.open(CrashWorkload.engineConfig(pool, host.base))) {
+          CrashAudit.verify(engine, pool, expected);
+        }
+        host.sh("umount", mountPoint.toString());
+        loops.detach(device);
+        Files.delete(cut.image());
+      }
+      assertThat(acknowledged).as("operations answered before the last cut").isGreaterThan(20);
+    }
+  }
+
+  private static Process startWorkload(Path pool, Path log, Path base) throws Exception {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    return new ProcessBuilder(
+            java,
+            "-cp",
+            System.getProperty("java.class.path"),
+            CrashWorkload.class.getName(),
+            pool.toString(),
+            log.toString(),
+            "power",
+            "77")
+        .redirectErrorStream(true)
+        .redirectOutput(base.resolve("workload.log").toFile())
+        .start();
+  }
+}
