@@ -43,6 +43,7 @@ final class Recovery {
       int unfinishedDeletesFinished,
       int orphanImagesRemoved,
       int volumesMissingImages,
+      int snapshotsMissingImages,
       int blankImagesRemade,
       int staleLoopDevicesDetached,
       int staleLoopDevicesInUse,
@@ -57,6 +58,7 @@ final class Recovery {
               + unfinishedDeletesFinished
               + orphanImagesRemoved
               + volumesMissingImages
+              + snapshotsMissingImages
               + blankImagesRemade
               + staleLoopDevicesDetached
               + staleLoopDevicesInUse
@@ -82,6 +84,7 @@ final class Recovery {
     int[] rolledBack = {0};
     int[] finished = {0};
     int missing = 0;
+    int snapshotsMissing = 0;
     int remade = 0;
     Set<Path> keep = new HashSet<>();
     Set<Path> liveVolumeImages = new HashSet<>();
@@ -133,6 +136,13 @@ final class Recovery {
       catalog.loadSnapshot(record);
       pool.adopt(id, record.sizeBytes());
       keep.add(image);
+      if (!Files.isRegularFile(image)) {
+        snapshotsMissing++;
+        LOG.error(
+            "recovery: snapshot {} ({}) has no image file; it is kept, and restoring from it fails",
+            id,
+            record.name());
+      }
     }
     // The repairs above are journal entries; fold them and the replayed ones into the records.
     pool.volumeRecords().checkpoint();
@@ -151,6 +161,7 @@ final class Recovery {
             finished[0],
             orphans,
             missing,
+            snapshotsMissing,
             remade,
             detached,
             inUse[0],

@@ -9,14 +9,16 @@ import java.util.Set;
 
 /**
  * What {@link CrashWorkload} told its client, read back from its log of "begin ..." and "ok ..."
- * lines with their byte offsets, so a test can ask what must and what may survive a crash that
- * happened between two offsets of the log.
+ * lines (and the "adopt NAME ID" lines of a restart) with their byte offsets, so a test can ask
+ * what must and what may survive a crash that happened between two offsets of the log.
  */
 final class ClientLog {
   /**
    * One operation: its "begin" line's offset, and the end of its "ok" line (-1: never answered).
+   * {@code source} is what a create or snapshot copies: "-" (nothing), "snap:ID" or "vol:ID".
    */
-  private record Op(String kind, String key, String id, long bytes, long begin, long answered) {
+  private record Op(
+      String kind, String key, String id, String source, long bytes, long begin, long answered) {
     boolean answeredBy(long offset) {
       return answered >= 0 && answered <= offset;
     }
@@ -28,10 +30,42 @@ final class ClientLog {
 
   private final List<Op> ops;
   private final long length;
+  private final Map<String, String> origins = new HashMap<>();
+  // Blank creates never answered: a kill may have come before the content was written, and a
+  // later run may still have copied the volume (see "adopt").
+  private final Set<String> neverWritten = new HashSet<>();
 
   private ClientLog(List<Op> ops, long length) {
     this.ops = ops;
     this.length = length;
+    traceOrigins();
+  }
+
+  /**
+   * Names each volume's and snapshot's origin: the blank volume whose content it holds (see {@link
+   * CrashWorkload#content}). Content never changes after a create, so the lineage decides it.
+   */
+  private void traceOrigins() {
+    Map<String, String> nameById = new HashMap<>();
+    for (Op op : ops) {
+      if (op.kind.equals("adopt")) {
+        nameById.put(op.id, op.key);
+        continue;
+      }
+      if (!op.kind.equals("create") && !op.kind.equals("snapshot")) {
+        continue;
+      }
+      String origin =
+          op.source.equals("-")
+              ? op.key
+              : origins.get(nameById.get(op.source.substring(op.source.indexOf(':') + 1)));
+      origins.put(op.key, origin);
+      if (op.answered >= 0) {
+        nameById.put(op.id, op.key);
+      } else if (op.source.equals("-")) {
+        neverWritten.add(op.key);
+      }
+    }
   }
 
   /** Parses the log; a last line without its newline (cut by a kill) does not count. */
@@ -42,12 +76,17 @@ final class ClientLog {
     int at = 0;
     for (int end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', at)) {
       String[] f = text.substring(at, end).split(" ");
-      if (f[0].equals("begin")) {
+      if (f[0].equals("begin") || f[0].equals("adopt")) {
         if (open != null) {
           ops.add(op(open, openAt, null, -1)); // killed before it answered
+          open = null;
         }
-        open = f;
-        openAt = at;
+        if (f[0].equals("adopt")) {
+          ops.add(new Op("adopt", f[1], f[2], "-", 0, at, end + 1));
+        } else {
+          open = f;
+          openAt = at;
+        }
       } else {
         ops.add(op(open, openAt, f, end + 1));
         open = null;
@@ -64,6 +103,12 @@ final class ClientLog {
     String kind = begin[1];
     String key = begin[2];
     String id = key;
+    String source =
+        switch (kind) {
+          case "create" -> begin[3];
+          case "snapshot" -> "vol:" + begin[3];
+          default -> "-";
+        };
     long bytes = 0;
     if (ok != null) {
       switch (kind) {
@@ -74,7 +119,7 @@ final class ClientLog {
         }
       }
     }
-    return new Op(kind, key, id, bytes, beginAt, answeredAt);
+    return new Op(kind, key, id, source, bytes, beginAt, answeredAt);
   }
 
   /** Expectations for a crash after the whole log was written (a kill of the workload). */
@@ -88,10 +133,16 @@ final class ClientLog {
    * have left no trace; anything in between may have gone either way.
    */
   Expectations between(long before, long after) {
-    Expectations e = new Expectations();
+    Expectations e = new Expectations(origins, neverWritten);
     for (Op op : ops) {
+      if (op.kind.equals("adopt")) {
+        continue; // a restart naming what it found, not an operation
+      }
       boolean answered = op.answeredBy(before);
       boolean uncertain = op.startedBefore(after) && !answered;
+      if (uncertain && op.kind.equals("create") && op.source.equals("-")) {
+        e.unwrittenAtCut.add(op.key);
+      }
       if (answered) {
         e.acknowledged++;
       } else if (uncertain) {
@@ -148,7 +199,32 @@ final class ClientLog {
     final Objects volumes = new Objects();
     final Objects snapshots = new Objects();
     final Map<String, Long> minimumCapacity = new HashMap<>();
+    private final Set<String> unwrittenAtCut = new HashSet<>();
+    private final Map<String, String> origins;
+    private final Set<String> neverWritten;
     int acknowledged;
     int uncertain;
+
+    private Expectations(Map<String, String> origins, Set<String> neverWritten) {
+      this.origins = origins;
+      this.neverWritten = neverWritten;
+    }
+
+    /**
+     * Whether the volume or snapshot named {@code name} may hold zeros instead of its origin's
+     * content: its origin is a blank create in flight at the cut, or one that was never answered.
+     */
+    boolean mayBeUnwritten(String name) {
+      return unwrittenAtCut.contains(name) || neverWritten.contains(origin(name));
+    }
+
+    /** The blank volume whose content the volume or snapshot named {@code name} must hold. */
+    String origin(String name) {
+      String origin = origins.get(name);
+      if (origin == null) {
+        throw new IllegalArgumentException("no operation created " + name);
+      }
+      return origin;
+    }
   }
 }

@@ -2,8 +2,11 @@ package dev.soko.driver.volume;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -14,8 +17,8 @@ import java.util.stream.Stream;
 /**
  * Checks a pool after a crash and a restart against what the client was told: every answered create
  * survives and every answered delete stays done, nothing exists that nobody asked for, no volume is
- * abnormal, and nothing leaked (images and records match, no temporary files, the pool's accounting
- * equals what it holds).
+ * abnormal, every image holds the data of the blank volume it descends from, and nothing leaked
+ * (images and records match, no temporary files, the pool's accounting equals what it holds).
  */
 final class CrashAudit {
   private CrashAudit() {}
@@ -40,13 +43,15 @@ final class CrashAudit {
       assertThat(v.condition().abnormal()).as("volume %s is healthy: %s", v.id(), v).isFalse();
       assertThat(v.capacityBytes())
           .isGreaterThanOrEqualTo(told.minimumCapacity.getOrDefault(v.id(), 0L));
-      assertThat(Files.size(pool.resolve("images/" + v.id() + ".img")))
-          .isLessThanOrEqualTo(v.capacityBytes());
+      Path image = pool.resolve("images/" + v.id() + ".img");
+      assertThat(Files.size(image)).isLessThanOrEqualTo(v.capacityBytes());
+      assertHolds(image, v.name(), told);
     }
     for (Snapshot s : snapshots.values()) {
       assertThat(told.snapshots.allowed(s.id(), s.name()))
           .as("snapshot %s (%s) was answered or in flight, and not deleted", s.id(), s.name())
           .isTrue();
+      assertHolds(pool.resolve("snapshots/" + s.id() + ".img"), s.name(), told);
     }
 
     assertThat(names(pool.resolve("images")))
@@ -69,6 +74,23 @@ final class CrashAudit {
     assertThat(capacity.totalBytes() - capacity.availableBytes())
         .as("the pool accounts for exactly what it holds")
         .isEqualTo(provisioned);
+  }
+
+  /** The image starts with its origin's content, or zeros if that write may not have landed. */
+  private static void assertHolds(Path image, String name, ClientLog.Expectations told)
+      throws Exception {
+    assertThat(image).as("the image of %s", name).isRegularFile();
+    byte[] head = new byte[CrashWorkload.CONTENT_BYTES];
+    try (FileChannel file = FileChannel.open(image)) {
+      file.read(ByteBuffer.wrap(head), 0);
+    }
+    String origin = told.origin(name);
+    if (told.mayBeUnwritten(name) && Arrays.equals(head, new byte[head.length])) {
+      return;
+    }
+    assertThat(head)
+        .as("%s (%s) holds the content written to %s", image.getFileName(), name, origin)
+        .isEqualTo(CrashWorkload.content(origin));
   }
 
   private static List<String> withSuffix(Set<String> ids) {

@@ -3,10 +3,13 @@ package dev.soko.driver.volume;
 import dev.soko.driver.config.DriverConfig;
 import dev.soko.driver.config.PoolConfig;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -14,11 +17,15 @@ import java.util.Map;
 import java.util.Random;
 
 /**
- * A child process for {@link CrashConsistencyIT}: runs random create/snapshot/restore/expand/delete
- * operations against a pool until it is killed, journalling (with fsync) "begin" before and "ok"
- * after each, so the parent knows exactly what a client was told.
+ * A child process for {@link CrashConsistencyIT} and {@link PowerLossIT}: runs random
+ * create/snapshot/restore/clone/expand/delete operations against a pool until it is killed,
+ * journalling (with fsync) "begin" before and "ok" after each, so the parent knows exactly what a
+ * client was told. A blank volume gets {@link #content} written (and fsynced) before its create is
+ * answered, so the parent can check what snapshots, restores and clones hold.
  */
 public final class CrashWorkload {
+  static final int CONTENT_BYTES = 4096;
+
   private CrashWorkload() {}
 
   /** The engine configuration of the workload and of the test that checks its aftermath. */
@@ -49,13 +56,18 @@ public final class CrashWorkload {
                 StandardOpenOption.APPEND,
                 StandardOpenOption.WRITE);
         LocalVolumeManager engine = LocalVolumeManager.open(config)) {
-      List<String> volumes =
-          new ArrayList<>(engine.listVolumes("", 0).items().stream().map(Volume::id).toList());
-      List<String> snapshots =
-          new ArrayList<>(
-              engine.listSnapshots(SnapshotFilter.ALL, "", 0).items().stream()
-                  .map(Snapshot::id)
-                  .toList());
+      // What an earlier run left, including creates a kill cut short that still happened: their
+      // IDs were never logged, and operations of this run may copy them.
+      List<String> volumes = new ArrayList<>();
+      for (Volume v : engine.listVolumes("", 0).items()) {
+        write(out, "adopt " + v.name() + " " + v.id());
+        volumes.add(v.id());
+      }
+      List<String> snapshots = new ArrayList<>();
+      for (Snapshot s : engine.listSnapshots(SnapshotFilter.ALL, "", 0).items()) {
+        write(out, "adopt " + s.name() + " " + s.id());
+        snapshots.add(s.id());
+      }
       for (int i = 0; ; i++) {
         int op = random.nextInt(10);
         String name = run + "-" + i;
@@ -68,12 +80,16 @@ public final class CrashWorkload {
             source = new ContentSource.FromVolume(volumes.get(random.nextInt(volumes.size())));
           }
           long bytes = (1 + random.nextInt(8)) << 20;
-          write(out, "begin create " + name);
+          write(out, "begin create " + name + " " + describe(source));
           String id =
               engine
                   .createVolume(
                       new VolumeRequest(name, bytes, 0, "", AccessType.BLOCK, "", source, Map.of()))
                   .id();
+          if (source instanceof ContentSource.Empty) {
+            // What an application does: write, then fsync. Snapshots and clones carry it on.
+            writeContent(pool.resolve("images/" + id + ".img"), content(name));
+          }
           write(out, "ok create " + name + " " + id);
           volumes.add(id);
         } else if (op < 6) {
@@ -103,8 +119,44 @@ public final class CrashWorkload {
     }
   }
 
+  /** How the log names a content source: "-", "snap:ID" or "vol:ID". */
+  private static String describe(ContentSource source) {
+    if (source instanceof ContentSource.FromSnapshot s) {
+      return "snap:" + s.snapshotId();
+    }
+    if (source instanceof ContentSource.FromVolume v) {
+      return "vol:" + v.volumeId();
+    }
+    return "-";
+  }
+
+  /**
+   * The first 4 KiB a blank volume named {@code name} gets written with, and that every snapshot
+   * and clone made from it must hold: its name's SHA-256, repeated.
+   */
+  static byte[] content(String name) {
+    try {
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256").digest(name.getBytes(StandardCharsets.UTF_8));
+      ByteBuffer block = ByteBuffer.allocate(CONTENT_BYTES);
+      while (block.hasRemaining()) {
+        block.put(digest);
+      }
+      return block.array();
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void writeContent(Path image, byte[] content) throws IOException {
+    try (FileChannel file = FileChannel.open(image, StandardOpenOption.WRITE)) {
+      file.write(ByteBuffer.wrap(content), 0);
+      file.force(false);
+    }
+  }
+
   private static void write(FileChannel out, String line) throws IOException {
-    out.write(java.nio.ByteBuffer.wrap((line + "\n").getBytes(StandardCharsets.UTF_8)));
+    out.write(ByteBuffer.wrap((line + "\n").getBytes(StandardCharsets.UTF_8)));
     out.force(false);
   }
 }
