@@ -52,8 +52,7 @@ final class Protos {
         .setSourceVolumeId(snapshot.sourceVolumeId())
         .setSizeBytes(snapshot.sizeBytes())
         .setCreationTime(timestamp(snapshot.createdAt()))
-        // Copies are complete before the engine returns, so a snapshot is always ready.
-        .setReadyToUse(true)
+        .setReadyToUse(snapshot.readyToUse())
         .build();
   }
 

@@ -26,8 +26,9 @@ public record SnapshotRecord(
         id, name, pool, sourceVolumeId, sizeBytes, accessType, fsType, createdAt, newState);
   }
 
-  public Snapshot toSnapshot() {
-    return new Snapshot(id, name, sourceVolumeId, sizeBytes, createdAt);
+  /** The snapshot as the engine reports it; {@code imagePresent}: its image file exists. */
+  public Snapshot toSnapshot(boolean imagePresent) {
+    return new Snapshot(id, name, sourceVolumeId, sizeBytes, createdAt, imagePresent);
   }
 
   public Map<String, String> toFields() {

@@ -48,7 +48,7 @@ final class SnapshotProvisioner {
           throw new StorageException(
               StorageException.Reason.ABORTED, "snapshot " + found.id() + " is being created");
         }
-        return found.toSnapshot();
+        return catalog.describe(found);
       }
       try (KeyedLocks.Held volumeLock = locks.lock("volume:" + sourceVolumeId)) {
         return copy(name, catalog.readyVolume(sourceVolumeId));
@@ -85,7 +85,7 @@ final class SnapshotProvisioner {
       SnapshotRecord ready = record.withState(RecordState.READY);
       catalog.saveSnapshot(ready);
       LOG.info("snapshot {} of volume {} ({} bytes)", id, source.id(), size);
-      return ready.toSnapshot();
+      return ready.toSnapshot(true);
     } catch (RuntimeException e) {
       try {
         Files.deleteIfExists(image);

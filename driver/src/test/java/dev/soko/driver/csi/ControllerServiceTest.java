@@ -13,6 +13,7 @@ import dev.soko.driver.testing.CsiHarness;
 import dev.soko.driver.testing.FakeVolumeManager;
 import dev.soko.driver.volume.AccessType;
 import dev.soko.driver.volume.ContentSource;
+import dev.soko.driver.volume.Snapshot;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.nio.file.Path;
@@ -314,6 +315,25 @@ class ControllerServiceTest {
     assertThat(listed.getEntriesList())
         .extracting(e -> e.getSnapshot().getSnapshotId())
         .containsExactly(snapshot.getSnapshotId());
+
+    // A snapshot whose image file went missing is listed, but not as ready to use.
+    Snapshot damaged = engine.snapshots.get(snapshot.getSnapshotId());
+    engine.snapshots.put(
+        damaged.id(),
+        new Snapshot(
+            damaged.id(),
+            damaged.name(),
+            damaged.sourceVolumeId(),
+            damaged.sizeBytes(),
+            damaged.createdAt(),
+            false));
+    assertThat(
+            controller
+                .listSnapshots(Csi.ListSnapshotsRequest.getDefaultInstance())
+                .getEntries(0)
+                .getSnapshot()
+                .getReadyToUse())
+        .isFalse();
 
     controller.deleteSnapshot(
         Csi.DeleteSnapshotRequest.newBuilder().setSnapshotId(snapshot.getSnapshotId()).build());

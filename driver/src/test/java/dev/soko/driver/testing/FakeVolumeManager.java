@@ -125,7 +125,8 @@ public final class FakeVolumeManager implements VolumeManager {
     }
     String id = "snap-" + ids.incrementAndGet();
     Snapshot snapshot =
-        new Snapshot(id, name, sourceVolumeId, source.capacityBytes(), Instant.ofEpochSecond(5, 7));
+        new Snapshot(
+            id, name, sourceVolumeId, source.capacityBytes(), Instant.ofEpochSecond(5, 7), true);
     snapshots.put(id, snapshot);
     return snapshot;
   }

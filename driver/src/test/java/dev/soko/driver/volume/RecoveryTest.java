@@ -3,6 +3,7 @@ package dev.soko.driver.volume;
 import static dev.soko.driver.volume.EngineFixture.MIB;
 import static dev.soko.driver.volume.EngineFixture.block;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.soko.driver.state.Ids;
 import java.nio.file.Files;
@@ -83,9 +84,9 @@ class RecoveryTest {
       assertThat(engine.findVolume(lost).orElseThrow().condition().abnormal()).isTrue();
       assertThat(engine.findVolume(halfCreated)).isEmpty();
       assertThat(engine.listSnapshots(SnapshotFilter.ALL, "", 0).items())
-          .as("a snapshot without its image is kept, like a volume: the CO still refers to it")
-          .extracting(Snapshot::id)
-          .containsExactlyInAnyOrder(snapshotOfKept, snapshotLost);
+          .as("a snapshot without its image is kept, like a volume, and no longer ready to use")
+          .extracting(Snapshot::id, Snapshot::readyToUse)
+          .containsExactlyInAnyOrder(tuple(snapshotOfKept, true), tuple(snapshotLost, false));
       // accounting counts what the records hold: two 1 MiB volumes and two 1 MiB snapshots
       assertThat(engine.capacity().get(0).availableBytes()).isEqualTo(1020 * MIB);
       // the half-created volume's name is free again
