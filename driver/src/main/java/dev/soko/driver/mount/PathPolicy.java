@@ -21,6 +21,9 @@ public final class PathPolicy {
   /** PATH_MAX: the kernel refuses longer paths anyway. */
   static final int MAX_PATH_BYTES = 4096;
 
+  /** NAME_MAX: the longest file name, one component of a path, that Linux file systems take. */
+  static final int MAX_NAME_BYTES = 255;
+
   private final List<Path> roots;
 
   public PathPolicy(List<Path> roots) {
@@ -67,6 +70,12 @@ public final class PathPolicy {
     if (!path.normalize().toString().equals(text)) {
       throw StorageException.invalid(
           "%s must be normalised: %s", what, MountOptions.printable(text));
+    }
+    for (Path name : path) {
+      if (name.toString().getBytes(StandardCharsets.UTF_8).length > MAX_NAME_BYTES) {
+        throw StorageException.invalid(
+            "%s has a component longer than %d bytes", what, MAX_NAME_BYTES);
+      }
     }
     for (Path root : roots) {
       if (path.startsWith(root) && !path.equals(root)) {

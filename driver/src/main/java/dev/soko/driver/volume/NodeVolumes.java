@@ -8,6 +8,7 @@ import dev.soko.driver.mount.PathPolicy;
 import dev.soko.driver.state.VolumeRecord;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -183,6 +184,7 @@ final class NodeVolumes {
             "target path %s already holds a different mount of this or another volume", target);
       }
       Path source;
+      boolean created = !Files.exists(target, LinkOption.NOFOLLOW_LINKS);
       if (record.accessType() == AccessType.FILESYSTEM) {
         Optional<MountEntry> staged = mounter.mountAt(staging);
         if (staged.isEmpty() || !Health.mounts(staged.get(), device)) {
@@ -195,15 +197,34 @@ final class NodeVolumes {
         createFile(target);
         source = Path.of(device);
       }
-      mounter.bind(source, target);
-      if (!flags.isEmpty()) {
-        try {
-          mounter.remountBind(target, flags);
-        } catch (RuntimeException e) {
-          mounter.unmount(target); // never leave a writable mount behind a read-only request
-          throw e;
+      try {
+        bind(source, target, flags);
+      } catch (RuntimeException e) {
+        if (created) {
+          deleteQuietly(target); // creating the target is the SP's part; a failure undoes it
         }
+        throw e;
       }
+    }
+  }
+
+  private void bind(Path source, Path target, List<String> flags) {
+    mounter.bind(source, target);
+    if (!flags.isEmpty()) {
+      try {
+        mounter.remountBind(target, flags);
+      } catch (RuntimeException e) {
+        mounter.unmount(target); // never leave a writable mount behind a read-only request
+        throw e;
+      }
+    }
+  }
+
+  private static void deleteQuietly(Path path) {
+    try {
+      Files.deleteIfExists(path);
+    } catch (IOException e) {
+      LOG.warn("cannot remove {} after a failed publish: {}", path, e.toString());
     }
   }
 
@@ -257,6 +278,7 @@ final class NodeVolumes {
   }
 
   private static void createDirectory(Path path) {
+    requireDirectories(path);
     try {
       Files.createDirectories(path);
     } catch (IOException e) {
@@ -264,7 +286,13 @@ final class NodeVolumes {
     }
   }
 
+  /** The target of a block volume: a file, on which the device is bind-mounted. */
   private static void createFile(Path path) {
+    requireDirectories(path.getParent());
+    if (Files.isDirectory(path)) {
+      throw StorageException.invalid(
+          "target path %s is a directory; a block volume is published as a file", path);
+    }
     try {
       Files.createDirectories(path.getParent());
       if (!Files.exists(path)) {
@@ -272,6 +300,23 @@ final class NodeVolumes {
       }
     } catch (IOException e) {
       throw StorageException.internal("cannot create file " + path, e);
+    }
+  }
+
+  /**
+   * Refuses a path that cannot be a directory because it, or the nearest part of it that exists, is
+   * something else (a file where the CO should have given a directory): bad input, not a failure of
+   * the driver.
+   */
+  private static void requireDirectories(Path path) {
+    for (Path part = path; part != null; part = part.getParent()) {
+      if (Files.exists(part)) {
+        if (!Files.isDirectory(part)) {
+          throw StorageException.invalid(
+              "%s cannot be a directory: %s exists and is not one", path, part);
+        }
+        return;
+      }
     }
   }
 

@@ -34,8 +34,20 @@ public final class FakeMounter implements Mounter {
     log.add("mount " + device + " " + target);
   }
 
+  private RuntimeException bindFailure;
+
+  /** Makes the next bind fail with {@code failure}, as mount(2) can. */
+  public synchronized void failNextBind(RuntimeException failure) {
+    bindFailure = failure;
+  }
+
   @Override
   public synchronized void bind(Path source, Path target) {
+    if (bindFailure != null) {
+      RuntimeException failure = bindFailure;
+      bindFailure = null;
+      throw failure;
+    }
     MountEntry entry;
     Optional<MountEntry> mounted = mountAt(source);
     if (mounted.isPresent()) {

@@ -48,6 +48,10 @@ class PathPolicyTest {
     assertRejected(dir.resolve("kubelet-evil/x").toString());
     assertRejected(root + "/pods/\nx");
     assertRejected(root + "/" + "a".repeat(5000));
+    assertRejected(root + "/pods/" + "a".repeat(256) + "/mount"); // NAME_MAX: 255 bytes
+    assertRejected(root + "/pods/" + "é".repeat(128)); // 256 bytes in UTF-8
+    assertThat(policy.check("target path", root + "/pods/" + "a".repeat(255)))
+        .isEqualTo(root.resolve("pods/" + "a".repeat(255)));
   }
 
   @Test

@@ -70,6 +70,40 @@ class NodeSideTest {
   }
 
   @Test
+  void aPathThatCannotBeADirectoryIsBadInput() throws Exception {
+    Volume volume = engine.createVolume(fs("f", 20 * MIB));
+    Files.createDirectories(staging.getParent());
+    Files.writeString(staging, "a file where the CO should have made a directory");
+    assertThat(reason(() -> engine.stage(stage(volume.id())))).isEqualTo(Reason.INVALID_ARGUMENT);
+
+    StageRequest below =
+        new StageRequest(
+            volume.id(), staging.resolve("below"), AccessType.FILESYSTEM, "", List.of());
+    assertThat(reason(() -> engine.stage(below))).isEqualTo(Reason.INVALID_ARGUMENT);
+    assertThat(f.loops.attached()).as("nothing stays attached").isEmpty();
+  }
+
+  @Test
+  void aBlockTargetIsAFileAndAFailedPublishRemovesIt() throws Exception {
+    Volume volume = engine.createVolume(block("b", 20 * MIB));
+    engine.stage(new StageRequest(volume.id(), staging, AccessType.BLOCK, "", List.of()));
+    Path device = f.kubelet.resolve("plugins/volumeDevices/publish/pv1/pod1");
+    PublishRequest request =
+        new PublishRequest(volume.id(), staging, device, false, AccessType.BLOCK, List.of());
+
+    f.mounter.failNextBind(StorageException.internal("mount(2) failed", new RuntimeException()));
+    assertThat(reason(() -> engine.publish(request))).isEqualTo(Reason.INTERNAL);
+    assertThat(device).as("the target it created is removed again").doesNotExist();
+
+    Files.createDirectories(device);
+    assertThat(reason(() -> engine.publish(request))).isEqualTo(Reason.INVALID_ARGUMENT);
+    Files.delete(device);
+    engine.publish(request);
+    assertThat(device).isRegularFile();
+    assertThat(f.mounter.mountAt(device)).isPresent();
+  }
+
+  @Test
   void stagingAtASecondPathIsRefusedWhileStagedAtTheFirst() {
     Volume volume = engine.createVolume(fs("two", 20 * MIB));
     engine.stage(stage(volume.id()));
