@@ -1,9 +1,11 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.mount.LoopDevices;
 import dev.soko.driver.mount.Mounter;
 import dev.soko.driver.pool.Pool;
 import dev.soko.driver.state.VolumeRecord;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,9 +18,11 @@ import org.slf4j.LoggerFactory;
 final class ImageCopier {
   private static final Logger LOG = LoggerFactory.getLogger(ImageCopier.class);
   private final Mounter mounter;
+  private final LoopDevices loops;
 
-  ImageCopier(Mounter mounter) {
+  ImageCopier(Mounter mounter, LoopDevices loops) {
     this.mounter = mounter;
+    this.loops = loops;
   }
 
   void copyVolume(
@@ -26,7 +30,15 @@ final class ImageCopier {
     Optional<Path> frozen = Optional.empty();
     if (source.accessType() == AccessType.FILESYSTEM && !source.stagedAt().isEmpty()) {
       Path staging = Path.of(source.stagedAt());
-      if (mounter.mountAt(staging).isPresent()) {
+      // Only this volume's own filesystem: a stale record must not freeze whatever is mounted
+      // at that path now.
+      List<String> devices = loops.devicesFor(sourceImage);
+      boolean staged =
+          mounter
+              .mountAt(staging)
+              .filter(m -> devices.stream().anyMatch(d -> Health.mounts(m, d)))
+              .isPresent();
+      if (staged) {
         mounter.freeze(staging);
         frozen = Optional.of(staging);
       }

@@ -57,7 +57,7 @@ public final class LocalVolumeManager implements VolumeManager {
     this.catalog = new Catalog(config.pools().stream().map(PoolConfig::name).toList());
     KeyedLocks locks = new KeyedLocks();
     PathPolicy paths = new PathPolicy(config.allowedPathRoots());
-    ImageCopier copier = new ImageCopier(mounter);
+    ImageCopier copier = new ImageCopier(mounter, loops);
     this.health = new Health(catalog, mounter, loops);
     this.volumes = new VolumeProvisioner(catalog, locks, loops, copier);
     this.snapshots = new SnapshotProvisioner(catalog, locks, copier);

@@ -1,5 +1,6 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.mount.LoopDevice;
 import dev.soko.driver.mount.LoopDevices;
 import dev.soko.driver.mount.MountEntry;
 import dev.soko.driver.mount.MountOptions;
@@ -108,6 +109,14 @@ final class NodeVolumes {
         return; // already staged: the idempotent repeat
       }
       throw StorageException.alreadyExists("staging path %s already holds another mount", staging);
+    }
+    // Still mounted elsewhere (e.g. published, while its staging mount was taken away): checking
+    // or growing a mounted filesystem fails, and a second mount would be a second writer.
+    List<Path> elsewhere = mountsOf(device);
+    if (!elsewhere.isEmpty()) {
+      throw StorageException.precondition(
+          "volume %s is still mounted at %s; unpublish and unstage it there first",
+          record.id(), elsewhere);
     }
     createDirectory(staging);
     Optional<String> found = mounter.detectFilesystem(device);
@@ -231,11 +240,32 @@ final class NodeVolumes {
   void unpublish(String volumeId, Path targetPath) {
     Path target = paths.check("target path", targetPath);
     try (KeyedLocks.Held lock = locks.lock("volume:" + volumeId)) {
-      if (catalog.volume(volumeId).isEmpty()) {
-        throw StorageException.notFound("volume %s does not exist", Catalog.shown(volumeId));
-      }
-      // Bind mounts can be stacked by repeated attempts; peel them all off.
-      for (int i = 0; i < 8 && mounter.mountAt(target).isPresent(); i++) {
+      VolumeRecord record =
+          catalog
+              .volume(volumeId)
+              .orElseThrow(
+                  () ->
+                      StorageException.notFound(
+                          "volume %s does not exist", Catalog.shown(volumeId)));
+      // Its loop devices, also one whose image file was deleted under it: still its mounts.
+      Path image = catalog.image(record);
+      List<String> devices =
+          loops.list().stream()
+              .filter(l -> l.backingFile().equals(image))
+              .map(LoopDevice::device)
+              .toList();
+      // Bind mounts can be stacked by repeated attempts; peel them all off, but only this
+      // volume's: a wrong target path must not unmount another volume or anything else.
+      for (int i = 0; i < 8; i++) {
+        Optional<MountEntry> mount = mounter.mountAt(target);
+        if (mount.isEmpty()) {
+          break;
+        }
+        if (devices.stream().noneMatch(d -> Health.mounts(mount.get(), d))) {
+          throw StorageException.precondition(
+              "target path %s holds a mount that is not volume %s; leaving it alone",
+              target, record.id());
+        }
         mounter.unmount(target);
       }
       try {

@@ -104,6 +104,49 @@ class NodeSideTest {
   }
 
   @Test
+  void unpublishLeavesAMountThatIsNotTheVolumesAlone() {
+    Volume staged = engine.createVolume(fs("staged", 20 * MIB));
+    engine.stage(stage(staged.id()));
+    Volume other = engine.createVolume(fs("other", 20 * MIB));
+
+    // The CO names another volume's staging mount as this volume's target path.
+    assertThat(reason(() -> engine.unpublish(other.id(), staging)))
+        .isEqualTo(Reason.FAILED_PRECONDITION);
+    assertThat(f.mounter.mountAt(staging)).as("the other volume stays staged").isPresent();
+  }
+
+  @Test
+  void stagingAVolumeThatIsStillMountedElsewhereIsRefused() {
+    Volume volume = engine.createVolume(fs("busy", 20 * MIB));
+    engine.stage(stage(volume.id()));
+    engine.publish(publish(volume.id(), false));
+    engine.unpublish(volume.id(), staging); // the CO named the staging path as the target
+    Path second = f.kubelet.resolve("plugins/staging/second");
+    StageRequest again =
+        new StageRequest(volume.id(), second, AccessType.FILESYSTEM, "", List.of());
+
+    assertThat(reason(() -> engine.stage(again))).isEqualTo(Reason.FAILED_PRECONDITION);
+    assertThat(f.mounter.mountAt(second)).isEmpty();
+    assertThat(f.mounter.mountAt(target)).as("the publication is untouched").isPresent();
+  }
+
+  @Test
+  void aSnapshotFreezesOnlyTheVolumesOwnFilesystem() {
+    Volume stale = engine.createVolume(fs("stale", 20 * MIB));
+    engine.stage(stage(stale.id()));
+    f.mounter.unmount(staging); // lost behind the driver's back: its record still says staged
+    Volume now = engine.createVolume(fs("now", 20 * MIB));
+    engine.stage(stage(now.id())); // another volume is staged at that path now
+
+    engine.createSnapshot("of-stale", stale.id());
+    assertThat(f.mounter.log())
+        .as("the other volume is not frozen")
+        .noneMatch(l -> l.startsWith("freeze"));
+    engine.createSnapshot("of-now", now.id());
+    assertThat(f.mounter.log()).contains("freeze " + staging);
+  }
+
+  @Test
   void stagingAtASecondPathIsRefusedWhileStagedAtTheFirst() {
     Volume volume = engine.createVolume(fs("two", 20 * MIB));
     engine.stage(stage(volume.id()));
