@@ -75,6 +75,7 @@ class HostileInputIT {
   private CsiClient csi;
   private final List<String> volumeIds = new ArrayList<>();
   private final List<String> snapshotIds = new ArrayList<>();
+  private final Map<String, String> staged = new java.util.TreeMap<>(); // volume -> staging path
   private final List<String> hostile = new ArrayList<>();
   private final List<String> wellFormed = new ArrayList<>();
 
@@ -280,6 +281,7 @@ class HostileInputIT {
                   .putVolumeContext("note", SECRET);
           addCapabilities(c -> request.setVolumeCapability(c));
           csi.node().nodeStageVolume(request.build());
+          staged.put(request.getVolumeId(), request.getStagingTargetPath());
         }
         case NODE_UNSTAGE ->
             csi.node()
@@ -289,10 +291,17 @@ class HostileInputIT {
                         .setStagingTargetPath(path())
                         .build());
         case NODE_PUBLISH -> {
+          // Mostly a volume where it really is staged, so that publishing gets past that check.
+          List<String> stagedIds = new ArrayList<>(staged.keySet());
+          String volumeId =
+              stagedIds.isEmpty() || random.nextInt(4) == 0
+                  ? id(volumeIds)
+                  : stagedIds.get(random.nextInt(stagedIds.size()));
           Csi.NodePublishVolumeRequest.Builder request =
               Csi.NodePublishVolumeRequest.newBuilder()
-                  .setVolumeId(id(volumeIds))
-                  .setStagingTargetPath(path())
+                  .setVolumeId(volumeId)
+                  .setStagingTargetPath(
+                      pick(() -> staged.getOrDefault(volumeId, path()), this::path))
                   .setTargetPath(path())
                   .setReadonly(random.nextBoolean())
                   .putSecrets("password", SECRET)
