@@ -141,13 +141,7 @@ final class NodeVolumes {
   void unstage(String volumeId, Path stagingPath) {
     Path staging = paths.check("staging path", stagingPath);
     try (KeyedLocks.Held lock = locks.lock("volume:" + volumeId)) {
-      VolumeRecord record =
-          catalog
-              .volume(volumeId)
-              .orElseThrow(
-                  () ->
-                      StorageException.notFound(
-                          "volume %s does not exist", Catalog.shown(volumeId)));
+      VolumeRecord record = recorded(volumeId);
       Path image = catalog.image(record);
       List<String> devices = loops.devicesFor(image);
       Optional<MountEntry> mount = mounter.mountAt(staging);
@@ -240,13 +234,7 @@ final class NodeVolumes {
   void unpublish(String volumeId, Path targetPath) {
     Path target = paths.check("target path", targetPath);
     try (KeyedLocks.Held lock = locks.lock("volume:" + volumeId)) {
-      VolumeRecord record =
-          catalog
-              .volume(volumeId)
-              .orElseThrow(
-                  () ->
-                      StorageException.notFound(
-                          "volume %s does not exist", Catalog.shown(volumeId)));
+      VolumeRecord record = recorded(volumeId);
       // Its loop devices, also one whose image file was deleted under it: still its mounts.
       Path image = catalog.image(record);
       List<String> devices =
@@ -274,6 +262,14 @@ final class NodeVolumes {
         LOG.warn("cannot remove target {} of volume {}: {}", target, volumeId, e.toString());
       }
     }
+  }
+
+  /** The volume's record in whatever state; NOT_FOUND when there is none. */
+  private VolumeRecord recorded(String volumeId) {
+    return catalog
+        .volume(volumeId)
+        .orElseThrow(
+            () -> StorageException.notFound("volume %s does not exist", Catalog.shown(volumeId)));
   }
 
   private List<Path> mountsOf(String device) {
