@@ -43,8 +43,14 @@ final class HostState {
 
   /** Unmounts and detaches whatever a failed test left under {@code dir}, then deletes it. */
   static void release(Path dir) throws IOException, InterruptedException {
-    for (String mount : mountsUnder(dir)) {
-      run("umount", "-l", mount);
+    // Stacked mounts, and mounts inside mounts, may need more than one pass.
+    for (int pass = 0; pass < 5 && !mountsUnder(dir).isEmpty(); pass++) {
+      for (String mount : mountsUnder(dir)) {
+        List<String> out = run("umount", "-l", mount);
+        if (pass > 0) {
+          System.err.println("release: pass " + pass + ", umount " + mount + ": " + out);
+        }
+      }
     }
     for (String device : loopDevicesUnder(dir)) {
       run("losetup", "-d", device);
