@@ -20,6 +20,17 @@ public interface LoopDevices {
         .toList();
   }
 
+  /**
+   * Like {@link #devicesFor}, and also the devices still holding {@code image} after it was deleted
+   * under them: their mounts are still the image's.
+   */
+  default List<String> devicesHolding(Path image) {
+    return list().stream()
+        .filter(l -> l.backingFile().equals(image))
+        .map(LoopDevice::device)
+        .toList();
+  }
+
   /** Makes the device pick up its backing file's new size. */
   void refreshSize(String device);
 

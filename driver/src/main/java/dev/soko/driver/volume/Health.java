@@ -36,6 +36,11 @@ final class Health {
     return entry.fsType().equals("devtmpfs") && entry.root().equals(node);
   }
 
+  /** True when {@code entry} mounts any of {@code devices}. */
+  static boolean mountsAny(MountEntry entry, List<String> devices) {
+    return devices.stream().anyMatch(device -> mounts(entry, device));
+  }
+
   final class View {
     private final List<LoopDevice> devices;
     private final List<MountEntry> mountTable;

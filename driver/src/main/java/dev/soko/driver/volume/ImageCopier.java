@@ -34,10 +34,7 @@ final class ImageCopier {
       // at that path now.
       List<String> devices = loops.devicesFor(sourceImage);
       boolean staged =
-          mounter
-              .mountAt(staging)
-              .filter(m -> devices.stream().anyMatch(d -> Health.mounts(m, d)))
-              .isPresent();
+          mounter.mountAt(staging).filter(m -> Health.mountsAny(m, devices)).isPresent();
       if (staged) {
         mounter.freeze(staging);
         frozen = Optional.of(staging);

@@ -1,6 +1,5 @@
 package dev.soko.driver.volume;
 
-import dev.soko.driver.mount.LoopDevice;
 import dev.soko.driver.mount.LoopDevices;
 import dev.soko.driver.mount.MountEntry;
 import dev.soko.driver.mount.MountOptions;
@@ -93,7 +92,7 @@ final class NodeVolumes {
         record.accessType() == AccessType.BLOCK
             || mounter
                 .mountAt(Path.of(stagedAt))
-                .filter(mount -> attached.stream().anyMatch(d -> Health.mounts(mount, d)))
+                .filter(mount -> Health.mountsAny(mount, attached))
                 .isPresent();
     if (stillStaged) {
       throw StorageException.precondition(
@@ -145,7 +144,7 @@ final class NodeVolumes {
       Path image = catalog.image(record);
       List<String> devices = loops.devicesFor(image);
       Optional<MountEntry> mount = mounter.mountAt(staging);
-      if (mount.isPresent() && devices.stream().anyMatch(d -> Health.mounts(mount.get(), d))) {
+      if (mount.isPresent() && Health.mountsAny(mount.get(), devices)) {
         mounter.unmount(staging);
       }
       for (String device : devices) {
@@ -235,13 +234,7 @@ final class NodeVolumes {
     Path target = paths.check("target path", targetPath);
     try (KeyedLocks.Held lock = locks.lock("volume:" + volumeId)) {
       VolumeRecord record = recorded(volumeId);
-      // Its loop devices, also one whose image file was deleted under it: still its mounts.
-      Path image = catalog.image(record);
-      List<String> devices =
-          loops.list().stream()
-              .filter(l -> l.backingFile().equals(image))
-              .map(LoopDevice::device)
-              .toList();
+      List<String> devices = loops.devicesHolding(catalog.image(record));
       // Bind mounts can be stacked by repeated attempts; peel them all off, but only this
       // volume's: a wrong target path must not unmount another volume or anything else.
       for (int i = 0; i < 8; i++) {
@@ -249,7 +242,7 @@ final class NodeVolumes {
         if (mount.isEmpty()) {
           break;
         }
-        if (devices.stream().noneMatch(d -> Health.mounts(mount.get(), d))) {
+        if (!Health.mountsAny(mount.get(), devices)) {
           throw StorageException.precondition(
               "target path %s holds a mount that is not volume %s; leaving it alone",
               target, record.id());

@@ -44,8 +44,12 @@ final class HostState {
   /** Unmounts and detaches whatever a failed test left under {@code dir}, then deletes it. */
   static void release(Path dir) throws IOException, InterruptedException {
     // Stacked mounts, and mounts inside mounts, may need more than one pass.
-    for (int pass = 0; pass < 5 && !mountsUnder(dir).isEmpty(); pass++) {
-      for (String mount : mountsUnder(dir)) {
+    for (int pass = 0; pass < 5; pass++) {
+      List<String> mounts = mountsUnder(dir);
+      if (mounts.isEmpty()) {
+        break;
+      }
+      for (String mount : mounts) {
         List<String> out = run("umount", "-l", mount);
         if (pass > 0) {
           System.err.println("release: pass " + pass + ", umount " + mount + ": " + out);
