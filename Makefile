@@ -9,6 +9,14 @@ export SOKO_CACHE ?= $(HOME)/.cache/soko
 demo: deps build tools-e2e ## Local control plane + operator + driver + CSI sidecars: a StorageCluster, a PVC provisioned, expanded, snapshotted, restored (root)
 	bash hack/cluster-demo.sh
 
+.PHONY: cluster-up
+cluster-up: deps build tools-node images ## A real single-node cluster (kubelet, containerd) in its own network namespace; prints KUBECONFIG (root)
+	bash hack/local-cluster.sh up
+
+.PHONY: cluster-down
+cluster-down: ## Stop the local cluster and remove everything it made (root)
+	bash hack/local-cluster.sh down
+
 .PHONY: demo-driver
 demo-driver: deps build ## The driver alone on a temporary pool: create, stage, publish, write, snapshot, restore, verify, expand (root)
 	bash hack/demo.sh
@@ -34,6 +42,10 @@ sanity: deps build ## csi-sanity against the real driver jar with real loop devi
 .PHONY: e2e
 e2e: deps build tools-e2e ## End to end: kube-apiserver, operator, driver and the real provisioner/resizer/snapshotter (root)
 	bash hack/e2e.sh
+
+.PHONY: e2e-node
+e2e-node: deps build tools-node images ## End to end on a real node: Helm install, pods writing to volumes, expansion, snapshots, faults (root)
+	bash hack/e2e-node.sh
 
 .PHONY: test-dist
 test-dist: tools-test ## Helm chart and OLM bundle: drift, lint, template, schema, CSV == chart, operator-verify
@@ -77,6 +89,10 @@ tools-test: ## Build the pinned Go tools that the tests use
 tools-e2e: ## Build the pinned Go tools of the end-to-end test and the demo
 	bash hack/tools.sh kube-apiserver etcd kubectl kube-controller-manager csi-provisioner \
 	  csi-resizer csi-snapshotter snapshot-controller snapshot-crds
+
+.PHONY: tools-node
+tools-node: tools-e2e ## Build the local cluster's node: kubelet, kube-scheduler, kube-proxy, containerd
+	bash hack/tools.sh kube-scheduler kubelet kube-proxy containerd containerd-shim-runc-v2 ctr
 
 .PHONY: deps
 deps: ## Install the Debian packages the driver and tests run (idempotent)

@@ -14,6 +14,11 @@ packages+=(mmdebstrap podman buildah runc uidmap fuse-overlayfs slirp4netns cont
 # kube-apiserver, the operator's health endpoint.
 packages+=(openssl curl)
 
+# The local cluster (hack/local-cluster.sh): runc as containerd's OCI runtime, the CNI plugins
+# (bridge, host-local, portmap, loopback), iptables for kube-proxy, socat to reach the cluster's
+# API server from the host's loopback, busybox-static for the test workloads' image.
+packages+=(runc containernetworking-plugins iptables socat busybox-static)
+
 # Chart and OLM bundle generator and tests (hack/gen-dist.py, hack/test-dist.py).
 packages+=(python3 python3-yaml)
 

@@ -40,7 +40,8 @@ RECIPE_REV=1
 export GOTOOLCHAIN=local
 
 BUILT_TOOLS=(csi-sanity kube-apiserver etcd kubectl helm csi-provisioner csi-resizer csi-snapshotter
-  snapshot-controller kube-controller-manager operator-verify)
+  snapshot-controller kube-controller-manager operator-verify kube-scheduler kubelet kube-proxy
+  containerd containerd-shim-runc-v2 ctr)
 # Pinned, but every version of their module is refused by the module proxy reachable here
 # (403 "This module version is not available"). Named explicitly they are attempted and fail loudly;
 # `all` skips them with a warning.
@@ -56,11 +57,11 @@ fail() {
 
 # Sets mod, ver, pkg and ldflags for tool $1.
 recipe() {
-  ldflags=""
+  ldflags="" tags=""
   case $1 in
   csi-sanity)
     mod=$CSI_SANITY_MODULE ver=$CSI_SANITY_VERSION pkg=$mod/cmd/csi-sanity ;;
-  kube-apiserver | kube-controller-manager | kubectl)
+  kube-apiserver | kube-controller-manager | kubectl | kube-scheduler | kubelet | kube-proxy)
     mod=$KUBERNETES_MODULE ver=$KUBERNETES_VERSION pkg=$mod/cmd/$1
     ldflags=$(kubernetes_version_ldflags) ;;
   etcd)
@@ -87,6 +88,11 @@ recipe() {
   hostpathplugin)
     mod=$HOSTPATHPLUGIN_MODULE ver=$HOSTPATHPLUGIN_VERSION pkg=$mod/cmd/hostpathplugin
     ldflags="-X main.version=$ver" ;;
+  containerd | containerd-shim-runc-v2 | ctr)
+    # Without the snapshotters this machine cannot use (device-mapper, zfs) or does not need.
+    mod=$CONTAINERD_MODULE ver=$CONTAINERD_VERSION pkg=$mod/cmd/$1
+    tags="no_btrfs no_devmapper no_zfs urfave_cli_no_docs"
+    ldflags="-X $mod/version.Version=$ver" ;;
   operator-verify)
     mod=$OPERATOR_VERIFY_MODULE ver=$OPERATOR_VERIFY_VERSION pkg=$mod/cmd/operator-verify ;;
   *) fail "unknown tool '$1' (hack/tools.sh --list shows the names)" ;;
@@ -117,7 +123,7 @@ short_hash() { sha256sum | cut -c1-12; }
 # Directory of the pinned build of tool $1 (recipe must have been called).
 tool_dir() {
   local key
-  key=$(printf '%s\n' "$RECIPE_REV" "$mod" "$ver" "$pkg" "$ldflags" "${KUBERNETES_STAGING_VERSION}" \
+  key=$(printf '%s\n' "$RECIPE_REV" "$mod" "$ver" "$pkg" "$ldflags" ${tags:+"$tags"} "${KUBERNETES_STAGING_VERSION}" \
     "$(go_version)" "$(cat "$here/tools/wrapper.go.mod.in")" | short_hash)
   echo "$cache/tools/$1/$ver-$key"
 }
@@ -228,7 +234,7 @@ build_tool() {
   {
     wrapper=$(wrapper_dir) &&
       extra=$(late_ldflags "$name" "$wrapper") &&
-      (cd "$wrapper" && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath \
+      (cd "$wrapper" && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath ${tags:+-tags "$tags"} \
         -ldflags "-s -w $ldflags $extra" -o "$dir.tmp/$name" "$pkg") &&
       runs "$dir.tmp/$name"
   } >"$log" 2>&1 || {
