@@ -446,8 +446,8 @@ restart() {
   case $name in containerd | kubelet) ;; *) die "restart: containerd or kubelet, not '$name'" ;; esac
   pid=$(cat "$STATE/pids/$name.pid")
   kill -TERM "$pid" 2>/dev/null || true
-  wait_until 30 bash -c "! kill -0 $pid 2>/dev/null" || kill -KILL "$pid" 2>/dev/null || true
-  wait_until 10 bash -c "! kill -0 $pid 2>/dev/null" || die "$name (pid $pid) does not stop"
+  wait_until 30 all_gone "$pid" || kill -KILL "$pid" 2>/dev/null || true
+  wait_until 10 all_gone "$pid" || die "$name (pid $pid) does not stop"
   mv "$STATE/logs/$name.log" "$STATE/logs/$name.$(date +%s).log"
   "run_$name"
   [ "$name" = kubelet ] || return 0
@@ -517,11 +517,20 @@ with_descendants() {
   while ((changed)); do
     changed=0
     for f in /proc/[0-9]*/stat; do
-      read -r pid _ _ ppid _ <"$f" 2>/dev/null || continue
+      read -r pid _ _ ppid _ 2>/dev/null <"$f" || continue
       if [ -n "${keep[$ppid]:-}" ] && [ -z "${keep[$pid]:-}" ]; then keep[$pid]=1 changed=1; fi
     done
   done
   printf '%s\n' "${!keep[@]}"
+}
+
+# Succeeds when none of the pids is a live process (a zombie is not: it only waits for its parent).
+all_gone() {
+  local state
+  for pid in "$@"; do
+    state=$(ps -o stat= -p "$pid" 2>/dev/null) || continue
+    [[ $state == Z* ]] || return 1
+  done
 }
 
 stop_processes() {
@@ -530,9 +539,9 @@ stop_processes() {
   ((${#pids[@]})) || return 0
   mapfile -t pids < <(with_descendants "${pids[@]}")
   kill -TERM "${pids[@]}" 2>/dev/null || true
-  wait_until 10 bash -c 'for p in "$@"; do kill -0 "$p" 2>/dev/null && exit 1; done; exit 0' _ "${pids[@]}" ||
-    kill -KILL "${pids[@]}" 2>/dev/null || true
-  wait_until 10 bash -c 'for p in "$@"; do kill -0 "$p" 2>/dev/null && exit 1; done; exit 0' _ "${pids[@]}" || true
+  wait_until 10 all_gone "${pids[@]}" && return 0
+  kill -KILL "${pids[@]}" 2>/dev/null || true
+  wait_until 10 all_gone "${pids[@]}" || true
 }
 
 # Loop devices whose image lies in the cluster's state or pool (as the driver's container saw it).
