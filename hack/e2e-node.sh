@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The end-to-end tier on a real node: starts the local cluster (hack/local-cluster.sh: kubelet,
+# containerd, control plane, the images imported), runs the Java *E2E tests against it (operator
+# module, Failsafe execution "e2e", JUnit reports in operator/target/e2e-reports, failure reports
+# with every component's logs in operator/target/e2e-report), and stops the cluster again, checking
+# that nothing is left. Needs root, the images (make images) and the node's tools (make tools-node).
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+require_root "the end-to-end tier on a real node"
+ROOT=$(soko_root)
+cluster=$ROOT/hack/local-cluster.sh
+
+trap 'bash "$cluster" down' EXIT
+bash "$cluster" up
+eval "$(bash "$cluster" env)"
+cd "$ROOT"
+# Only the e2e execution: the unit tests and *IT ran in `mvn verify` before this tier.
+mvn -B -pl operator -am verify -De2e.skip=false -DskipITs=true -Dtest=none \
+  -Dsurefire.failIfNoSpecifiedTests=false ${E2E_TEST:+-Dit.test="$E2E_TEST"}

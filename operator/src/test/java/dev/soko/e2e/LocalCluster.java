@@ -1,0 +1,118 @@
+package dev.soko.e2e;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The cluster that {@code hack/local-cluster.sh up} started: a real kube-apiserver, scheduler,
+ * controller-manager, containerd and kubelet on this machine, reached through the variables the
+ * script prints. The end-to-end tier never starts or stops the cluster; it only restarts one of its
+ * processes through the same script, as an admin would restart a node's service.
+ */
+final class LocalCluster {
+  static final Path REPO = Path.of("..").toAbsolutePath().normalize();
+
+  final Path kubeconfig;
+  final Path stateDir;
+  final String node;
+  final String imageRegistry;
+  final Path helm;
+  final String projectVersion;
+
+  private LocalCluster(
+      Path kubeconfig, Path stateDir, String node, String imageRegistry, Path helm, String version) {
+    this.kubeconfig = kubeconfig;
+    this.stateDir = stateDir;
+    this.node = node;
+    this.imageRegistry = imageRegistry;
+    this.helm = helm;
+    this.projectVersion = version;
+  }
+
+  /** The running cluster, or a failure that says how to start one. */
+  static LocalCluster fromEnvironment() {
+    String kubeconfig = System.getenv("KUBECONFIG");
+    String state = System.getenv("SOKO_CLUSTER_DIR");
+    if (kubeconfig == null || state == null) {
+      throw new IllegalStateException(
+          "no local cluster: run `hack/local-cluster.sh up` and export the variables it prints"
+              + " (KUBECONFIG, SOKO_CLUSTER_DIR, SOKO_CLUSTER_NODE, SOKO_CLUSTER_IMAGE_REGISTRY)");
+    }
+    String cache =
+        System.getenv()
+            .getOrDefault("SOKO_CACHE", System.getProperty("user.home") + "/.cache/soko");
+    return new LocalCluster(
+        Path.of(kubeconfig),
+        Path.of(state),
+        System.getenv().getOrDefault("SOKO_CLUSTER_NODE", "soko-node"),
+        System.getenv().getOrDefault("SOKO_CLUSTER_IMAGE_REGISTRY", "soko.local"),
+        Path.of(cache, "bin", "helm"),
+        System.getProperty("soko.version", "0.1.0-SNAPSHOT"));
+  }
+
+  KubernetesClient client() throws IOException {
+    return new KubernetesClientBuilder()
+        .withConfig(Config.fromKubeconfig(Files.readString(kubeconfig)))
+        .build();
+  }
+
+  /** Runs the pinned helm against this cluster; fails with its output when it exits non-zero. */
+  String helm(String... args) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of(helm.toString(), "--kubeconfig", kubeconfig.toString()));
+    command.addAll(List.of(args));
+    return run(command, 300);
+  }
+
+  /** Restarts one of the node's processes (kubelet, containerd) through the cluster script. */
+  void restart(String process) throws IOException, InterruptedException {
+    run(List.of("bash", REPO.resolve("hack/local-cluster.sh").toString(), "restart", process), 180);
+  }
+
+  /** Kills a container of the node with SIGKILL, as the OOM killer or a crash would. */
+  void killContainer(String containerId) throws IOException, InterruptedException {
+    String id = containerId.substring(containerId.indexOf("://") + 3);
+    run(
+        List.of(
+            "bash", REPO.resolve("hack/local-cluster.sh").toString(), "ctr", "task", "kill",
+            "--signal", "SIGKILL", id),
+        60);
+  }
+
+  /** The cluster's logs (control plane, runtime, kubelet), copied into a failure report. */
+  Path logs() {
+    return stateDir.resolve("logs");
+  }
+
+  static String run(List<String> command, int timeoutSeconds)
+      throws IOException, InterruptedException {
+    Path output = Files.createTempFile("soko-e2e-cmd", ".log");
+    try {
+      Process p =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(output.toFile())
+              .start();
+      if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        throw new AssertionError(
+            String.join(" ", command) + " did not finish in " + timeoutSeconds + " s");
+      }
+      String out = Files.readString(output, StandardCharsets.UTF_8);
+      if (p.exitValue() != 0) {
+        throw new AssertionError(
+            String.join(" ", command) + " exited " + p.exitValue() + ":\n" + out);
+      }
+      return out;
+    } finally {
+      Files.deleteIfExists(output);
+    }
+  }
+}

@@ -1,0 +1,452 @@
+package dev.soko.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.soko.api.v1alpha1.PoolStatus;
+import dev.soko.api.v1alpha1.StorageCluster;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.storage.CSINode;
+import io.fabric8.kubernetes.api.model.storage.CSINodeDriver;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Soko as a cluster admin meets it on a real node: {@code helm install} of the chart with its
+ * StorageCluster, the node plugin as a privileged DaemonSet registering with the real kubelet, and
+ * application pods (in a namespace at the cluster's baseline Pod Security level) that write to
+ * their volumes while they are expanded, snapshotted, restored and used as raw block devices.
+ * The steps build on each other, in order; the cluster comes from {@code hack/local-cluster.sh}.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ExtendWith(FailureReport.class)
+class RealNodeE2E {
+  private static final String RELEASE = "soko";
+  private static final String SYSTEM = "soko-system";
+  private static final String APPS = "e2e-apps";
+  private static final String DRIVER = "csi.soko.dev";
+  private static final String XFS = "soko";
+  private static final String EXT4 = "soko-ext4";
+  private static final String SNAPSHOTS = "soko-snapshots";
+  private static final Duration SHORT = Duration.ofSeconds(60);
+  private static final Duration LONG = Duration.ofSeconds(180);
+  private static final ResourceDefinitionContext VOLUME_SNAPSHOTS =
+      new ResourceDefinitionContext.Builder()
+          .withGroup("snapshot.storage.k8s.io")
+          .withVersion("v1")
+          .withPlural("volumesnapshots")
+          .withKind("VolumeSnapshot")
+          .withNamespaced(true)
+          .build();
+
+  private LocalCluster cluster;
+  private KubernetesClient client;
+  private Workloads apps;
+  private String writtenSum;
+
+  @BeforeAll
+  void connect() throws Exception {
+    cluster = LocalCluster.fromEnvironment();
+    client = cluster.client();
+    apps = new Workloads(client, APPS, cluster.imageRegistry);
+  }
+
+  @AfterAll
+  void close() {
+    if (client != null) {
+      client.close();
+    }
+  }
+
+  @Test
+  @Order(1)
+  void helmInstallsTheOperatorAndItsStorageClusterBecomesReady() throws Exception {
+    Path values = Files.createTempFile("soko-e2e-values", ".yaml");
+    Files.writeString(values, valuesFile());
+    try {
+      cluster.helm(
+          "install", RELEASE, LocalCluster.REPO.resolve("helm/soko").toString(),
+          "--namespace", SYSTEM, "--create-namespace", "--values", values.toString(),
+          "--wait", "--timeout", "3m");
+    } finally {
+      Files.deleteIfExists(values);
+    }
+    StorageCluster ready =
+        Await.until(
+            "StorageCluster " + RELEASE + " Ready=True", LONG, this::storageCluster,
+            sc -> "True".equals(condition(sc, "Ready")));
+    assertThat(ready.getStatus().getNodes().desired()).isEqualTo(1);
+    assertThat(ready.getStatus().getNodes().ready()).isEqualTo(1);
+    assertThat(ready.getStatus().getNodes().registered())
+        .as("nodes whose CSINode lists the driver")
+        .isEqualTo(1);
+    PoolStatus pool =
+        Await.until(
+            "the pool's capacity in status", SHORT, () -> storageCluster().getStatus().getPools(),
+            pools -> !pools.isEmpty() && pools.get(0).total() != null).get(0);
+    assertThat(pool.node()).isEqualTo(cluster.node);
+    assertThat(Quantity.getAmountInBytes(new Quantity(pool.total())).longValue())
+        .as("the pool's total, from the node's CSIStorageCapacity")
+        .isGreaterThan(1L << 30);
+  }
+
+  @Test
+  @Order(2)
+  void theKubeletRegistersTheDriverWithItsNodeIdAndTopologyKey() {
+    CSINodeDriver registered = registeredDriver();
+    assertThat(registered.getNodeID()).isEqualTo(cluster.node);
+    assertThat(registered.getTopologyKeys()).containsExactly("topology.soko.dev/node");
+    assertThat(client.nodes().withName(cluster.node).get().getMetadata().getLabels())
+        .containsEntry("topology.soko.dev/node", cluster.node);
+  }
+
+  @Test
+  @Order(3)
+  void aPodWritesToAVolumeThatIsStagedAndPublishedByTheKubelet() {
+    client.resource(new NamespaceBuilder().withNewMetadata().withName(APPS).endMetadata().build())
+        .serverSideApply();
+    assertThat(client.namespaces().withName(APPS).get().getMetadata().getLabels())
+        .as("the application namespace stays at the cluster's default Pod Security level")
+        .doesNotContainKey("pod-security.kubernetes.io/enforce");
+    apps.create(apps.claim("data", XFS, "320Mi", false));
+    apps.create(apps.pod("writer", "data", false, false));
+    awaitRunning("writer");
+    apps.sh("writer", "dd if=/dev/urandom of=/data/blob bs=1M count=16 2>/dev/null && sync");
+    writtenSum = apps.sh("writer", "sha256sum /data/blob | cut -d' ' -f1");
+    assertThat(apps.sh("writer", "grep ' /data ' /proc/mounts"))
+        .as("the volume is an xfs filesystem on a loop device")
+        .contains("/dev/loop")
+        .contains(" xfs ");
+    PersistentVolumeClaim claim = claim("data");
+    assertThat(claim.getStatus().getPhase()).isEqualTo("Bound");
+    assertThat(
+            client.persistentVolumes().withName(claim.getSpec().getVolumeName()).get().getSpec()
+                .getNodeAffinity().getRequired().getNodeSelectorTerms().get(0)
+                .getMatchExpressions().get(0).getValues())
+        .as("the volume is pinned to the node that holds it")
+        .containsExactly(cluster.node);
+  }
+
+  @Test
+  @Order(4)
+  void aVolumeExpandedWhileItsPodRunsShowsTheNewSizeInThePod() {
+    long before = filesystemBytes("writer");
+    client.persistentVolumeClaims().inNamespace(APPS).withName("data")
+        .edit(c -> {
+          c.getSpec().getResources().getRequests().put("storage", new Quantity("640Mi"));
+          return c;
+        });
+    long after =
+        Await.until(
+            "the pod to see the grown filesystem", LONG, () -> filesystemBytes("writer"),
+            bytes -> bytes > before + (200L << 20));
+    assertThat(after).isLessThanOrEqualTo(640L << 20);
+    Await.until(
+        "PVC capacity 640Mi", SHORT,
+        () -> claim("data").getStatus().getCapacity().get("storage"),
+        q -> q != null && Quantity.getAmountInBytes(q).longValue() == 640L << 20);
+    assertThat(apps.sh("writer", "sha256sum /data/blob | cut -d' ' -f1")).isEqualTo(writtenSum);
+  }
+
+  @Test
+  @Order(5)
+  void aSnapshotRestoredIntoANewVolumeHoldsTheSameBytes() {
+    client.genericKubernetesResources(VOLUME_SNAPSHOTS).inNamespace(APPS)
+        .resource(snapshot("snap", "data")).create();
+    GenericKubernetesResource snap =
+        Await.until(
+            "VolumeSnapshot snap readyToUse", LONG,
+            () -> client.genericKubernetesResources(VOLUME_SNAPSHOTS).inNamespace(APPS)
+                .withName("snap").get(),
+            s -> Boolean.TRUE.equals(field(s, "status", "readyToUse")));
+    PersistentVolumeClaim restored = apps.claim("restored", XFS, "640Mi", false);
+    restored.getSpec().setDataSource(
+        new io.fabric8.kubernetes.api.model.TypedLocalObjectReference(
+            "snapshot.storage.k8s.io", "VolumeSnapshot", "snap"));
+    apps.create(restored);
+    apps.create(apps.pod("reader", "restored", false, false));
+    awaitRunning("reader");
+    assertThat(apps.sh("reader", "sha256sum /data/blob | cut -d' ' -f1"))
+        .as("the restored volume holds the snapshot's bytes")
+        .isEqualTo(writtenSum);
+    assertThat(field(snap, "status", "restoreSize")).isNotNull();
+  }
+
+  @Test
+  @Order(6)
+  void aBlockVolumeIsARawDeviceThePodWritesAndReadsBack() {
+    apps.create(apps.claim("raw", EXT4, "64Mi", true));
+    apps.create(apps.pod("block", "raw", true, false));
+    awaitRunning("block");
+    String sum =
+        apps.sh(
+            "block",
+            "dd if=/dev/urandom of=/tmp/chunk bs=1M count=4 2>/dev/null"
+                + " && dd if=/tmp/chunk of=/dev/xvda bs=1M conv=fsync 2>/dev/null"
+                + " && sha256sum /tmp/chunk | cut -d' ' -f1");
+    assertThat(apps.sh("block", "dd if=/dev/xvda bs=1M count=4 2>/dev/null | sha256sum | cut -d' ' -f1"))
+        .isEqualTo(sum);
+    assertThat(apps.sh("block", "blockdev --getsize64 /dev/xvda")).isEqualTo(String.valueOf(64L << 20));
+  }
+
+  @Test
+  @Order(7)
+  void aPodWithFsGroupGetsAVolumeItsGroupCanWrite() {
+    apps.create(apps.claim("shared", EXT4, "64Mi", false));
+    PodBuilder pod = apps.pod("grouped", "shared", false, false);
+    pod.editSpec().withNewSecurityContext().withRunAsUser(1000L).withRunAsGroup(1000L)
+        .withFsGroup(2000L).endSecurityContext().endSpec();
+    apps.create(pod);
+    awaitRunning("grouped");
+    apps.sh("grouped", "echo hello > /data/by-user-1000");
+    assertThat(apps.sh("grouped", "stat -c '%g' /data")).isEqualTo("2000");
+    assertThat(apps.sh("grouped", "stat -c '%u:%g' /data/by-user-1000")).isEqualTo("1000:2000");
+  }
+
+  @Test
+  @Order(8)
+  void aReadOnlyClaimIsMountedReadOnly() {
+    client.pods().inNamespace(APPS).withName("grouped").withGracePeriod(1).delete();
+    Await.until("pod grouped gone", SHORT,
+        () -> client.pods().inNamespace(APPS).withName("grouped").get(), Objects::isNull);
+    apps.create(apps.pod("readonly", "shared", false, true));
+    awaitRunning("readonly");
+    assertThat(apps.sh("readonly", "cat /data/by-user-1000")).isEqualTo("hello");
+    Workloads.Result write = apps.exec(APPS, "readonly", "app", "touch /data/other");
+    assertThat(write.exitCode()).as("writing to a read-only mount fails").isNotZero();
+    assertThat(write.err()).contains("Read-only file system");
+  }
+
+  @Test
+  @Order(9)
+  void aClaimLargerThanAnyPoolStaysPendingWithAnEventThatSaysWhy() {
+    apps.create(apps.claim("huge", XFS, "100Gi", false));
+    apps.create(apps.pod("too-big", "huge", false, false));
+    Event event =
+        Await.until(
+            "a FailedScheduling event for pod too-big", LONG,
+            () -> events("too-big", "FailedScheduling"), list -> !list.isEmpty()).get(0);
+    assertThat(event.getMessage()).contains("enough free storage");
+    assertThat(claim("huge").getStatus().getPhase()).isEqualTo("Pending");
+    client.pods().inNamespace(APPS).withName("too-big").withGracePeriod(0).delete();
+    client.persistentVolumeClaims().inNamespace(APPS).withName("huge").delete();
+  }
+
+  @Test
+  @Order(10)
+  void killingTheDriverLeavesPublishedVolumesWorkingAndItRegistersAgain() throws Exception {
+    Pod plugin = nodePluginPod();
+    ContainerStatus before = containerStatus(plugin, "soko-driver");
+    cluster.killContainer(before.getContainerID());
+    apps.sh("writer", "echo during > /data/during-restart && sync");
+    assertThat(apps.sh("writer", "sha256sum /data/blob | cut -d' ' -f1")).isEqualTo(writtenSum);
+    Await.until(
+        "the driver container to restart", LONG,
+        () -> containerStatus(nodePluginPod(), "soko-driver"),
+        s -> s.getRestartCount() > before.getRestartCount() && Boolean.TRUE.equals(s.getReady()));
+    Await.until(
+        "the CSINode to list the driver again", LONG, this::registeredDriver, Objects::nonNull);
+    apps.create(apps.claim("after-restart", XFS, "320Mi", false));
+    apps.create(apps.pod("after-restart", "after-restart", false, false));
+    awaitRunning("after-restart");
+    assertThat(apps.sh("after-restart", "echo ok > /data/f && cat /data/f")).isEqualTo("ok");
+  }
+
+  @Test
+  @Order(11)
+  void restartingTheKubeletAndTheRuntimeKeepsRunningPodsAndTheirVolumes() throws Exception {
+    cluster.restart("containerd");
+    cluster.restart("kubelet");
+    Await.until("node Ready", LONG, () -> nodeReady(), ready -> ready);
+    assertThat(apps.sh("writer", "cat /data/during-restart")).isEqualTo("during");
+    assertThat(apps.sh("writer", "sha256sum /data/blob | cut -d' ' -f1")).isEqualTo(writtenSum);
+    apps.create(apps.pod("after-kubelet", "after-restart", false, false));
+    client.pods().inNamespace(APPS).withName("after-restart").withGracePeriod(1).delete();
+    awaitRunning("after-kubelet");
+    assertThat(apps.sh("after-kubelet", "cat /data/f")).isEqualTo("ok");
+  }
+
+  @Test
+  @Order(12)
+  void uninstallIsRefusedWhileVolumesExistAndRemovesEverythingAfterwards() throws Exception {
+    client.resources(StorageCluster.class).withName(RELEASE).delete();
+    StorageCluster blocked =
+        Await.until(
+            "status to say that deletion is blocked", SHORT, this::storageCluster,
+            sc -> sc.getStatus().getConditions().stream()
+                .anyMatch(c -> "DeletionBlocked".equals(c.getReason())));
+    String message =
+        blocked.getStatus().getConditions().stream()
+            .filter(c -> "DeletionBlocked".equals(c.getReason()))
+            .findFirst().orElseThrow().getMessage();
+    assertThat(message).contains(claim("data").getSpec().getVolumeName());
+    assertThat(client.storage().v1().csiDrivers().withName(DRIVER).get())
+        .as("the CSIDriver is kept while volumes exist").isNotNull();
+
+    client.pods().inNamespace(APPS).withGracePeriod(1).delete();
+    client.genericKubernetesResources(VOLUME_SNAPSHOTS).inNamespace(APPS).delete();
+    client.persistentVolumeClaims().inNamespace(APPS).delete();
+    Await.until("every PV of the driver gone", LONG,
+        () -> client.persistentVolumes().list().getItems(), List::isEmpty);
+    Await.until("StorageCluster gone", LONG,
+        () -> client.resources(StorageCluster.class).withName(RELEASE).get(), Objects::isNull);
+    assertThat(client.storage().v1().csiDrivers().withName(DRIVER).get()).isNull();
+    assertThat(client.storage().v1().storageClasses().withName(XFS).get()).isNull();
+    cluster.helm("uninstall", RELEASE, "--namespace", SYSTEM, "--wait", "--timeout", "2m");
+    Await.until("no pod left in " + SYSTEM, LONG,
+        () -> client.pods().inNamespace(SYSTEM).list().getItems(), List::isEmpty);
+    assertThat(client.apps().daemonSets().inAnyNamespace().list().getItems()).isEmpty();
+    client.namespaces().withName(APPS).delete();
+  }
+
+  // --- helpers --------------------------------------------------------------------------------
+
+  private String valuesFile() {
+    String registry = cluster.imageRegistry;
+    return """
+        image:
+          registry: %s
+        imageRegistry: %s
+        storageCluster:
+          create: true
+          name: %s
+          spec:
+            pools:
+              - name: default
+                path: /var/lib/soko/pools/default
+            storageClasses:
+              - name: %s
+                pool: default
+                fsType: xfs
+                default: true
+              - name: %s
+                pool: default
+                fsType: ext4
+            snapshots:
+              enabled: true
+              className: %s
+        """
+        .formatted(registry, registry, RELEASE, XFS, EXT4, SNAPSHOTS);
+  }
+
+  private StorageCluster storageCluster() {
+    return client.resources(StorageCluster.class).withName(RELEASE).get();
+  }
+
+  private static String condition(StorageCluster sc, String type) {
+    if (sc == null || sc.getStatus() == null) {
+      return null;
+    }
+    return sc.getStatus().getConditions().stream()
+        .filter(c -> type.equals(c.getType()))
+        .map(Condition::getStatus)
+        .findFirst()
+        .orElse(null);
+  }
+
+  private CSINodeDriver registeredDriver() {
+    CSINode node = client.storage().v1().csiNodes().withName(cluster.node).get();
+    return node == null
+        ? null
+        : node.getSpec().getDrivers().stream()
+            .filter(d -> DRIVER.equals(d.getName()))
+            .findFirst()
+            .orElse(null);
+  }
+
+  private PersistentVolumeClaim claim(String name) {
+    return client.persistentVolumeClaims().inNamespace(APPS).withName(name).get();
+  }
+
+  private void awaitRunning(String pod) {
+    Await.until(
+        "pod " + pod + " Running", LONG,
+        () -> client.pods().inNamespace(APPS).withName(pod).get(),
+        p -> p != null && "Running".equals(p.getStatus().getPhase()));
+  }
+
+  private long filesystemBytes(String pod) {
+    // df -k: 1 KiB blocks, the second field of the second line.
+    return Long.parseLong(apps.sh(pod, "df -k /data | awk 'NR == 2 {print $2}'")) * 1024;
+  }
+
+  private List<Event> events(String object, String reason) {
+    return client.v1().events().inNamespace(APPS).list().getItems().stream()
+        .filter(e -> object.equals(e.getInvolvedObject().getName()))
+        .filter(e -> reason.equals(e.getReason()))
+        .toList();
+  }
+
+  private Pod nodePluginPod() {
+    DaemonSet ds =
+        client.apps().daemonSets().inNamespace(SYSTEM).list().getItems().stream()
+            .filter(d -> d.getMetadata().getName().endsWith("-node"))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no node plugin DaemonSet in " + SYSTEM));
+    return client.pods().inNamespace(SYSTEM)
+        .withLabels(ds.getSpec().getSelector().getMatchLabels()).list().getItems().stream()
+        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no node plugin pod"));
+  }
+
+  private static ContainerStatus containerStatus(Pod pod, String container) {
+    return pod.getStatus().getContainerStatuses().stream()
+        .filter(s -> container.equals(s.getName()))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no status of container " + container));
+  }
+
+  private boolean nodeReady() {
+    return client.nodes().withName(cluster.node).get().getStatus().getConditions().stream()
+        .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+  }
+
+  private static GenericKubernetesResource snapshot(String name, String claim) {
+    GenericKubernetesResource s = new GenericKubernetesResource();
+    s.setApiVersion("snapshot.storage.k8s.io/v1");
+    s.setKind("VolumeSnapshot");
+    s.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName(name)
+        .withNamespace(APPS).build());
+    s.setAdditionalProperty(
+        "spec",
+        Map.of("volumeSnapshotClassName", SNAPSHOTS, "source",
+            Map.of("persistentVolumeClaimName", claim)));
+    return s;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Object field(GenericKubernetesResource r, String... path) {
+    Object value = r.getAdditionalProperties();
+    for (String p : path) {
+      if (!(value instanceof Map)) {
+        return null;
+      }
+      value = ((Map<String, Object>) value).get(p);
+    }
+    return value;
+  }
+}

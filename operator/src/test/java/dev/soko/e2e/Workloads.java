@@ -1,0 +1,139 @@
+package dev.soko.e2e;
+
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.ExecWatch;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The application side: PVCs and busybox pods in a namespace that stays at the cluster's default
+ * Pod Security level (baseline), and commands run inside them through the API server and the
+ * kubelet (kubectl exec's path).
+ */
+final class Workloads {
+  static final String MOUNT = "/data";
+  static final String DEVICE = "/dev/xvda";
+
+  private final KubernetesClient client;
+  private final String namespace;
+  private final String image;
+
+  Workloads(KubernetesClient client, String namespace, String imageRegistry) {
+    this.client = client;
+    this.namespace = namespace;
+    this.image = imageRegistry + "/busybox:1";
+  }
+
+  String namespace() {
+    return namespace;
+  }
+
+  PersistentVolumeClaim claim(String name, String storageClass, String size, boolean block) {
+    return new PersistentVolumeClaimBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace(namespace)
+        .endMetadata()
+        .withNewSpec()
+        .withStorageClassName(storageClass)
+        .withAccessModes("ReadWriteOnce")
+        .withVolumeMode(block ? "Block" : "Filesystem")
+        .withNewResources()
+        .addToRequests("storage", new Quantity(size))
+        .endResources()
+        .endSpec()
+        .build();
+  }
+
+  /** A pod that mounts PVC {@code claim} at /data (or as /dev/xvda) and sleeps. */
+  PodBuilder pod(String name, String claim, boolean block, boolean readOnly) {
+    PodBuilder pod =
+        new PodBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .withNamespace(namespace)
+            .endMetadata()
+            .withNewSpec()
+            .withTerminationGracePeriodSeconds(1L)
+            .addNewContainer()
+            .withName("app")
+            .withImage(image)
+            .withImagePullPolicy("IfNotPresent")
+            .withCommand("sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done")
+            .endContainer()
+            .addNewVolume()
+            .withName("data")
+            .withNewPersistentVolumeClaim(claim, readOnly)
+            .endVolume()
+            .endSpec();
+    if (block) {
+      pod.editSpec()
+          .editFirstContainer()
+          .addNewVolumeDevice()
+          .withName("data")
+          .withDevicePath(DEVICE)
+          .endVolumeDevice()
+          .endContainer()
+          .endSpec();
+    } else {
+      pod.editSpec()
+          .editFirstContainer()
+          .addNewVolumeMount()
+          .withName("data")
+          .withMountPath(MOUNT)
+          .endVolumeMount()
+          .endContainer()
+          .endSpec();
+    }
+    return pod;
+  }
+
+  Pod create(PodBuilder pod) {
+    return client.resource(pod.build()).create();
+  }
+
+  PersistentVolumeClaim create(PersistentVolumeClaim claim) {
+    return client.resource(claim).create();
+  }
+
+  /** What `sh -c script` printed in the pod's app container; fails when it exits non-zero. */
+  String sh(String pod, String script) {
+    Result r = exec(namespace, pod, "app", script);
+    if (r.exitCode != 0) {
+      throw new AssertionError(
+          "in pod " + pod + ": `" + script + "` exited " + r.exitCode + ": " + r.err + r.out);
+    }
+    return r.out.trim();
+  }
+
+  /** Runs {@code sh -c script} in a container and returns its exit code and output. */
+  Result exec(String ns, String pod, String container, String script) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    try (ExecWatch watch =
+        client
+            .pods()
+            .inNamespace(ns)
+            .withName(pod)
+            .inContainer(container)
+            .writingOutput(out)
+            .writingError(err)
+            .exec("sh", "-c", script)) {
+      Integer code = watch.exitCode().get(120, TimeUnit.SECONDS);
+      return new Result(
+          code == null ? -1 : code,
+          out.toString(StandardCharsets.UTF_8),
+          err.toString(StandardCharsets.UTF_8));
+    } catch (Exception e) {
+      throw new AssertionError("exec in " + ns + "/" + pod + " failed: " + e, e);
+    }
+  }
+
+  record Result(int exitCode, String out, String err) {}
+}
