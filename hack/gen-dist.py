@@ -201,7 +201,9 @@ helm uninstall soko -n soko-system
 
 Air-gapped clusters: push the images to your registry (`images/README.md`), set `image.registry`
 for the operator image and `imageRegistry` for the driver and sidecar images (a StorageCluster's
-`spec.images.registry` overrides it for that cluster).
+`spec.images.registry` overrides it for that cluster). With `spec.driver.registration: BuiltIn`
+(the default) node-driver-registrar and livenessprobe are not deployed, so there is nothing to
+mirror for them.
 Examples of values files: `ci/*.yaml`.
 
 ## Values

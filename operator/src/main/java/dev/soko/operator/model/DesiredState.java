@@ -1,5 +1,7 @@
 package dev.soko.operator.model;
 
+import dev.soko.api.v1alpha1.ImageOverrides;
+import dev.soko.api.v1alpha1.Registration;
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.api.v1alpha1.StorageClusterSpec;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -17,9 +19,13 @@ import java.util.List;
  * Everything one StorageCluster should create, as fabric8 objects: a pure function of the
  * StorageCluster, the versions table and the cluster facts. Used by the reconciler's dependents and
  * by {@code render}.
+ *
+ * @param registration how the driver registers with the kubelet (spec.driver.registration,
+ *     defaulted)
  */
 public record DesiredState(
     Names names,
+    Registration registration,
     ResolvedImages images,
     Namespace namespace,
     List<HasMetadata> rbac,
@@ -43,6 +49,7 @@ public record DesiredState(
         new NamespaceBuilder().withMetadata(Rbac.meta(n, n.namespace(), null, "namespace")).build();
     return new DesiredState(
         n,
+        KubeletRegistration.of(spec),
         images,
         ns,
         Rbac.objects(n, snapshots, capacity, health),
@@ -62,6 +69,12 @@ public record DesiredState(
     if (images.registry() == null) {
       out.add(UNQUALIFIED_IMAGES);
     }
+    ImageOverrides o = spec.getImages() == null ? null : spec.getImages().getOverrides();
+    if (KubeletRegistration.of(spec) == Registration.BuiltIn
+        && o != null
+        && (isSet(o.getRegistrar()) || isSet(o.getLivenessProbe()))) {
+      out.add(REGISTRATION_OVERRIDES_UNUSED);
+    }
     if (!CONTROLLER_REPORTS_VOLUME_CONDITION
         && Boolean.TRUE.equals(spec.getFeatures().getVolumeHealthMonitor())) {
       out.add(HEALTH_MONITOR_IGNORED);
@@ -80,6 +93,11 @@ public record DesiredState(
       "images have no registry (neither spec.images.registry nor the operator's --image-registry"
           + " is set), so the container runtime resolves them with its own default";
 
+  static final String REGISTRATION_OVERRIDES_UNUSED =
+      "images.overrides.registrar and images.overrides.livenessProbe are not used: with"
+          + " driver.registration BuiltIn the driver registers with the kubelet and serves its"
+          + " liveness endpoint itself";
+
   static final String HEALTH_MONITOR_IGNORED =
       "features.volumeHealthMonitor is ignored: the controller-mode driver cannot report volume"
           + " conditions (pools live on nodes); kubelet reports them from the node driver when its"
@@ -89,6 +107,10 @@ public record DesiredState(
   public static boolean snapshotsEnabled(StorageClusterSpec spec, ClusterFacts facts) {
     return Boolean.TRUE.equals(spec.getSnapshots().getEnabled())
         && facts.serves(ClusterFacts.VOLUME_SNAPSHOT_CLASSES);
+  }
+
+  private static boolean isSet(String value) {
+    return value != null && !value.isBlank();
   }
 
   /** All objects in apply order: namespace, RBAC, CSIDriver, workloads, classes. */
