@@ -7,7 +7,6 @@ import dev.soko.api.v1alpha1.StorageClusterSpec;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.storage.CSIDriver;
@@ -22,6 +21,7 @@ import java.util.List;
  *
  * @param registration how the driver registers with the kubelet (spec.driver.registration,
  *     defaulted)
+ * @param namespace null when the namespace exists and is not Soko's ({@link OperandNamespace})
  */
 public record DesiredState(
     Names names,
@@ -45,13 +45,11 @@ public record DesiredState(
     boolean health =
         CONTROLLER_REPORTS_VOLUME_CONDITION
             && Boolean.TRUE.equals(spec.getFeatures().getVolumeHealthMonitor());
-    Namespace ns =
-        new NamespaceBuilder().withMetadata(Rbac.meta(n, n.namespace(), null, "namespace")).build();
     return new DesiredState(
         n,
         KubeletRegistration.of(spec),
         images,
-        ns,
+        facts.foreignNamespace() == null ? OperandNamespace.build(n) : null,
         Rbac.objects(n, snapshots, capacity, health),
         StorageObjects.csiDriver(n, spec),
         NodeDaemonSet.build(n, spec, images, snapshots),
@@ -60,14 +58,21 @@ public record DesiredState(
         snapshots
             ? StorageObjects.snapshotClass(n, spec, facts.foreignDefaultSnapshotClass())
             : null,
-        notices(spec, images));
+        notices(spec, images, facts));
   }
 
   /** What the admin asked for but is not done as asked, for the status; empty when none. */
-  private static List<String> notices(StorageClusterSpec spec, ResolvedImages images) {
+  private static List<String> notices(
+      StorageClusterSpec spec, ResolvedImages images, ClusterFacts facts) {
     List<String> out = new ArrayList<>();
     if (images.registry() == null) {
       out.add(UNQUALIFIED_IMAGES);
+    }
+    if (facts.foreignNamespace() != null) {
+      String namespace = OperandNamespace.notice(facts.foreignNamespace());
+      if (namespace != null) {
+        out.add(namespace);
+      }
     }
     ImageOverrides o = spec.getImages() == null ? null : spec.getImages().getOverrides();
     if (KubeletRegistration.of(spec) == Registration.BuiltIn
@@ -113,10 +118,12 @@ public record DesiredState(
     return value != null && !value.isBlank();
   }
 
-  /** All objects in apply order: namespace, RBAC, CSIDriver, workloads, classes. */
+  /** All objects in apply order: namespace (when Soko's), RBAC, CSIDriver, workloads, classes. */
   public List<HasMetadata> all() {
     List<HasMetadata> out = new ArrayList<>();
-    out.add(namespace);
+    if (namespace != null) {
+      out.add(namespace);
+    }
     out.addAll(rbac);
     out.add(csiDriver);
     out.add(controllerDeployment);

@@ -70,7 +70,8 @@ class RenderCommandTest {
         .contains(
             "- \"--kubelet-registration-path=/var/lib/kubelet/plugins/fast.csi.soko.dev/csi.sock\"",
             "- \"--registration-dir=/registration\"",
-            "- \"--health-address=0.0.0.0:9808\"")
+            "- \"--health-address=0.0.0.0:9808\"",
+            "pod-security.kubernetes.io/enforce: \"privileged\"")
         .doesNotContain("node-driver-registrar", "livenessprobe", "liveness-probe");
   }
 

@@ -306,6 +306,60 @@ class DesiredStateTest {
   }
 
   @Test
+  void theNamespaceSokoCreatesLetsPodSecurityAdmitTheNodePlugin() {
+    DesiredState d = desired(Fixtures.sample(), "1.34");
+    assertThat(d.all().get(0)).isSameAs(d.namespace());
+    assertThat(d.namespace().getMetadata().getLabels())
+        .containsEntry("pod-security.kubernetes.io/enforce", "privileged")
+        .containsEntry("pod-security.kubernetes.io/audit", "privileged")
+        .containsEntry("pod-security.kubernetes.io/warn", "privileged")
+        .containsEntry(Names.LABEL_CLUSTER, "fast")
+        .doesNotContainKeys(
+            "pod-security.kubernetes.io/enforce-version",
+            "pod-security.kubernetes.io/audit-version",
+            "pod-security.kubernetes.io/warn-version");
+  }
+
+  @Test
+  void aNamespaceSokoDidNotCreateIsNeitherAppliedNorLabelledAndStatusSaysWhatItNeeds() {
+    KubernetesVersion v = KubernetesVersion.parse("1.34");
+    ClusterFacts baseline =
+        new ClusterFacts(
+            v,
+            Set.of(),
+            false,
+            null,
+            null,
+            new ClusterFacts.ForeignNamespace("soko-fast", "baseline"));
+    DesiredState d = DesiredState.of(Fixtures.sample(), table, baseline);
+    assertThat(d.namespace()).isNull();
+    assertThat(d.all()).noneMatch(o -> o instanceof io.fabric8.kubernetes.api.model.Namespace);
+    assertThat(d.nodeDaemonSet().getMetadata().getNamespace()).isEqualTo("soko-fast");
+    assertThat(d.notices())
+        .anyMatch(
+            n ->
+                n.contains("namespace soko-fast was not created by Soko")
+                    && n.contains("level 'baseline'")
+                    && n.contains("label it pod-security.kubernetes.io/enforce=privileged"));
+
+    ClusterFacts unlabelled =
+        new ClusterFacts(
+            v, Set.of(), false, null, null, new ClusterFacts.ForeignNamespace("soko-fast", null));
+    assertThat(DesiredState.of(Fixtures.sample(), table, unlabelled).notices())
+        .anyMatch(n -> n.contains("the cluster's default Pod Security level applies"));
+    ClusterFacts privileged =
+        new ClusterFacts(
+            v,
+            Set.of(),
+            false,
+            null,
+            null,
+            new ClusterFacts.ForeignNamespace("soko-fast", "privileged"));
+    assertThat(DesiredState.of(Fixtures.sample(), table, privileged).notices())
+        .noneMatch(n -> n.contains("namespace soko-fast"));
+  }
+
+  @Test
   void sidecarImagesFollowKubernetesVersion() {
     String latest =
         container(
@@ -431,11 +485,11 @@ class DesiredStateTest {
   @Test
   void snapshotClassOnlyWhenTheClusterServesTheSnapshotApi() {
     KubernetesVersion v = KubernetesVersion.parse("1.34");
-    ClusterFacts noSnapshots = new ClusterFacts(v, Set.of(), true, null, null);
+    ClusterFacts noSnapshots = new ClusterFacts(v, Set.of(), true, null, null, null);
     DesiredState d = DesiredState.of(Fixtures.sample(), table, noSnapshots);
     assertThat(d.snapshotClass()).isNull();
     ClusterFacts served =
-        new ClusterFacts(v, Set.of(ClusterFacts.VOLUME_SNAPSHOT_CLASSES), true, null, null);
+        new ClusterFacts(v, Set.of(ClusterFacts.VOLUME_SNAPSHOT_CLASSES), true, null, null, null);
     HasMetadata vsc = DesiredState.of(Fixtures.sample(), table, served).snapshotClass();
     assertThat(vsc.getMetadata().getName()).isEqualTo("fast-snapshots");
   }
@@ -448,7 +502,7 @@ class DesiredStateTest {
         .containsEntry("storageclass.kubernetes.io/is-default-class", "true");
     DesiredState other =
         DesiredState.of(
-            Fixtures.sample(), table, new ClusterFacts(v, Set.of(), false, "gp2", null));
+            Fixtures.sample(), table, new ClusterFacts(v, Set.of(), false, "gp2", null, null));
     assertThat(other.storageClasses().get(0).getMetadata().getAnnotations()).isNullOrEmpty();
     assertThat(mine.storageClasses().get(0).getParameters())
         .containsOnlyKeys("pool", "csi.storage.k8s.io/fstype")
