@@ -7,9 +7,11 @@
 # everything is deleted again. Each check names what it asserts. Exits non-zero on any failure;
 # the last line is "N passed, M failed". Needs root (the driver makes loop devices).
 #
-# Not exercised (no kubelet here): node-driver-registrar, livenessprobe, NodeStage/Publish and
-# NodeExpandVolume. After the resize the test checks what the resizer sets (PV capacity and the
-# PVC's FileSystemResizePending condition); the file system growth is the kubelet's part.
+# Not exercised (no kubelet here): kubelet plugin registration and liveness probes (the driver's
+# built-in ones, or node-driver-registrar and livenessprobe with registration Sidecars),
+# NodeStage/Publish and NodeExpandVolume. After the resize the test checks what the resizer sets
+# (PV capacity and the PVC's FileSystemResizePending condition); the file system growth is the
+# kubelet's part.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/e2e/cluster-lib.sh"

@@ -185,10 +185,15 @@ file, the `StorageCluster` CRD) and, optionally, a `StorageCluster` from values 
 Service. The operator then installs the CSI driver described by the `StorageCluster`.
 
 ```sh
-helm install soko helm/soko --namespace soko-system --create-namespace
-helm install soko helm/soko -n soko-system --create-namespace --set storageCluster.create=true
-helm upgrade soko helm/soko -n soko-system --reuse-values
+helm install soko helm/soko --namespace soko-operator --create-namespace
+helm install soko helm/soko -n soko-operator --create-namespace --set storageCluster.create=true
+helm upgrade soko helm/soko -n soko-operator --reuse-values
 ```
+
+The operator's pod meets the Pod Security `restricted` level, so its namespace can stay at the
+cluster's default. Keep it apart from the StorageCluster's `spec.namespace` (default
+`soko-system`): the operator creates that one with Pod Security level `privileged` for the node
+plugin, and leaves a namespace it did not create (such as the release's) unlabelled.
 
 Uninstall in two steps: the operator must still run while a `StorageCluster` is deleted (its
 finalizer removes the driver and refuses while PersistentVolumes of the driver exist), and Helm
@@ -196,12 +201,14 @@ deletes all of a release's objects at once. The CRD stays (Helm never deletes CR
 
 ```sh
 kubectl delete storageclusters --all --wait
-helm uninstall soko -n soko-system
+helm uninstall soko -n soko-operator
 ```
 
 Air-gapped clusters: push the images to your registry (`images/README.md`), set `image.registry`
 for the operator image and `imageRegistry` for the driver and sidecar images (a StorageCluster's
-`spec.images.registry` overrides it for that cluster).
+`spec.images.registry` overrides it for that cluster). With `spec.driver.registration: BuiltIn`
+(the default) node-driver-registrar and livenessprobe are not deployed, so there is nothing to
+mirror for them.
 Examples of values files: `ci/*.yaml`.
 
 ## Values

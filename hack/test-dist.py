@@ -82,7 +82,14 @@ def default_values(docs):
     expect(kinds, sorted(wanted), "kinds rendered by default")
     expect(container(docs)["image"], f"soko-operator:{version()}", "operator image")
     pod = one(docs, "Deployment")["spec"]["template"]["spec"]
+    # The Pod Security "restricted" level (helm --create-namespace makes a namespace at the
+    # cluster's default level; HelmChartIT has the API server judge the same pod).
     expect(pod["securityContext"]["runAsNonRoot"], True, "runAsNonRoot")
+    expect(pod["securityContext"]["seccompProfile"], {"type": "RuntimeDefault"}, "seccompProfile")
+    security = container(docs)["securityContext"]
+    expect(security["allowPrivilegeEscalation"], False, "allowPrivilegeEscalation")
+    expect(security["capabilities"]["drop"], ["ALL"], "capabilities dropped")
+    assert not security["capabilities"].get("add"), "no capabilities added"
     expect(one(docs, "ClusterRoleBinding")["subjects"][0]["name"], pod["serviceAccountName"],
            "ClusterRoleBinding subject")
     path = os.path.join(ROOT, "operator/src/main/resources/rbac/operator-rbac.yaml")

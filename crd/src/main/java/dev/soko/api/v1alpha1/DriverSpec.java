@@ -46,11 +46,20 @@ public class DriverSpec {
 
   @JsonPropertyDescription(
       "Port of the driver's Prometheus endpoint (/metrics, per-RPC counts and durations) on the"
-          + " pod IP of every node and controller pod; unset: no metrics. 9808 is the health port.")
+          + " pod IP of every node and controller pod; unset: no metrics. 9808 is the health port;"
+          + " with registration Sidecars, 9809 is node-driver-registrar's.")
   @Min(1)
   @Max(65535)
   @ValidationRule(value = "self != 9808", message = "9808 is the liveness probe's health port")
   private Integer metricsPort;
+
+  @JsonPropertyDescription(
+      "How the driver registers with the kubelet and serves its liveness endpoint. BuiltIn: the"
+          + " driver container does both (two fewer images per node, nothing to mirror for"
+          + " air-gapped clusters). Sidecars: the upstream node-driver-registrar and livenessprobe"
+          + " containers, as before.")
+  @Default("BuiltIn")
+  private Registration registration = Registration.BuiltIn;
 
   @JsonPropertyDescription("Maximum volumes per node reported to the scheduler; 0 means unlimited.")
   @Min(0)
@@ -102,6 +111,14 @@ public class DriverSpec {
 
   public void setExtraArgs(List<String> extraArgs) {
     this.extraArgs = extraArgs;
+  }
+
+  public Registration getRegistration() {
+    return registration;
+  }
+
+  public void setRegistration(Registration registration) {
+    this.registration = registration;
   }
 
   public Integer getMaxVolumesPerNode() {

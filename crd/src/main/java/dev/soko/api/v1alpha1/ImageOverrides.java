@@ -1,6 +1,7 @@
 package dev.soko.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 
@@ -22,10 +23,12 @@ public class ImageOverrides {
   @ValidationRule(value = RULE, message = MESSAGE)
   private String snapshotter;
 
+  @JsonPropertyDescription("node-driver-registrar; used only with driver.registration Sidecars.")
   @Size(max = 512)
   @ValidationRule(value = RULE, message = MESSAGE)
   private String registrar;
 
+  @JsonPropertyDescription("livenessprobe; used only with driver.registration Sidecars.")
   @Size(max = 512)
   @ValidationRule(value = RULE, message = MESSAGE)
   private String livenessProbe;

@@ -7,7 +7,10 @@ import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetUpdateStrategy;
 
-/** The per-node DaemonSet: driver in node mode plus provisioner, snapshotter and registrar. */
+/**
+ * The per-node DaemonSet: driver in node mode plus provisioner and snapshotter (and registrar and
+ * livenessprobe with driver.registration Sidecars).
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class NodePluginSpec extends Placement {
   public static final String DEFAULT_KUBELET_DIR = "/var/lib/kubelet";

@@ -24,8 +24,10 @@ public abstract class Placement {
   private String priorityClassName;
 
   @JsonPropertyDescription(
-      "Resources per container, keyed by container name (driver, csi-provisioner, csi-resizer,"
-          + " csi-snapshotter, node-driver-registrar, liveness-probe, csi-external-health-monitor).")
+      "Resources per container, keyed by container name: soko-driver (falls back to"
+          + " driver.resources), csi-provisioner and csi-snapshotter on nodes, csi-resizer in the"
+          + " controller, and with driver.registration Sidecars node-driver-registrar on nodes"
+          + " and liveness-probe in both.")
   private Map<String, ResourceRequirements> resources;
 
   public Map<String, String> getNodeSelector() {

@@ -41,6 +41,11 @@ import io.fabric8.kubernetes.model.annotation.Version;
     jsonPath = ".status.capacity.total",
     type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(
+    name = "Registration",
+    jsonPath = ".status.registration",
+    type = AdditionalPrinterColumn.Type.STRING,
+    priority = 1)
+@AdditionalPrinterColumn(
     name = "Age",
     jsonPath = ".metadata.creationTimestamp",
     type = AdditionalPrinterColumn.Type.DATE)

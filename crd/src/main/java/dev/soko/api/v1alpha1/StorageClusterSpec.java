@@ -38,6 +38,13 @@ import java.util.List;
             + " self.pools.exists(p, p.name == c.pool && (!has(p.fsTypes) || c.fsType in"
             + " p.fsTypes)))",
     message = "a storage class fsType must be one of its pool's fsTypes")
+@ValidationRule(
+    value =
+        "!has(self.driver) || !has(self.driver.registration) || self.driver.registration !="
+            + " 'Sidecars' || !has(self.driver.metricsPort) || self.driver.metricsPort != 9809",
+    message =
+        "with driver.registration Sidecars, driver.metricsPort must not be 9809, the health port"
+            + " of node-driver-registrar")
 public class StorageClusterSpec {
   public static final String DEFAULT_NAMESPACE = "soko-system";
 

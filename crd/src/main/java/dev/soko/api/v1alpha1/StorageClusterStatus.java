@@ -21,6 +21,11 @@ public class StorageClusterStatus {
   @JsonPropertyDescription("The cluster's Kubernetes version, as used to pick sidecar images.")
   private String kubernetesVersion;
 
+  @JsonPropertyDescription(
+      "How the applied driver registers with the kubelet and serves its liveness endpoint"
+          + " (spec.driver.registration): BuiltIn or Sidecars.")
+  private Registration registration;
+
   @JsonPropertyDescription("Resolved image per container.")
   private Map<String, String> images = new TreeMap<>();
 
@@ -69,6 +74,14 @@ public class StorageClusterStatus {
 
   public void setKubernetesVersion(String kubernetesVersion) {
     this.kubernetesVersion = kubernetesVersion;
+  }
+
+  public Registration getRegistration() {
+    return registration;
+  }
+
+  public void setRegistration(Registration registration) {
+    this.registration = registration;
   }
 
   public Map<String, String> getImages() {
@@ -122,6 +135,7 @@ public class StorageClusterStatus {
     return Objects.equals(observedGeneration, s.observedGeneration)
         && Objects.equals(conditions, s.conditions)
         && Objects.equals(kubernetesVersion, s.kubernetesVersion)
+        && Objects.equals(registration, s.registration)
         && Objects.equals(images, s.images)
         && Objects.equals(controller, s.controller)
         && Objects.equals(nodes, s.nodes)

@@ -3,7 +3,6 @@ package dev.soko.operator.model;
 import dev.soko.api.v1alpha1.ImagesSpec;
 import dev.soko.api.v1alpha1.Placement;
 import dev.soko.api.v1alpha1.StorageClusterSpec;
-import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.ContainerPortBuilder;
@@ -52,15 +51,10 @@ final class Containers {
     return new VolumeMountBuilder().withName(SOCKET_VOLUME).withMountPath(SOCKET_DIR).build();
   }
 
-  static Container livenessProbe(ResolvedImages images, StorageClusterSpec spec, Placement p) {
-    return sidecar(Component.LIVENESS_PROBE, images, spec, p)
-        .withArgs("--csi-address=" + SOCKET, "--health-port=" + HEALTH_PORT)
-        .build();
-  }
-
   /**
-   * The driver container's health port. The liveness-probe sidecar serves it (containers share the
-   * pod's network) by calling the driver's Probe over the socket.
+   * The driver container's health port. The driver serves it itself (--health-address) or, with
+   * driver.registration Sidecars, the liveness-probe sidecar does (containers share the pod's
+   * network) by calling the driver's Probe over the socket.
    */
   static ContainerPort healthPort() {
     return new ContainerPortBuilder()
@@ -70,7 +64,7 @@ final class Containers {
         .build();
   }
 
-  /** Restarts the driver container when the liveness-probe sidecar reports its Probe failing. */
+  /** Restarts the driver container when its health port reports the driver's Probe failing. */
   static Probe driverLivenessProbe() {
     return new ProbeBuilder()
         .withNewHttpGet()

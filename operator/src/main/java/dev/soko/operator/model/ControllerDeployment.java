@@ -10,7 +10,10 @@ import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The controller: driver in controller mode, external-resizer, livenessprobe. */
+/**
+ * The controller: driver in controller mode and external-resizer, plus livenessprobe with
+ * driver.registration Sidecars ({@link KubeletRegistration}).
+ */
 final class ControllerDeployment {
   private ControllerDeployment() {}
 
@@ -28,6 +31,7 @@ final class ControllerDeployment {
     driverArgs.add("--node-id=$(NODE_NAME)");
     driverArgs.add("--driver-name=" + spec.getDriver().getName());
     driverArgs.add("--log-level=" + spec.getDriver().getLogLevel());
+    driverArgs.addAll(KubeletRegistration.controllerDriverArgs(spec));
     ContainerBuilder driver = new ContainerBuilder();
     Containers.metrics(spec, driverArgs, driver);
     if (spec.getDriver().getExtraArgs() != null) {
@@ -56,7 +60,7 @@ final class ControllerDeployment {
               .withArgs(leaderElected(n, "--enable-node-watcher=false"))
               .build());
     }
-    containers.add(Containers.livenessProbe(images, spec, ctrl));
+    containers.addAll(KubeletRegistration.controllerSidecars(spec, images, ctrl));
 
     return new DeploymentBuilder()
         .withMetadata(Rbac.meta(n, n.workload(Names.CONTROLLER), n.namespace(), Names.CONTROLLER))

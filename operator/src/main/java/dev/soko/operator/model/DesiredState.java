@@ -1,11 +1,12 @@
 package dev.soko.operator.model;
 
+import dev.soko.api.v1alpha1.ImageOverrides;
+import dev.soko.api.v1alpha1.Registration;
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.api.v1alpha1.StorageClusterSpec;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.storage.CSIDriver;
@@ -17,9 +18,14 @@ import java.util.List;
  * Everything one StorageCluster should create, as fabric8 objects: a pure function of the
  * StorageCluster, the versions table and the cluster facts. Used by the reconciler's dependents and
  * by {@code render}.
+ *
+ * @param registration how the driver registers with the kubelet (spec.driver.registration,
+ *     defaulted)
+ * @param namespace null when the namespace exists and is not Soko's ({@link OperandNamespace})
  */
 public record DesiredState(
     Names names,
+    Registration registration,
     ResolvedImages images,
     Namespace namespace,
     List<HasMetadata> rbac,
@@ -39,12 +45,11 @@ public record DesiredState(
     boolean health =
         CONTROLLER_REPORTS_VOLUME_CONDITION
             && Boolean.TRUE.equals(spec.getFeatures().getVolumeHealthMonitor());
-    Namespace ns =
-        new NamespaceBuilder().withMetadata(Rbac.meta(n, n.namespace(), null, "namespace")).build();
     return new DesiredState(
         n,
+        KubeletRegistration.of(spec),
         images,
-        ns,
+        facts.foreignNamespace() == null ? OperandNamespace.build(n) : null,
         Rbac.objects(n, snapshots, capacity, health),
         StorageObjects.csiDriver(n, spec),
         NodeDaemonSet.build(n, spec, images, snapshots),
@@ -53,14 +58,27 @@ public record DesiredState(
         snapshots
             ? StorageObjects.snapshotClass(n, spec, facts.foreignDefaultSnapshotClass())
             : null,
-        notices(spec, images));
+        notices(spec, images, facts));
   }
 
   /** What the admin asked for but is not done as asked, for the status; empty when none. */
-  private static List<String> notices(StorageClusterSpec spec, ResolvedImages images) {
+  private static List<String> notices(
+      StorageClusterSpec spec, ResolvedImages images, ClusterFacts facts) {
     List<String> out = new ArrayList<>();
     if (images.registry() == null) {
       out.add(UNQUALIFIED_IMAGES);
+    }
+    if (facts.foreignNamespace() != null) {
+      String namespace = OperandNamespace.notice(facts.foreignNamespace());
+      if (namespace != null) {
+        out.add(namespace);
+      }
+    }
+    ImageOverrides o = spec.getImages() == null ? null : spec.getImages().getOverrides();
+    if (KubeletRegistration.of(spec) == Registration.BuiltIn
+        && o != null
+        && (isSet(o.getRegistrar()) || isSet(o.getLivenessProbe()))) {
+      out.add(REGISTRATION_OVERRIDES_UNUSED);
     }
     if (!CONTROLLER_REPORTS_VOLUME_CONDITION
         && Boolean.TRUE.equals(spec.getFeatures().getVolumeHealthMonitor())) {
@@ -80,6 +98,11 @@ public record DesiredState(
       "images have no registry (neither spec.images.registry nor the operator's --image-registry"
           + " is set), so the container runtime resolves them with its own default";
 
+  static final String REGISTRATION_OVERRIDES_UNUSED =
+      "images.overrides.registrar and images.overrides.livenessProbe are not used: with"
+          + " driver.registration BuiltIn the driver registers with the kubelet and serves its"
+          + " liveness endpoint itself";
+
   static final String HEALTH_MONITOR_IGNORED =
       "features.volumeHealthMonitor is ignored: the controller-mode driver cannot report volume"
           + " conditions (pools live on nodes); kubelet reports them from the node driver when its"
@@ -91,10 +114,16 @@ public record DesiredState(
         && facts.serves(ClusterFacts.VOLUME_SNAPSHOT_CLASSES);
   }
 
-  /** All objects in apply order: namespace, RBAC, CSIDriver, workloads, classes. */
+  private static boolean isSet(String value) {
+    return value != null && !value.isBlank();
+  }
+
+  /** All objects in apply order: namespace (when Soko's), RBAC, CSIDriver, workloads, classes. */
   public List<HasMetadata> all() {
     List<HasMetadata> out = new ArrayList<>();
-    out.add(namespace);
+    if (namespace != null) {
+      out.add(namespace);
+    }
     out.addAll(rbac);
     out.add(csiDriver);
     out.add(controllerDeployment);

@@ -13,12 +13,14 @@ import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
 
 /**
  * The node plugin: the driver in node mode, with distributed provisioning (external-provisioner and
- * csi-snapshotter with --node-deployment), node-driver-registrar and livenessprobe.
+ * csi-snapshotter with --node-deployment), registering with the kubelet itself or through
+ * node-driver-registrar and livenessprobe ({@link KubeletRegistration}).
  */
 final class NodeDaemonSet {
   private NodeDaemonSet() {}
@@ -27,12 +29,13 @@ final class NodeDaemonSet {
       Names n, StorageClusterSpec spec, ResolvedImages images, boolean snapshots) {
     NodePluginSpec node =
         spec.getNodePlugin() == null ? new NodePluginSpec() : spec.getNodePlugin();
-    String kubeletDir = trimSlash(node.getKubeletDir());
+    String kubeletDir = canonicalDir(node.getKubeletDir());
     String driverName = spec.getDriver().getName();
     String pluginDir = kubeletDir + "/plugins/" + driverName;
+    String socketOnHost = pluginDir + "/csi.sock";
 
     List<Container> containers = new ArrayList<>();
-    containers.add(driver(spec, images, node, kubeletDir));
+    containers.add(driver(spec, images, node, kubeletDir, socketOnHost));
     containers.add(provisioner(spec, images, node));
     if (snapshots) {
       containers.add(
@@ -41,19 +44,12 @@ final class NodeDaemonSet {
               .withEnv(Containers.fieldEnv("NODE_NAME", "spec.nodeName"))
               .build());
     }
-    containers.add(
-        Containers.sidecar(Component.REGISTRAR, images, spec, node)
-            .withArgs(
-                "--csi-address=" + Containers.SOCKET,
-                "--kubelet-registration-path=" + pluginDir + "/csi.sock",
-                "--v=2")
-            .addToVolumeMounts(mount("registration-dir", "/registration", null))
-            .build());
-    containers.add(Containers.livenessProbe(images, spec, node));
+    containers.addAll(KubeletRegistration.nodeSidecars(spec, images, node, socketOnHost));
 
     List<Volume> volumes = new ArrayList<>();
     volumes.add(hostPath(Containers.SOCKET_VOLUME, pluginDir, "DirectoryOrCreate"));
-    volumes.add(hostPath("registration-dir", kubeletDir + "/plugins_registry", "Directory"));
+    volumes.add(
+        hostPath(KubeletRegistration.VOLUME, kubeletDir + "/plugins_registry", "Directory"));
     volumes.add(hostPath("mountpoint-dir", kubeletDir + "/pods", "DirectoryOrCreate"));
     volumes.add(hostPath("plugins-dir", kubeletDir + "/plugins", "Directory"));
     volumes.add(hostPath("dev-dir", "/dev", "Directory"));
@@ -88,7 +84,11 @@ final class NodeDaemonSet {
   }
 
   private static Container driver(
-      StorageClusterSpec spec, ResolvedImages images, NodePluginSpec node, String kubeletDir) {
+      StorageClusterSpec spec,
+      ResolvedImages images,
+      NodePluginSpec node,
+      String kubeletDir,
+      String socketOnHost) {
     List<String> args = new ArrayList<>();
     args.add("--mode=node");
     args.add("--endpoint=" + Containers.ENDPOINT);
@@ -102,6 +102,7 @@ final class NodeDaemonSet {
     if (spec.getDriver().getMaxVolumesPerNode() != null) {
       args.add("--max-volumes-per-node=" + spec.getDriver().getMaxVolumesPerNode());
     }
+    args.addAll(KubeletRegistration.nodeDriverArgs(spec, socketOnHost));
     ContainerBuilder container = new ContainerBuilder();
     Containers.metrics(spec, args, container);
     if (spec.getDriver().getExtraArgs() != null) {
@@ -115,6 +116,7 @@ final class NodeDaemonSet {
     for (PoolSpec pool : spec.getPools()) {
       mounts.add(mount("pool-" + pool.getName(), pool.getPath(), "Bidirectional"));
     }
+    mounts.addAll(KubeletRegistration.nodeDriverMounts(spec));
     return container
         .withName(Component.DRIVER.key())
         .withImage(images.get(Component.DRIVER))
@@ -190,8 +192,17 @@ final class NodeDaemonSet {
         .build();
   }
 
-  private static String trimSlash(String dir) {
+  /**
+   * The kubelet directory without '//', '.' segments or a trailing '/': the kubelet and the
+   * driver's --kubelet-registration-path take the socket path as written, and the driver refuses
+   * one that is not in this canonical form. (The CRD already refuses '..'.)
+   */
+  static String canonicalDir(String dir) {
     String d = dir == null ? NodePluginSpec.DEFAULT_KUBELET_DIR : dir;
-    return d.length() > 1 && d.endsWith("/") ? d.substring(0, d.length() - 1) : d;
+    String joined =
+        Arrays.stream(d.split("/"))
+            .filter(s -> !s.isEmpty() && !s.equals("."))
+            .collect(Collectors.joining("/"));
+    return "/" + joined;
   }
 }

@@ -2,6 +2,7 @@ package dev.soko.operator.model;
 
 import dev.soko.api.v1alpha1.ImageOverrides;
 import dev.soko.api.v1alpha1.ImagesSpec;
+import dev.soko.api.v1alpha1.Registration;
 import dev.soko.api.v1alpha1.StorageClusterSpec;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -9,9 +10,11 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The image of every component for one StorageCluster and Kubernetes version: the table's row
- * (repository paths), qualified with the StorageCluster's registry or else the operator's default,
- * then explicit overrides and {@code driver.image} (which are kept verbatim).
+ * The image of every component one StorageCluster deploys, for one Kubernetes version: the table's
+ * row (repository paths), qualified with the StorageCluster's registry or else the operator's
+ * default, then explicit overrides and {@code driver.image} (which are kept verbatim). With
+ * driver.registration BuiltIn there is no node-driver-registrar or livenessprobe image: none is
+ * resolved, required from the table or reported.
  */
 public final class ResolvedImages {
   private final Map<Component, String> images;
@@ -30,8 +33,12 @@ public final class ResolvedImages {
         imagesSpec.getRegistry() != null && !imagesSpec.getRegistry().isBlank()
             ? trimRegistry(imagesSpec.getRegistry())
             : table.defaultRegistry();
+    Registration mode = KubeletRegistration.of(spec);
     Map<Component, String> result = new EnumMap<>(Component.class);
     for (Component c : Component.values()) {
+      if (!KubeletRegistration.deploys(mode, c)) {
+        continue;
+      }
       String fromTable = c == Component.DRIVER ? table.driverImage() : row.images().get(c.key());
       if (fromTable == null) {
         throw new IllegalStateException("versions table row has no image for " + c.key());
@@ -79,12 +86,14 @@ public final class ResolvedImages {
     return first.contains(".") || first.contains(":") || first.equals("localhost");
   }
 
+  /** Overrides an image the StorageCluster deploys; an override of one it does not is unused. */
   private static void putIfSet(Map<Component, String> map, Component c, String value) {
-    if (value != null && !value.isBlank()) {
+    if (map.containsKey(c) && value != null && !value.isBlank()) {
       map.put(c, value);
     }
   }
 
+  /** The component's image; null when the StorageCluster does not deploy it. */
   public String get(Component component) {
     return images.get(component);
   }

@@ -1,6 +1,7 @@
 package dev.soko.operator.model;
 
 import dev.soko.api.v1alpha1.PoolSpec;
+import dev.soko.api.v1alpha1.Registration;
 import dev.soko.api.v1alpha1.StorageClassSpec;
 import dev.soko.api.v1alpha1.StorageClusterSpec;
 import java.util.ArrayList;
@@ -48,6 +49,13 @@ public final class SpecValidator {
     }
     if (defaults > 1) {
       problems.add("at most one storage class may be marked default");
+    }
+    if (KubeletRegistration.of(spec) == Registration.Sidecars
+        && Integer.valueOf(KubeletRegistration.REGISTRAR_HEALTH_PORT)
+            .equals(spec.getDriver().getMetricsPort())) {
+      problems.add(
+          "with driver.registration Sidecars, driver.metricsPort must not be 9809, the health port"
+              + " of node-driver-registrar");
     }
     return problems;
   }

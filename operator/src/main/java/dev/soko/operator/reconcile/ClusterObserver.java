@@ -4,9 +4,11 @@ import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.operator.model.ClusterFacts;
 import dev.soko.operator.model.KubernetesVersion;
 import dev.soko.operator.model.Names;
+import dev.soko.operator.model.OperandNamespace;
 import io.fabric8.kubernetes.api.model.APIResource;
 import io.fabric8.kubernetes.api.model.APIResourceList;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -79,7 +81,26 @@ public final class ClusterObserver {
               .findFirst()
               .orElse(null);
     }
-    return new ClusterFacts(version.get(), served, true, foreignClass, foreignSnapshotClass);
+    return new ClusterFacts(
+        version.get(),
+        served,
+        true,
+        foreignClass,
+        foreignSnapshotClass,
+        foreignNamespace(sc.getSpec().getNamespace()));
+  }
+
+  /** The namespace when it exists without Soko's label: someone else made it. */
+  private ClusterFacts.ForeignNamespace foreignNamespace(String name) {
+    Namespace ns = client.namespaces().withName(name).get();
+    if (ns == null) {
+      return null;
+    }
+    Map<String, String> labels =
+        ns.getMetadata().getLabels() == null ? Map.of() : ns.getMetadata().getLabels();
+    return labels.containsKey(Names.LABEL_CLUSTER)
+        ? null
+        : new ClusterFacts.ForeignNamespace(name, labels.get(OperandNamespace.ENFORCE));
   }
 
   private boolean serves(String groupVersion, String resource) {

@@ -66,7 +66,10 @@ final class StatusAggregator {
         kubernetesVersion != null ? kubernetesVersion : previous.getKubernetesVersion());
     s.setAppliedObjects(outcome.ok() ? applied : null);
     if (desired != null) {
+      s.setRegistration(desired.registration());
       s.setImages(usedImages(sc.getSpec(), desired));
+    } else {
+      s.setRegistration(previous.getRegistration());
     }
     int ctrlDesired = 0;
     int ctrlReady = 0;

@@ -49,6 +49,55 @@ class RenderCommandTest {
     assertThat(yaml).contains("image: \"sig-storage/csi-provisioner:v6.4.0\"");
   }
 
+  private Path sample(String driverRegistration) throws Exception {
+    String yaml;
+    try (var in = getClass().getResourceAsStream("/storagecluster-sample.yaml")) {
+      yaml = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+    if (driverRegistration != null) {
+      yaml = yaml.replace("    logLevel: debug\n", "    logLevel: debug\n" + driverRegistration);
+    }
+    Path file = dir.resolve("stc.yaml");
+    Files.writeString(file, yaml);
+    return file;
+  }
+
+  @Test
+  void rendersBuiltInRegistrationByDefaultWithoutRegistrarOrLivenessProbe() throws Exception {
+    assertThat(render(sample(null).toString(), "1.34")).isZero();
+    String yaml = out.toString(StandardCharsets.UTF_8);
+    assertThat(yaml)
+        .contains(
+            "- \"--kubelet-registration-path=/var/lib/kubelet/plugins/fast.csi.soko.dev/csi.sock\"",
+            "- \"--registration-dir=/registration\"",
+            "- \"--health-address=0.0.0.0:9808\"",
+            "pod-security.kubernetes.io/enforce: \"privileged\"")
+        .doesNotContain("node-driver-registrar", "livenessprobe", "liveness-probe");
+  }
+
+  @Test
+  void rendersSidecarRegistrationWithRegistrarAndLivenessProbe() throws Exception {
+    assertThat(render(sample("    registration: Sidecars\n").toString(), "1.34")).isZero();
+    String yaml = out.toString(StandardCharsets.UTF_8);
+    assertThat(yaml)
+        .contains(
+            "name: \"node-driver-registrar\"",
+            "image: \"sig-storage/csi-node-driver-registrar:v2.17.0\"",
+            "- \"--http-endpoint=:9809\"",
+            "name: \"liveness-probe\"",
+            "image: \"sig-storage/livenessprobe:v2.19.0\"",
+            "- \"--health-port=9808\"")
+        .doesNotContain("--health-address", "--registration-dir");
+  }
+
+  @Test
+  void refusesSidecarRegistrationWithMetricsOnTheRegistrarsHealthPort() throws Exception {
+    Path file = sample("    registration: Sidecars\n    metricsPort: 9809\n");
+    assertThat(render(file.toString(), "1.34")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains("driver.metricsPort must not be 9809");
+  }
+
   @Test
   void qualifiesImagesWithTheDefaultRegistry() throws Exception {
     Path file = dir.resolve("stc.yaml");

@@ -1,11 +1,14 @@
 package dev.soko.operator.dist;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 
 import io.fabric8.kubeapitest.KubeAPIServer;
 import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.client.Config;
@@ -130,6 +133,7 @@ class HelmChartIT {
     assertThat(cluster).as("StorageCluster from values").isNotNull();
     assertThat(cluster.get("spec", "pools", 0, "name").toString()).isEqualTo("default");
     assertThat(metricsService()).as("metrics Service off by default").isNull();
+    operatorPodMeetsTheRestrictedPodSecurityLevel(deployment);
 
     helm(
         "upgrade",
@@ -161,6 +165,35 @@ class HelmChartIT {
                 .get())
         .as("Helm keeps CRDs on uninstall, so volumes' definitions survive")
         .isNotNull();
+  }
+
+  /**
+   * {@code helm install --create-namespace} makes a namespace at the cluster's default Pod Security
+   * level, which hardened clusters set to baseline or restricted. The namespace is labelled
+   * restricted and a pod from the Deployment's template is created with server-side dry run, so the
+   * API server's Pod Security admission judges it (no kubelet needed).
+   */
+  private static void operatorPodMeetsTheRestrictedPodSecurityLevel(Deployment deployment) {
+    client
+        .namespaces()
+        .withName(NAMESPACE)
+        .edit(
+            ns -> {
+              ns.getMetadata().getLabels().put("pod-security.kubernetes.io/enforce", "restricted");
+              return ns;
+            });
+    Pod pod =
+        new PodBuilder()
+            .withNewMetadata()
+            .withName("soko-operator-dry-run")
+            .withNamespace(NAMESPACE)
+            .withLabels(deployment.getSpec().getTemplate().getMetadata().getLabels())
+            .endMetadata()
+            .withSpec(deployment.getSpec().getTemplate().getSpec())
+            .build();
+    assertThatCode(() -> client.pods().inNamespace(NAMESPACE).resource(pod).dryRun().create())
+        .as("operator pod in a namespace enforcing restricted")
+        .doesNotThrowAnyException();
   }
 
   private static Deployment deployment() {

@@ -2,6 +2,7 @@ package dev.soko.operator.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.soko.api.v1alpha1.Registration;
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.api.v1alpha1.UninstallPolicy;
 import io.fabric8.kubernetes.api.model.Condition;
@@ -62,9 +63,14 @@ class StorageClusterLifecycleIT {
     assertThat(driver.getSpec().getAttachRequired()).isFalse();
     assertThat(driver.getSpec().getStorageCapacity()).isTrue();
     DaemonSet ds = daemonSet("alpha");
+    // Built-in registration, the default: no registrar or livenessprobe container or image.
     assertThat(ds.getSpec().getTemplate().getSpec().getContainers())
         .extracting(Container::getName)
-        .contains("soko-driver", "csi-provisioner", "node-driver-registrar", "liveness-probe");
+        .contains("soko-driver", "csi-provisioner")
+        .doesNotContain("node-driver-registrar", "liveness-probe");
+    assertThat(sc.getStatus().getRegistration()).isEqualTo(Registration.BuiltIn);
+    assertThat(sc.getStatus().getImages())
+        .doesNotContainKeys("node-driver-registrar", "liveness-probe");
     assertThat(
             admin
                 .apps()

@@ -96,7 +96,15 @@ class StorageClusterValidationIT {
         Arguments.of(
             "metrics port on the health port",
             "driver: {metricsPort: 9808}\npools: [" + POOL + "]",
-            "health port"));
+            "health port"),
+        Arguments.of(
+            "unknown registration mode",
+            "driver: {registration: Kubelet}\npools: [" + POOL + "]",
+            "Unsupported value: \"Kubelet\""),
+        Arguments.of(
+            "metrics port on the registrar's health port with sidecars",
+            "driver: {registration: Sidecars, metricsPort: 9809}\npools: [" + POOL + "]",
+            "driver.metricsPort must not be 9809"));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -125,6 +133,16 @@ class StorageClusterValidationIT {
     } finally {
       cluster.admin.resource(sc).delete();
     }
+  }
+
+  /** The API server defaults registration inside a given driver object (as the Java model does). */
+  @Test
+  void metricsOnTheRegistrarsHealthPortIsFineWithBuiltInRegistration() {
+    GenericKubernetesResource sc =
+        storageCluster("builtin-9809", "driver: {metricsPort: 9809}\npools: [" + POOL + "]");
+    GenericKubernetesResource accepted = cluster.admin.resource(sc).dryRun().create();
+    assertThat(Serialization.asJson(accepted.getAdditionalProperties().get("spec")))
+        .contains("\"registration\":\"BuiltIn\"", "\"metricsPort\":9809");
   }
 
   /** The complete example in the docs must stay valid as the API evolves. */

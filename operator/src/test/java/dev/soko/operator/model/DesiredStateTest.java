@@ -26,7 +26,10 @@ class DesiredStateTest {
         .orElseThrow(() -> new AssertionError("no container " + name));
   }
 
-  /** The flags of {@code soko-driver --help} (driver/.../cli/DriverCommand.java). */
+  /**
+   * The flags of {@code soko-driver --help} (driver/.../cli/DriverCommand.java), with the three of
+   * built-in kubelet registration and health serving.
+   */
   private static final Set<String> DRIVER_FLAGS =
       Set.of(
           "--endpoint",
@@ -37,7 +40,10 @@ class DesiredStateTest {
           "--allowed-path-root",
           "--max-volumes-per-node",
           "--metrics-address",
-          "--log-level");
+          "--log-level",
+          "--kubelet-registration-path",
+          "--registration-dir",
+          "--health-address");
 
   private static Set<String> flagNames(List<String> args) {
     return args.stream()
@@ -76,12 +82,7 @@ class DesiredStateTest {
     assertThat(d.nodeDaemonSet().getMetadata().getNamespace()).isEqualTo("soko-fast");
     assertThat(pod.getContainers())
         .extracting(Container::getName)
-        .containsExactly(
-            "soko-driver",
-            "csi-provisioner",
-            "csi-snapshotter",
-            "node-driver-registrar",
-            "liveness-probe");
+        .containsExactly("soko-driver", "csi-provisioner", "csi-snapshotter");
     Container driver = container(pod, "soko-driver");
     assertThat(driver.getArgs())
         .contains(
@@ -107,9 +108,6 @@ class DesiredStateTest {
     assertThat(container(pod, "csi-provisioner").getArgs())
         .contains("--node-deployment=true", "--enable-capacity=true", "--strict-topology=true");
     assertThat(container(pod, "csi-snapshotter").getArgs()).contains("--node-deployment=true");
-    assertThat(container(pod, "node-driver-registrar").getArgs())
-        .contains(
-            "--kubelet-registration-path=/var/lib/kubelet/plugins/fast.csi.soko.dev/csi.sock");
     assertThat(pod.getImagePullSecrets()).extracting("name").containsExactly("regcred");
   }
 
@@ -164,16 +162,16 @@ class DesiredStateTest {
     VersionsTable withDefault = table.withDefaultRegistry("registry.example/default");
     ClusterFacts facts = ClusterFacts.offline(KubernetesVersion.parse("1.34"));
     StorageCluster plain = Fixtures.sample();
-    assertThat(DesiredState.of(plain, withDefault, facts).images().get(Component.REGISTRAR))
-        .isEqualTo("registry.example/default/sig-storage/csi-node-driver-registrar:v2.17.0");
-    StorageCluster own = Fixtures.sample();
+    assertThat(DesiredState.of(plain, withDefault, facts).images().get(Component.PROVISIONER))
+        .isEqualTo("registry.example/default/sig-storage/csi-provisioner:v6.4.0");
+    StorageCluster own = Fixtures.sidecars();
     own.getSpec().getImages().setRegistry("registry.example/own");
     assertThat(DesiredState.of(own, withDefault, facts).images().get(Component.REGISTRAR))
         .isEqualTo("registry.example/own/sig-storage/csi-node-driver-registrar:v2.17.0");
     DesiredState none = DesiredState.of(Fixtures.sample(), table, facts);
     assertThat(none.images().registry()).isNull();
-    assertThat(none.images().get(Component.REGISTRAR))
-        .isEqualTo("sig-storage/csi-node-driver-registrar:v2.17.0");
+    assertThat(none.images().get(Component.PROVISIONER))
+        .isEqualTo("sig-storage/csi-provisioner:v6.4.0");
   }
 
   @Test
@@ -197,7 +195,7 @@ class DesiredStateTest {
     PodSpec pod = desired(sc, "1.34").controllerDeployment().getSpec().getTemplate().getSpec();
     assertThat(pod.getContainers())
         .extracting(Container::getName)
-        .containsExactly("soko-driver", "csi-resizer", "liveness-probe");
+        .containsExactly("soko-driver", "csi-resizer");
     assertThat(container(pod, "soko-driver").getArgs()).contains("--mode=controller");
     assertThat(container(pod, "csi-resizer").getArgs())
         .contains("--leader-election=true", "--leader-election-namespace=soko-fast");
@@ -239,11 +237,11 @@ class DesiredStateTest {
   @Test
   void snapshotClassOnlyWhenTheClusterServesTheSnapshotApi() {
     KubernetesVersion v = KubernetesVersion.parse("1.34");
-    ClusterFacts noSnapshots = new ClusterFacts(v, Set.of(), true, null, null);
+    ClusterFacts noSnapshots = new ClusterFacts(v, Set.of(), true, null, null, null);
     DesiredState d = DesiredState.of(Fixtures.sample(), table, noSnapshots);
     assertThat(d.snapshotClass()).isNull();
     ClusterFacts served =
-        new ClusterFacts(v, Set.of(ClusterFacts.VOLUME_SNAPSHOT_CLASSES), true, null, null);
+        new ClusterFacts(v, Set.of(ClusterFacts.VOLUME_SNAPSHOT_CLASSES), true, null, null, null);
     HasMetadata vsc = DesiredState.of(Fixtures.sample(), table, served).snapshotClass();
     assertThat(vsc.getMetadata().getName()).isEqualTo("fast-snapshots");
   }
@@ -256,7 +254,7 @@ class DesiredStateTest {
         .containsEntry("storageclass.kubernetes.io/is-default-class", "true");
     DesiredState other =
         DesiredState.of(
-            Fixtures.sample(), table, new ClusterFacts(v, Set.of(), false, "gp2", null));
+            Fixtures.sample(), table, new ClusterFacts(v, Set.of(), false, "gp2", null, null));
     assertThat(other.storageClasses().get(0).getMetadata().getAnnotations()).isNullOrEmpty();
     assertThat(mine.storageClasses().get(0).getParameters())
         .containsOnlyKeys("pool", "csi.storage.k8s.io/fstype")

@@ -2,9 +2,14 @@ package dev.soko.operator.reconcile;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.soko.api.v1alpha1.Registration;
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.api.v1alpha1.StorageClusterStatus;
+import dev.soko.operator.model.ClusterFacts;
+import dev.soko.operator.model.DesiredState;
 import dev.soko.operator.model.Fixtures;
+import dev.soko.operator.model.KubernetesVersion;
+import dev.soko.operator.model.VersionsTable;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.storage.CSIStorageCapacityBuilder;
 import java.math.BigDecimal;
@@ -62,6 +67,59 @@ class StatusAggregatorTest {
             0,
             "2026-01-01T00:05:00Z");
     assertThat(second).isEqualTo(first);
+  }
+
+  private static StorageClusterStatus applied(StorageCluster sc) {
+    DesiredState desired =
+        DesiredState.of(
+            sc, VersionsTable.load(), ClusterFacts.offline(KubernetesVersion.parse("1.34")));
+    return StatusAggregator.aggregate(
+        sc,
+        StatusAggregator.Outcome.applied(),
+        desired,
+        "v1.34.0",
+        List.of(),
+        null,
+        desired.all().size(),
+        "2026-01-01T00:00:00Z");
+  }
+
+  @Test
+  void statusShowsBuiltInRegistrationAndOnlyTheImagesThePodsRun() {
+    StorageClusterStatus s = applied(Fixtures.sample());
+    assertThat(s.getRegistration()).isEqualTo(Registration.BuiltIn);
+    assertThat(s.getImages())
+        .containsOnlyKeys("soko-driver", "csi-provisioner", "csi-snapshotter", "csi-resizer");
+  }
+
+  @Test
+  void statusShowsSidecarRegistrationWithTheRegistrarAndLivenessProbeImages() {
+    StorageCluster sc = Fixtures.sample();
+    sc.getSpec().getDriver().setRegistration(Registration.Sidecars);
+    StorageClusterStatus s = applied(sc);
+    assertThat(s.getRegistration()).isEqualTo(Registration.Sidecars);
+    assertThat(s.getImages())
+        .containsEntry("node-driver-registrar", "sig-storage/csi-node-driver-registrar:v2.17.0")
+        .containsEntry("liveness-probe", "sig-storage/livenessprobe:v2.19.0");
+  }
+
+  @Test
+  void aFailedReconcileKeepsTheRegistrationLastApplied() {
+    StorageCluster sc = Fixtures.sample();
+    sc.getSpec().getDriver().setRegistration(Registration.Sidecars);
+    sc.setStatus(applied(sc));
+    sc.getSpec().getDriver().setRegistration(Registration.BuiltIn);
+    StorageClusterStatus failed =
+        StatusAggregator.aggregate(
+            sc,
+            StatusAggregator.Outcome.failed("InvalidSpec", "x"),
+            null,
+            null,
+            null,
+            null,
+            0,
+            "2026-01-01T00:05:00Z");
+    assertThat(failed.getRegistration()).isEqualTo(Registration.Sidecars);
   }
 
   @Test
