@@ -49,10 +49,13 @@ final class Rbac {
                     READ),
                 rule("", List.of("nodes"), READ),
                 rule("", List.of("events"), EVENTS),
+                // watch and update on snapshots: from v6 the provisioner puts a finalizer on a
+                // snapshot while a volume is restored from it, and sweeps orphaned ones.
                 rule(
                     "snapshot.storage.k8s.io",
-                    List.of("volumesnapshots", "volumesnapshotcontents"),
-                    List.of("get", "list"))));
+                    List.of("volumesnapshots"),
+                    List.of("get", "list", "watch", "update")),
+                rule("snapshot.storage.k8s.io", List.of("volumesnapshotcontents"), List.of("get", "list"))));
     out.add(clusterRole(n, "provisioner", Names.NODE, provisioner));
     out.add(clusterBinding(n, "provisioner", Names.NODE, nodeSa));
     if (capacity) {
