@@ -93,14 +93,14 @@ storageCluster:
     snapshots: {enabled: true, className: soko-snapshots}
 EOF
 sed 's/^/      /' "$SOKO_CLUSTER_DIR/demo-values.yaml"
-"$BIN/helm" install soko "$ROOT/helm/soko" -n soko-system --create-namespace \
+"$BIN/helm" install soko "$ROOT/helm/soko" -n soko-operator --create-namespace \
   -f "$SOKO_CLUSTER_DIR/demo-values.yaml" --wait --timeout 3m | sed 's/^/      /'
 
 step "the operator installs the driver; the kubelet registers it; the StorageCluster is Ready"
 await "StorageCluster soko Ready=True" is True '{.status.conditions[?(@.type=="Ready")].status}' storagecluster soko
 await "the pool's capacity in status" bash -c "$BIN/kubectl get storagecluster soko -o jsonpath='{.status.pools[0].total}' | grep -q ."
 show get storagecluster
-show -n soko-system get pods -o wide
+show get pods -A -o wide
 show get csinode "$SOKO_CLUSTER_NODE" -o jsonpath='{.spec.drivers}'
 echo
 
@@ -237,8 +237,9 @@ step "delete the apps' pods and PVCs: the StorageCluster goes, then helm uninsta
 kc delete namespace "$APPS" --wait=false >/dev/null
 await "every PersistentVolume deleted" bash -c "[ -z \"\$($BIN/kubectl get pv -o name)\" ]"
 await "StorageCluster soko gone" gone storagecluster soko
-"$BIN/helm" uninstall soko -n soko-system --wait --timeout 2m | sed 's/^/      /'
-await "no pod left in soko-system" bash -c "[ -z \"\$($BIN/kubectl -n soko-system get pods -o name)\" ]"
+await "namespace soko-system gone (the operator made it)" gone namespace soko-system
+"$BIN/helm" uninstall soko -n soko-operator --wait --timeout 2m | sed 's/^/      /'
+await "no pod left in soko-operator" bash -c "[ -z \"\$($BIN/kubectl -n soko-operator get pods -o name)\" ]"
 show get csidriver,storageclass,daemonsets -A
 
 step "stop the node and remove everything"

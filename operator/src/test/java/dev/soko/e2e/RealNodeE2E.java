@@ -45,6 +45,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(FailureReport.class)
 class RealNodeE2E {
   private static final String RELEASE = "soko";
+  /** The operator's namespace (the chart's release) and the driver's, which the operator makes. */
+  private static final String OPERATOR = "soko-operator";
+
   private static final String SYSTEM = "soko-system";
   private static final String APPS = "e2e-apps";
   private static final String DRIVER = "csi.soko.dev";
@@ -89,7 +92,7 @@ class RealNodeE2E {
     try {
       cluster.helm(
           "install", RELEASE, LocalCluster.REPO.resolve("helm/soko").toString(),
-          "--namespace", SYSTEM, "--create-namespace", "--values", values.toString(),
+          "--namespace", OPERATOR, "--create-namespace", "--values", values.toString(),
           "--wait", "--timeout", "3m");
     } finally {
       Files.deleteIfExists(values);
@@ -98,6 +101,12 @@ class RealNodeE2E {
         Await.until(
             "StorageCluster " + RELEASE + " Ready=True", LONG, this::storageCluster,
             sc -> "True".equals(condition(sc, "Ready")));
+    assertThat(client.namespaces().withName(SYSTEM).get().getMetadata().getLabels())
+        .as("the namespace the operator made for its privileged node plugin")
+        .containsEntry("pod-security.kubernetes.io/enforce", "privileged");
+    assertThat(client.namespaces().withName(OPERATOR).get().getMetadata().getLabels())
+        .as("the operator's own namespace stays at the cluster's default level")
+        .doesNotContainKey("pod-security.kubernetes.io/enforce");
     assertThat(ready.getStatus().getNodes().desired()).isEqualTo(1);
     assertThat(ready.getStatus().getNodes().ready()).isEqualTo(1);
     assertThat(ready.getStatus().getNodes().registered())
@@ -315,9 +324,11 @@ class RealNodeE2E {
         () -> client.resources(StorageCluster.class).withName(RELEASE).get(), Objects::isNull);
     assertThat(client.storage().v1().csiDrivers().withName(DRIVER).get()).isNull();
     assertThat(client.storage().v1().storageClasses().withName(XFS).get()).isNull();
-    cluster.helm("uninstall", RELEASE, "--namespace", SYSTEM, "--wait", "--timeout", "2m");
-    Await.until("no pod left in " + SYSTEM, LONG,
-        () -> client.pods().inNamespace(SYSTEM).list().getItems(), List::isEmpty);
+    Await.until("namespace " + SYSTEM + " gone", LONG,
+        () -> client.namespaces().withName(SYSTEM).get(), Objects::isNull);
+    cluster.helm("uninstall", RELEASE, "--namespace", OPERATOR, "--wait", "--timeout", "2m");
+    Await.until("no pod left in " + OPERATOR, LONG,
+        () -> client.pods().inNamespace(OPERATOR).list().getItems(), List::isEmpty);
     assertThat(client.apps().daemonSets().inAnyNamespace().list().getItems()).isEmpty();
     client.namespaces().withName(APPS).delete();
   }
