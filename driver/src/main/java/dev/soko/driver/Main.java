@@ -1,33 +1,36 @@
 package dev.soko.driver;
 
 import dev.soko.driver.cli.DriverCommand;
-import dev.soko.driver.cli.HostPort;
 import dev.soko.driver.cli.Version;
 import dev.soko.driver.config.DriverConfig;
+import dev.soko.driver.config.KubeletRegistration;
 import dev.soko.driver.csi.ClusterControllerService;
 import dev.soko.driver.csi.ControllerService;
 import dev.soko.driver.csi.IdentityService;
 import dev.soko.driver.csi.NodeService;
 import dev.soko.driver.csi.PoolFsTypes;
 import dev.soko.driver.csi.Topology;
-import dev.soko.driver.metrics.MetricsServer;
+import dev.soko.driver.health.Readiness;
+import dev.soko.driver.http.HttpEndpoint;
+import dev.soko.driver.kubelet.RegistrationService;
 import dev.soko.driver.metrics.PrometheusRpcMetrics;
 import dev.soko.driver.metrics.RpcMetrics;
 import dev.soko.driver.mount.PathPolicy;
 import dev.soko.driver.server.DriverServer;
 import dev.soko.driver.server.Endpoint;
+import dev.soko.driver.server.SideServer;
 import dev.soko.driver.volume.VolumeManager;
 import io.grpc.BindableService;
-import java.net.InetSocketAddress;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
-import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Entry point: parses flags, wires the services for the mode, serves until SIGTERM, then shuts down
- * gracefully (in-flight calls finish, then the engine closes). All wiring is here, in plain Java.
+ * gracefully (deregisters from the kubelet, lets in-flight calls finish, then closes the engine).
+ * All wiring is here, in plain Java.
  */
 public final class Main {
   /** Kubernetes' default termination grace is 30 s; leave room to close the engine after calls. */
@@ -64,26 +67,18 @@ public final class Main {
     Logger log = LoggerFactory.getLogger(Main.class);
     Resources resources = new Resources();
     try {
-      RpcMetrics metrics = RpcMetrics.NONE;
-      if (!config.metricsAddress().isEmpty()) {
-        PrometheusRpcMetrics prometheus = new PrometheusRpcMetrics();
-        InetSocketAddress address = HostPort.parse(config.metricsAddress());
-        resources.metrics =
-            MetricsServer.start(
-                new InetSocketAddress(address.getHostString(), address.getPort()),
-                prometheus::scrape);
-        metrics = prometheus;
-        log.atInfo().addKeyValue("address", resources.metrics.address()).log("serving metrics");
-      }
-      BooleanSupplier ready = () -> true;
+      PrometheusRpcMetrics prometheus =
+          config.metricsAddress().isEmpty() ? null : new PrometheusRpcMetrics();
+      RpcMetrics metrics = prometheus == null ? RpcMetrics.NONE : prometheus;
+      Readiness readiness = Readiness.ALWAYS;
       List<BindableService> services;
       if (config.mode() == DriverConfig.Mode.NODE) {
         VolumeManager volumes = VolumeManagers.open(config);
         resources.volumes = volumes;
-        ready = volumes::ready;
+        readiness = volumes::notReady;
         services =
             List.of(
-                new IdentityService(config.driverName(), Version.current(), ready),
+                new IdentityService(config.driverName(), Version.current(), readiness),
                 new ControllerService(
                     volumes, new Topology(config.nodeId()), new PoolFsTypes(config.pools())),
                 new NodeService(
@@ -91,12 +86,19 @@ public final class Main {
       } else {
         services =
             List.of(
-                new IdentityService(config.driverName(), Version.current(), ready),
+                new IdentityService(config.driverName(), Version.current(), readiness),
                 new ClusterControllerService());
       }
       resources.server =
           DriverServer.start(
-              Endpoint.parse(config.endpoint()), services, metrics, ready, RPC_THREADS);
+              Endpoint.parse(config.endpoint()), services, metrics, readiness::ready, RPC_THREADS);
+      // After the CSI server: /healthz answering ok then also means the CSI socket serves.
+      resources.http = HttpEndpoints.start(config, resources.server, prometheus, readiness);
+      if (config.registration().isPresent()) {
+        // Only once CSI is served: the kubelet dials the CSI socket as soon as GetInfo answers,
+        // and a registration that finds nothing there fails.
+        resources.registration = register(resources.server, config);
+      }
       log.atInfo()
           .addKeyValue("driver", config.driverName())
           .addKeyValue("version", Version.current())
@@ -113,16 +115,42 @@ public final class Main {
     }
   }
 
-  /** What must be closed at shutdown, in order: stop serving, then the engine, then metrics. */
+  private static SideServer register(DriverServer server, DriverConfig config) throws IOException {
+    KubeletRegistration registration = config.registration().orElseThrow();
+    SideServer side =
+        server.serveBeside(
+            registration.socket(),
+            new RegistrationService(config.driverName(), registration.kubeletEndpoint()));
+    LoggerFactory.getLogger(Main.class)
+        .atInfo()
+        .addKeyValue("socket", registration.socket())
+        .addKeyValue("kubelet_endpoint", registration.kubeletEndpoint())
+        .log("serving kubelet registration");
+    return side;
+  }
+
+  /**
+   * What must be closed at shutdown, in order: the registration socket (the kubelet deregisters the
+   * driver while it still serves), the HTTP endpoints (they run on the CSI server's threads), the
+   * CSI server, then the engine.
+   */
   private static final class Resources {
+    volatile SideServer registration;
     volatile DriverServer server;
     volatile VolumeManager volumes;
-    volatile MetricsServer metrics;
+    volatile List<HttpEndpoint> http = List.of();
 
     void close() {
       Logger log = LoggerFactory.getLogger(Main.class);
       log.info("shutting down");
       try {
+        if (registration != null) {
+          registration.close();
+          log.atInfo()
+              .addKeyValue("socket", registration.socket())
+              .log("removed the kubelet registration socket");
+        }
+        http.forEach(HttpEndpoint::close);
         if (server != null) {
           server.shutdown(SHUTDOWN_GRACE);
         }
@@ -135,9 +163,6 @@ public final class Main {
           } catch (RuntimeException e) {
             log.warn("closing the volume manager failed", e);
           }
-        }
-        if (metrics != null) {
-          metrics.close();
         }
       }
       log.info("stopped");

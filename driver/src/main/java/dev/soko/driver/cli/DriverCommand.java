@@ -1,6 +1,7 @@
 package dev.soko.driver.cli;
 
 import dev.soko.driver.config.DriverConfig;
+import dev.soko.driver.config.KubeletRegistration;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.logging.LogSetup;
 import dev.soko.driver.server.Endpoint;
@@ -11,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -35,6 +37,9 @@ public final class DriverCommand {
 
   /** Node IDs become a topology label value, so they follow the label value syntax. */
   static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?");
+
+  /** Where the kubelet's plugin registry directory is mounted in the driver container. */
+  static final String DEFAULT_REGISTRATION_DIR = "/registration";
 
   private static final String HELP =
       """
@@ -66,13 +71,30 @@ public final class DriverCommand {
         --metrics-address=HOST:PORT
                                   Serve Prometheus metrics at http://HOST:PORT/metrics; empty
                                   disables (default: disabled). Example: 127.0.0.1:9809.
+        --health-address=HOST:PORT
+                                  Serve the liveness check at http://HOST:PORT/healthz: 200
+                                  "ok" when Probe would answer ready, else 500 with the
+                                  reason; empty disables (default: disabled). Example:
+                                  0.0.0.0:9808. Given the same value as --metrics-address,
+                                  one server answers both paths.
+        --kubelet-registration-path=PATH
+                                  Node mode: register the driver with the kubelet itself, in
+                                  place of the node-driver-registrar sidecar. PATH is the CSI
+                                  socket as the kubelet sees it on the host, absolute and
+                                  clean, e.g. /var/lib/kubelet/plugins/csi.soko.dev/csi.sock
+                                  (default: no built-in registration).
+        --registration-dir=DIR    With --kubelet-registration-path: the kubelet's plugin
+                                  registry as mounted here; the registration socket is
+                                  DIR/<driver-name>-reg.sock, made once CSI is served
+                                  (default: /registration).
         --log-level=LEVEL         error, warn, info, debug or trace (default: info).
         -h, --help                Show this help message and exit.
         -V, --version             Print version information and exit.
 
       A flag's value follows '=' or comes as the next argument.
-      SIGTERM stops gracefully: in-flight calls finish, then the engine closes (the JVM then
-      exits with 143). Exit codes: 1 start-up failure, 2 bad flags.
+      SIGTERM stops gracefully: the registration socket goes first (the kubelet deregisters),
+      in-flight calls finish, then the engine closes (the JVM then exits with 143).
+      Exit codes: 1 start-up failure, 2 bad flags.
       """;
 
   String endpoint = "unix:///csi/csi.sock";
@@ -83,6 +105,9 @@ public final class DriverCommand {
   List<String> allowedPathRoots = new ArrayList<>();
   String maxVolumesPerNode = "0";
   String metricsAddress = "";
+  String healthAddress = "";
+  String kubeletRegistrationPath;
+  String registrationDir;
   String logLevel = "info";
 
   private DriverCommand() {}
@@ -161,6 +186,9 @@ public final class DriverCommand {
               "--allowed-path-root",
               "--max-volumes-per-node",
               "--metrics-address",
+              "--health-address",
+              "--kubelet-registration-path",
+              "--registration-dir",
               "--log-level" ->
           true;
       default -> false;
@@ -177,6 +205,9 @@ public final class DriverCommand {
       case "--allowed-path-root" -> allowedPathRoots.add(value);
       case "--max-volumes-per-node" -> maxVolumesPerNode = value;
       case "--metrics-address" -> metricsAddress = value;
+      case "--health-address" -> healthAddress = value;
+      case "--kubelet-registration-path" -> kubeletRegistrationPath = value;
+      case "--registration-dir" -> registrationDir = value;
       case "--log-level" -> logLevel = value;
       default -> throw usage("unknown flag or argument '%s'", arg);
     }
@@ -206,13 +237,9 @@ public final class DriverCommand {
       throw usage("--max-volumes-per-node must be a whole number, got '%s'", maxVolumesPerNode);
     }
     check(maxVolumes >= 0, "--max-volumes-per-node must not be negative");
-    if (!metricsAddress.isEmpty()) {
-      try {
-        HostPort.parse(metricsAddress);
-      } catch (IllegalArgumentException e) {
-        throw usage("--metrics-address: %s", e.getMessage());
-      }
-    }
+    checkAddress("--metrics-address", metricsAddress);
+    checkAddress("--health-address", healthAddress);
+    Optional<KubeletRegistration> registration = parseRegistration(parsedMode);
     List<PoolConfig> poolConfigs = parsePools(parsedMode);
     String node = nodeId == null ? "" : nodeId;
     if (parsedMode == DriverConfig.Mode.NODE || !node.isEmpty()) {
@@ -245,7 +272,68 @@ public final class DriverCommand {
         poolConfigs,
         roots.stream().map(Path::normalize).toList(),
         maxVolumes,
-        metricsAddress);
+        metricsAddress,
+        healthAddress,
+        registration);
+  }
+
+  private static void checkAddress(String flag, String address) {
+    if (!address.isEmpty()) {
+      try {
+        HostPort.parse(address);
+      } catch (IllegalArgumentException e) {
+        throw usage("%s: %s", flag, e.getMessage());
+      }
+    }
+  }
+
+  /** Built-in registration is on when {@code --kubelet-registration-path} is given. */
+  private Optional<KubeletRegistration> parseRegistration(DriverConfig.Mode parsedMode) {
+    if (kubeletRegistrationPath == null) {
+      check(registrationDir == null, "--registration-dir needs --kubelet-registration-path");
+      return Optional.empty();
+    }
+    check(
+        parsedMode == DriverConfig.Mode.NODE,
+        "--kubelet-registration-path is only for node mode (the kubelet registers node plugins)");
+    Path kubeletEndpoint = cleanAbsolute("--kubelet-registration-path", kubeletRegistrationPath);
+    Path dir =
+        cleanAbsolute(
+            "--registration-dir",
+            registrationDir == null ? DEFAULT_REGISTRATION_DIR : registrationDir);
+    // node-driver-registrar's name for it; the kubelet accepts any socket in its registry.
+    Path socket = dir.resolve(driverName + "-reg.sock");
+    check(
+        Endpoint.fitsSocketAddress(kubeletEndpoint),
+        "--kubelet-registration-path is longer than a socket path may be (107 bytes)");
+    check(
+        Endpoint.fitsSocketAddress(socket),
+        "the registration socket %s is longer than a socket path may be (107 bytes)",
+        socket);
+    check(
+        !socket.equals(Endpoint.parse(endpoint).socket()),
+        "the registration socket %s is the --endpoint socket",
+        socket);
+    return Optional.of(new KubeletRegistration(kubeletEndpoint, socket));
+  }
+
+  /**
+   * The kubelet uses these paths as written, so they must already be in their one canonical form:
+   * absolute, not '/', without '.', '..', '//' or a trailing '/'.
+   */
+  private static Path cleanAbsolute(String flag, String value) {
+    Path path;
+    try {
+      path = Path.of(value);
+    } catch (InvalidPathException e) {
+      throw usage("%s '%s' is not a valid path", flag, value);
+    }
+    check(
+        path.isAbsolute() && path.getNameCount() > 0 && path.normalize().toString().equals(value),
+        "%s '%s' must be an absolute, clean path other than / (no '.', '..', '//' or trailing '/')",
+        flag,
+        value);
+    return path;
   }
 
   private DriverConfig.Mode parseMode() {

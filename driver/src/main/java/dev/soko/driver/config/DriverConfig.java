@@ -2,6 +2,7 @@ package dev.soko.driver.config;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The driver's whole configuration, parsed from the command line.
@@ -9,6 +10,8 @@ import java.util.List;
  * @param endpoint the gRPC endpoint, {@code unix:///path/csi.sock}
  * @param allowedPathRoots staging and target paths must lie under one of these (kubelet's dir)
  * @param metricsAddress host:port of the Prometheus endpoint, empty to disable
+ * @param healthAddress host:port of the liveness endpoint {@code /healthz}, empty to disable
+ * @param registration built-in kubelet registration (node mode), empty when off
  */
 public record DriverConfig(
     String driverName,
@@ -18,7 +21,9 @@ public record DriverConfig(
     List<PoolConfig> pools,
     List<Path> allowedPathRoots,
     int maxVolumesPerNode,
-    String metricsAddress) {
+    String metricsAddress,
+    String healthAddress,
+    Optional<KubeletRegistration> registration) {
 
   /** Which CSI services this process serves. */
   public enum Mode {

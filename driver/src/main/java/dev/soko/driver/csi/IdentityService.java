@@ -5,22 +5,23 @@ import static dev.soko.driver.csi.Replies.reply;
 import com.google.protobuf.BoolValue;
 import csi.v1.Csi;
 import csi.v1.IdentityGrpc;
+import dev.soko.driver.health.Readiness;
 import io.grpc.stub.StreamObserver;
-import java.util.function.BooleanSupplier;
 
 /** Identity: name and version, the plugin capabilities, and readiness for Probe. */
 public final class IdentityService extends IdentityGrpc.IdentityImplBase {
   private final String driverName;
   private final String version;
-  private final BooleanSupplier ready;
+  private final Readiness readiness;
 
   /**
-   * @param ready true once the process can serve; in node mode, {@code VolumeManager::ready}
+   * @param readiness whether the process can serve; in node mode, {@code VolumeManager::notReady}.
+   *     {@code /healthz} asks the same instance.
    */
-  public IdentityService(String driverName, String version, BooleanSupplier ready) {
+  public IdentityService(String driverName, String version, Readiness readiness) {
     this.driverName = driverName;
     this.version = version;
-    this.ready = ready;
+    this.readiness = readiness;
   }
 
   @Override
@@ -56,7 +57,6 @@ public final class IdentityService extends IdentityGrpc.IdentityImplBase {
   @Override
   public void probe(Csi.ProbeRequest request, StreamObserver<Csi.ProbeResponse> observer) {
     reply(
-        observer,
-        Csi.ProbeResponse.newBuilder().setReady(BoolValue.of(ready.getAsBoolean())).build());
+        observer, Csi.ProbeResponse.newBuilder().setReady(BoolValue.of(readiness.ready())).build());
   }
 }

@@ -1,5 +1,6 @@
 package dev.soko.driver.metrics;
 
+import dev.soko.driver.http.HttpEndpoint;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -15,6 +16,10 @@ import java.util.concurrent.TimeUnit;
  */
 public final class PrometheusRpcMetrics implements RpcMetrics {
   static final String NAME = "soko.csi.rpc";
+  public static final String PATH = "/metrics";
+
+  /** The Prometheus text exposition format, version 0.0.4. */
+  public static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
   private static final Duration[] BUCKETS = {
     Duration.ofMillis(1), Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25),
@@ -45,5 +50,10 @@ public final class PrometheusRpcMetrics implements RpcMetrics {
   /** The Prometheus text exposition of every metric. */
   public String scrape() {
     return registry.scrape();
+  }
+
+  /** {@code GET /metrics}. */
+  public HttpEndpoint.Route route() {
+    return () -> new HttpEndpoint.Reply(200, CONTENT_TYPE, scrape());
   }
 }

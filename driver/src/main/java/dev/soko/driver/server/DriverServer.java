@@ -1,5 +1,6 @@
 package dev.soko.driver.server;
 
+import dev.soko.driver.http.HttpEndpoint;
 import dev.soko.driver.metrics.RpcMetrics;
 import io.grpc.BindableService;
 import io.grpc.Server;
@@ -13,10 +14,12 @@ import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerDomainSocketChanne
 import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.grpc.protobuf.services.HealthStatusManager;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -40,18 +43,21 @@ public final class DriverServer {
   private final HealthStatusManager health;
   private final EventLoopGroup eventLoop;
   private final ExecutorService executor;
+  private final RpcInterceptor interceptor;
 
   private DriverServer(
       Path socket,
       Server server,
       HealthStatusManager health,
       EventLoopGroup eventLoop,
-      ExecutorService executor) {
+      ExecutorService executor,
+      RpcInterceptor interceptor) {
     this.socket = socket;
     this.server = server;
     this.health = health;
     this.eventLoop = eventLoop;
     this.executor = executor;
+    this.interceptor = interceptor;
   }
 
   /**
@@ -76,23 +82,53 @@ public final class DriverServer {
         new CallExecutor(threads, MAX_QUEUED_CALLS, 30, TimeUnit.SECONDS, daemonThreads("csi-rpc"));
     RpcInterceptor interceptor = new RpcInterceptor(metrics);
     NettyServerBuilder builder =
-        NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
-            .channelType(EpollServerDomainSocketChannel.class)
-            // gRPC asks for TCP keepalive on every accepted channel; a Unix socket has no such
-            // option and Netty warned once per connection. A null value removes gRPC's default.
-            .withChildOption(ChannelOption.SO_KEEPALIVE, null)
-            .bossEventLoopGroup(eventLoop)
-            .workerEventLoopGroup(eventLoop)
-            .executor(executor)
-            .addService(health.getHealthService());
+        builder(socket, eventLoop, executor).addService(health.getHealthService());
     for (BindableService service : services) {
       builder.addService(ServerInterceptors.intercept(service, interceptor));
     }
     Server server = builder.build().start();
     LOG.atInfo().addKeyValue("endpoint", "unix://" + socket).log("serving CSI");
-    DriverServer driverServer = new DriverServer(socket, server, health, eventLoop, executor);
+    DriverServer driverServer =
+        new DriverServer(socket, server, health, eventLoop, executor, interceptor);
     driverServer.reportHealthWhenReady(ready);
     return driverServer;
+  }
+
+  private static NettyServerBuilder builder(
+      Path socket, EventLoopGroup eventLoop, ExecutorService executor) {
+    return NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
+        .channelType(EpollServerDomainSocketChannel.class)
+        // gRPC asks for TCP keepalive on every accepted channel; a Unix socket has no such
+        // option and Netty warned once per connection. A null value removes gRPC's default.
+        .withChildOption(ChannelOption.SO_KEEPALIVE, null)
+        .bossEventLoopGroup(eventLoop)
+        .workerEventLoopGroup(eventLoop)
+        .executor(executor);
+  }
+
+  /**
+   * Serves {@code service} on a second socket, on this server's I/O thread and call threads and
+   * behind the same interceptor (error boundary, logs, metrics), so that it costs no threads of its
+   * own. It is a server of its own so that it can bind after this one serves and go away before
+   * this one stops: close it before {@link #shutdown}. A stale socket is replaced as at start.
+   */
+  public SideServer serveBeside(Path sideSocket, BindableService service) throws IOException {
+    SocketGuard.prepare(sideSocket);
+    Server side =
+        builder(sideSocket, eventLoop, executor)
+            .addService(ServerInterceptors.intercept(service, interceptor))
+            .build()
+            .start();
+    return new SideServer(sideSocket, side);
+  }
+
+  /**
+   * Serves HTTP {@code routes} at {@code address} on this server's I/O thread, with answers
+   * computed on its call threads. Close it before {@link #shutdown}, which stops those threads.
+   */
+  public HttpEndpoint serveHttp(InetSocketAddress address, Map<String, HttpEndpoint.Route> routes)
+      throws IOException {
+    return HttpEndpoint.start(eventLoop, executor, address, routes);
   }
 
   private void reportHealthWhenReady(BooleanSupplier ready) {
@@ -140,6 +176,7 @@ public final class DriverServer {
     } catch (IOException e) {
       LOG.warn("could not remove socket {}", socket, e);
     }
+    LOG.atInfo().addKeyValue("endpoint", "unix://" + socket).log("stopped serving CSI");
   }
 
   private static ThreadFactory daemonThreads(String prefix) {

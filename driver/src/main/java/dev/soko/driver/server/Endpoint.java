@@ -16,10 +16,14 @@ public record Endpoint(Path socket) {
       throw new IllegalArgumentException(
           "endpoint must name an absolute socket path after unix://, got '" + endpoint + "'");
     }
-    // sun_path holds 108 bytes including the terminating NUL.
-    if (path.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 107) {
+    if (!fitsSocketAddress(Path.of(path))) {
       throw new IllegalArgumentException("socket path is longer than 107 bytes: " + path);
     }
     return new Endpoint(Path.of(path).normalize());
+  }
+
+  /** True when {@code socket} fits a Unix socket address: sun_path holds 108 bytes with the NUL. */
+  public static boolean fitsSocketAddress(Path socket) {
+    return socket.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length <= 107;
   }
 }

@@ -90,10 +90,17 @@ public final class LocalVolumeManager implements VolumeManager {
     return List.copyOf(recoveryReports);
   }
 
-  /** True once every configured pool is open; retries the ones that were not usable yet. */
+  /** Empty once every configured pool is open; retries the ones that were not usable yet. */
   @Override
-  public synchronized boolean ready() {
-    return unusablePools.isEmpty() || openPools();
+  public synchronized Optional<String> notReady() {
+    if (unusablePools.isEmpty() || openPools()) {
+      return Optional.empty();
+    }
+    // Names only: this answer may leave the node (a probe on the pod IP); the log has the errors.
+    return Optional.of(
+        "pools not usable yet: "
+            + String.join(", ", unusablePools.stream().map(PoolConfig::name).toList())
+            + " (the driver log says why)");
   }
 
   @Override

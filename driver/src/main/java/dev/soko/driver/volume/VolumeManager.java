@@ -12,8 +12,15 @@ import java.util.Optional;
  */
 public interface VolumeManager extends AutoCloseable {
 
+  /**
+   * Empty once every pool is usable; otherwise which pools are not, for Probe and {@code /healthz}.
+   */
+  Optional<String> notReady();
+
   /** True once every pool is usable (Probe's "ready"). */
-  boolean ready();
+  default boolean ready() {
+    return notReady().isEmpty();
+  }
 
   // ---- controller side -------------------------------------------------------------------
 

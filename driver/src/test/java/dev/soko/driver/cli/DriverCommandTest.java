@@ -3,6 +3,7 @@ package dev.soko.driver.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.soko.driver.config.DriverConfig;
+import dev.soko.driver.config.KubeletRegistration;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
@@ -41,6 +42,10 @@ class DriverCommandTest {
             "--allowed-path-root=/tmp/k",
             "--max-volumes-per-node=64",
             "--metrics-address=127.0.0.1:9809",
+            "--health-address=0.0.0.0:9808",
+            "--kubelet-registration-path=/var/lib/kubelet/plugins/csi.example.com/csi.sock",
+            "--registration-dir",
+            "/var/lib/kubelet/plugins_registry",
             "--log-level=debug");
     assertThat(exit).isZero();
     DriverConfig config = launched.get();
@@ -61,6 +66,12 @@ class DriverCommandTest {
         .containsExactly(Path.of("/var/lib/kubelet"), Path.of("/tmp/k"));
     assertThat(config.maxVolumesPerNode()).isEqualTo(64);
     assertThat(config.metricsAddress()).isEqualTo("127.0.0.1:9809");
+    assertThat(config.healthAddress()).isEqualTo("0.0.0.0:9808");
+    assertThat(config.registration())
+        .hasValue(
+            new KubeletRegistration(
+                Path.of("/var/lib/kubelet/plugins/csi.example.com/csi.sock"),
+                Path.of("/var/lib/kubelet/plugins_registry/csi.example.com-reg.sock")));
   }
 
   @Test
@@ -73,6 +84,73 @@ class DriverCommandTest {
     assertThat(config.allowedPathRoots()).containsExactly(Path.of("/var/lib/kubelet"));
     assertThat(config.maxVolumesPerNode()).isZero();
     assertThat(config.metricsAddress()).isEmpty();
+    assertThat(config.healthAddress()).isEmpty();
+    assertThat(config.registration()).isEmpty();
+  }
+
+  @Test
+  void registrationSocketIsNamedAfterTheDriverInSlashRegistrationByDefault() {
+    assertThat(
+            run(
+                "--node-id=n1",
+                "--pool=name=p,path=/srv/p",
+                "--kubelet-registration-path=/var/lib/kubelet/plugins/csi.soko.dev/csi.sock"))
+        .isZero();
+    KubeletRegistration registration = launched.get().registration().orElseThrow();
+    assertThat(registration.socket()).isEqualTo(Path.of("/registration/csi.soko.dev-reg.sock"));
+    assertThat(registration.kubeletEndpoint())
+        .isEqualTo(Path.of("/var/lib/kubelet/plugins/csi.soko.dev/csi.sock"));
+  }
+
+  @Test
+  void healthzServesInControllerModeButRegistrationIsForNodesOnly() {
+    assertThat(run("--mode=controller", "--health-address=0.0.0.0:9808")).isZero();
+    assertThat(launched.get().healthAddress()).isEqualTo("0.0.0.0:9808");
+    launched.set(null);
+    assertThat(run("--mode=controller", "--kubelet-registration-path=/var/lib/kubelet/p/c.sock"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("only for node mode");
+    assertThat(launched.get()).isNull();
+  }
+
+  @Test
+  void registrationPathsThatAreNotAbsoluteAndCleanAreUsageErrors() {
+    String node = "--node-id=n";
+    String pool = "--pool=name=p,path=/p";
+    String longName = "/var/lib/kubelet/plugins/" + "x".repeat(100) + "/csi.sock";
+    List<List<String>> cases =
+        List.of(
+            List.of("--kubelet-registration-path=csi.sock"),
+            List.of("--kubelet-registration-path=plugins/csi.sock"),
+            List.of("--kubelet-registration-path="),
+            List.of("--kubelet-registration-path=/"),
+            List.of("--kubelet-registration-path=/var/lib/kubelet/../kubelet/csi.sock"),
+            List.of("--kubelet-registration-path=/var/lib/kubelet/./csi.sock"),
+            List.of("--kubelet-registration-path=/var/lib//kubelet/csi.sock"),
+            List.of("--kubelet-registration-path=/var/lib/kubelet/plugins/"),
+            List.of("--kubelet-registration-path=/var/lib/kubelet/a\0b"),
+            List.of("--kubelet-registration-path=" + longName),
+            List.of("--kubelet-registration-path=/k/csi.sock", "--registration-dir=registration"),
+            List.of("--kubelet-registration-path=/k/csi.sock", "--registration-dir=/"),
+            List.of("--kubelet-registration-path=/k/csi.sock", "--registration-dir=/reg/"),
+            List.of("--kubelet-registration-path=/k/csi.sock", "--registration-dir=/a/../reg"),
+            List.of(
+                "--kubelet-registration-path=/k/csi.sock", "--registration-dir=/" + "r".repeat(90)),
+            List.of(
+                "--kubelet-registration-path=/k/csi.sock",
+                "--registration-dir=/csi",
+                "--endpoint=unix:///csi/csi.soko.dev-reg.sock"),
+            List.of("--registration-dir=/registration"),
+            List.of("--health-address=9808"),
+            List.of("--health-address=host:port"));
+    for (List<String> flags : cases) {
+      List<String> args = new java.util.ArrayList<>(List.of(node, pool));
+      args.addAll(flags);
+      err.getBuffer().setLength(0);
+      assertThat(run(args.toArray(String[]::new))).as("exit code of %s", flags).isEqualTo(2);
+      assertThat(err.toString()).as("message for %s", flags).startsWith("soko-driver: ");
+      assertThat(launched.get()).as("launched with %s", flags).isNull();
+    }
   }
 
   @Test
@@ -130,6 +208,9 @@ class DriverCommandTest {
             "--allowed-path-root",
             "--max-volumes-per-node",
             "--metrics-address",
+            "--health-address",
+            "--kubelet-registration-path",
+            "--registration-dir",
             "--log-level",
             "--help",
             "--version")) {

@@ -8,6 +8,7 @@ import csi.v1.Csi.ControllerServiceCapability.RPC.Type;
 import csi.v1.Csi.PluginCapability.Service;
 import dev.soko.driver.testing.CsiHarness;
 import io.grpc.Status;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
@@ -17,7 +18,11 @@ class IdentityAndClusterModeTest {
   void identityReportsNameCapabilitiesAndReadiness() throws Exception {
     AtomicBoolean ready = new AtomicBoolean(false);
     try (CsiHarness harness =
-        new CsiHarness(new IdentityService("csi.soko.dev", "1.2.3", ready::get))) {
+        new CsiHarness(
+            new IdentityService(
+                "csi.soko.dev",
+                "1.2.3",
+                () -> ready.get() ? Optional.empty() : Optional.of("pools not usable yet: p")))) {
       Csi.GetPluginInfoResponse info =
           harness.identity().getPluginInfo(Csi.GetPluginInfoRequest.getDefaultInstance());
       assertThat(info.getName()).isEqualTo("csi.soko.dev");

@@ -37,6 +37,16 @@ final class DriverJar implements AutoCloseable {
 
   /** Starts the driver and waits for a ready Probe. */
   CsiClient start() throws IOException, InterruptedException {
+    launch(List.of());
+    client = new CsiClient(socket);
+    if (!client.awaitReady(socket, Duration.ofSeconds(60))) {
+      throw new IllegalStateException("driver not ready within 60 s; log:\n" + log());
+    }
+    return client;
+  }
+
+  /** Starts the driver with {@code extraFlags} and returns at once, without waiting for it. */
+  Process launch(List<String> extraFlags) throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar", JAR.toString()));
@@ -52,16 +62,13 @@ final class DriverJar implements AutoCloseable {
             "name=default,path=" + pool + ",capacity=8Gi",
             "--allowed-path-root",
             mounts.toString()));
+    command.addAll(extraFlags);
     process =
         new ProcessBuilder(command)
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
             .start();
-    client = new CsiClient(socket);
-    if (!client.awaitReady(socket, Duration.ofSeconds(60))) {
-      throw new IllegalStateException("driver not ready within 60 s; log:\n" + log());
-    }
-    return client;
+    return process;
   }
 
   /** {@code kill -9}: no shutdown hook, no cleanup, as a node crash or OOM kill would do. */

@@ -31,6 +31,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -54,7 +55,12 @@ class DriverServerTest {
 
   private DriverServer start(Path socket, BooleanSupplier ready) throws IOException {
     List<BindableService> services =
-        List.of(new IdentityService("csi.soko.dev", "t", ready), new ClusterControllerService());
+        List.of(
+            new IdentityService(
+                "csi.soko.dev",
+                "t",
+                () -> ready.getAsBoolean() ? Optional.empty() : Optional.of("not yet")),
+            new ClusterControllerService());
     return DriverServer.start(new Endpoint(socket), services, metrics, ready, 4);
   }
 

@@ -47,6 +47,11 @@ public final class CsiHarness implements AutoCloseable {
     return NodeGrpc.newBlockingStub(channel);
   }
 
+  /** For stubs of services other than CSI's, such as the kubelet's Registration. */
+  public ManagedChannel channel() {
+    return channel;
+  }
+
   @Override
   public void close() throws InterruptedException {
     channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);

@@ -56,8 +56,8 @@ public final class FakeVolumeManager implements VolumeManager {
   }
 
   @Override
-  public boolean ready() {
-    return ready;
+  public Optional<String> notReady() {
+    return ready ? Optional.empty() : Optional.of("fake engine told not to be ready");
   }
 
   @Override

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 
 /**
@@ -40,7 +41,9 @@ public final class CrashWorkload {
         List.of(poolConfig),
         List.of(allowedRoot),
         8,
-        "");
+        "",
+        "",
+        Optional.empty());
   }
 
   public static void main(String[] args) throws IOException {

@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 
 /** Builds a {@link LocalVolumeManager} over a temp pool with fake processes, mounts and loops. */
@@ -63,7 +64,9 @@ final class EngineFixture {
             List.of(poolConfig),
             List.of(kubelet),
             16,
-            "");
+            "",
+            "",
+            Optional.empty());
     return new LocalVolumeManager(config, exec, mounter, loops);
   }
 

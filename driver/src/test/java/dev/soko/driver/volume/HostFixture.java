@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Real loop devices and mounts for integration tests, all under one temp directory: an XFS pool on
@@ -73,7 +74,9 @@ final class HostFixture implements AutoCloseable {
         List.of(xfs, host),
         List.of(kubelet),
         64,
-        "");
+        "",
+        "",
+        Optional.empty());
   }
 
   LocalVolumeManager open() {

@@ -175,9 +175,13 @@ class RecoveryTest {
     Files.writeString(f.pool, "a file where the pool directory should be");
     try (LocalVolumeManager engine = f.open()) {
       assertThat(engine.ready()).isFalse();
+      // The reason names the pool, not its path or error: /healthz may answer off the node.
+      assertThat(engine.notReady())
+          .hasValue("pools not usable yet: main (the driver log says why)");
       assertThat(EngineFixture.reason(() -> engine.createVolume(block("a", MIB))))
           .isEqualTo(StorageException.Reason.UNAVAILABLE);
       Files.delete(f.pool);
+      assertThat(engine.notReady()).isEmpty();
       assertThat(engine.ready()).isTrue();
       assertThat(engine.createVolume(block("a", MIB)).pool()).isEqualTo("main");
     }
