@@ -24,8 +24,13 @@ final class Await {
       }
       if (System.nanoTime() > deadline) {
         throw new AssertionError(
-            "timed out after " + timeout.toSeconds() + " s waiting for " + what + "; last value: "
-                + last + (lastError == null ? "" : "; last error: " + lastError));
+            "timed out after "
+                + timeout.toSeconds()
+                + " s waiting for "
+                + what
+                + "; last value: "
+                + last
+                + (lastError == null ? "" : "; last error: " + lastError));
       }
       try {
         Thread.sleep(250);

@@ -14,16 +14,26 @@ import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
  * When a test fails, everything needed to see why goes into {@code target/e2e-report/<test>/}: the
- * logs of every cluster process (control plane, containerd, kubelet), the logs of every container of
- * every pod (the operator and each container of the node plugin included, with their previous run),
- * and {@code kubectl describe} of the objects that matter.
+ * logs of every cluster process (control plane, containerd, kubelet), the logs of every container
+ * of every pod (the operator and each container of the node plugin included, with their previous
+ * run), and {@code kubectl describe} of the objects that matter.
  */
 final class FailureReport implements TestWatcher {
   private static final List<String> DESCRIBED =
       List.of(
-          "nodes", "csinodes", "storageclusters", "daemonsets", "deployments", "pods",
-          "persistentvolumeclaims", "persistentvolumes", "volumesnapshots",
-          "volumesnapshotcontents", "csistoragecapacities", "storageclasses", "csidrivers",
+          "nodes",
+          "csinodes",
+          "storageclusters",
+          "daemonsets",
+          "deployments",
+          "pods",
+          "persistentvolumeclaims",
+          "persistentvolumes",
+          "volumesnapshots",
+          "volumesnapshotcontents",
+          "csistoragecapacities",
+          "storageclasses",
+          "csidrivers",
           "namespaces");
 
   @Override
@@ -44,8 +54,12 @@ final class FailureReport implements TestWatcher {
           out =
               LocalCluster.run(
                   List.of(
-                      kubectl.toString(), "--kubeconfig", cluster.kubeconfig.toString(),
-                      "describe", kind, "-A"),
+                      kubectl.toString(),
+                      "--kubeconfig",
+                      cluster.kubeconfig.toString(),
+                      "describe",
+                      kind,
+                      "-A"),
                   60);
         } catch (AssertionError e) {
           out = e.getMessage();
@@ -81,7 +95,8 @@ final class FailureReport implements TestWatcher {
           } catch (RuntimeException e) {
             continue; // no previous run, or the pod never started
           }
-          String file = ns + "_" + name + "_" + c.getName() + (previous ? ".previous" : "") + ".log";
+          String file =
+              ns + "_" + name + "_" + c.getName() + (previous ? ".previous" : "") + ".log";
           Files.writeString(to.resolve(file), log == null ? "" : log);
         }
       }

@@ -28,7 +28,12 @@ final class LocalCluster {
   final String projectVersion;
 
   private LocalCluster(
-      Path kubeconfig, Path stateDir, String node, String imageRegistry, Path helm, String version) {
+      Path kubeconfig,
+      Path stateDir,
+      String node,
+      String imageRegistry,
+      Path helm,
+      String version) {
     this.kubeconfig = kubeconfig;
     this.stateDir = stateDir;
     this.node = node;
@@ -66,7 +71,8 @@ final class LocalCluster {
 
   /** Runs the pinned helm against this cluster; fails with its output when it exits non-zero. */
   String helm(String... args) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>(List.of(helm.toString(), "--kubeconfig", kubeconfig.toString()));
+    List<String> command =
+        new ArrayList<>(List.of(helm.toString(), "--kubeconfig", kubeconfig.toString()));
     command.addAll(List.of(args));
     return run(command, 300);
   }
@@ -81,8 +87,14 @@ final class LocalCluster {
     String id = containerId.substring(containerId.indexOf("://") + 3);
     run(
         List.of(
-            "bash", REPO.resolve("hack/local-cluster.sh").toString(), "ctr", "task", "kill",
-            "--signal", "SIGKILL", id),
+            "bash",
+            REPO.resolve("hack/local-cluster.sh").toString(),
+            "ctr",
+            "task",
+            "kill",
+            "--signal",
+            "SIGKILL",
+            id),
         60);
   }
 

@@ -37,14 +37,15 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * Soko as a cluster admin meets it on a real node: {@code helm install} of the chart with its
  * StorageCluster, the node plugin as a privileged DaemonSet registering with the real kubelet, and
  * application pods (in a namespace at the cluster's baseline Pod Security level) that write to
- * their volumes while they are expanded, snapshotted, restored and used as raw block devices.
- * The steps build on each other, in order; the cluster comes from {@code hack/local-cluster.sh}.
+ * their volumes while they are expanded, snapshotted, restored and used as raw block devices. The
+ * steps build on each other, in order; the cluster comes from {@code hack/local-cluster.sh}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @ExtendWith(FailureReport.class)
 class RealNodeE2E {
   private static final String RELEASE = "soko";
+
   /** The operator's namespace (the chart's release) and the driver's, which the operator makes. */
   private static final String OPERATOR = "soko-operator";
 
@@ -91,15 +92,25 @@ class RealNodeE2E {
     Files.writeString(values, valuesFile());
     try {
       cluster.helm(
-          "install", RELEASE, LocalCluster.REPO.resolve("helm/soko").toString(),
-          "--namespace", OPERATOR, "--create-namespace", "--values", values.toString(),
-          "--wait", "--timeout", "3m");
+          "install",
+          RELEASE,
+          LocalCluster.REPO.resolve("helm/soko").toString(),
+          "--namespace",
+          OPERATOR,
+          "--create-namespace",
+          "--values",
+          values.toString(),
+          "--wait",
+          "--timeout",
+          "3m");
     } finally {
       Files.deleteIfExists(values);
     }
     StorageCluster ready =
         Await.until(
-            "StorageCluster " + RELEASE + " Ready=True", LONG, this::storageCluster,
+            "StorageCluster " + RELEASE + " Ready=True",
+            LONG,
+            this::storageCluster,
             sc -> "True".equals(condition(sc, "Ready")));
     assertThat(client.namespaces().withName(SYSTEM).get().getMetadata().getLabels())
         .as("the namespace the operator made for its privileged node plugin")
@@ -114,8 +125,11 @@ class RealNodeE2E {
         .isEqualTo(1);
     PoolStatus pool =
         Await.until(
-            "the pool's capacity in status", SHORT, () -> storageCluster().getStatus().getPools(),
-            pools -> !pools.isEmpty() && pools.get(0).total() != null).get(0);
+                "the pool's capacity in status",
+                SHORT,
+                () -> storageCluster().getStatus().getPools(),
+                pools -> !pools.isEmpty() && pools.get(0).total() != null)
+            .get(0);
     assertThat(pool.node()).isEqualTo(cluster.node);
     assertThat(Quantity.getAmountInBytes(new Quantity(pool.total())).longValue())
         .as("the pool's total, from the node's CSIStorageCapacity")
@@ -135,7 +149,8 @@ class RealNodeE2E {
   @Test
   @Order(3)
   void aPodWritesToAVolumeThatIsStagedAndPublishedByTheKubelet() {
-    client.resource(new NamespaceBuilder().withNewMetadata().withName(APPS).endMetadata().build())
+    client
+        .resource(new NamespaceBuilder().withNewMetadata().withName(APPS).endMetadata().build())
         .serverSideApply();
     assertThat(client.namespaces().withName(APPS).get().getMetadata().getLabels())
         .as("the application namespace stays at the cluster's default Pod Security level")
@@ -152,9 +167,18 @@ class RealNodeE2E {
     PersistentVolumeClaim claim = claim("data");
     assertThat(claim.getStatus().getPhase()).isEqualTo("Bound");
     assertThat(
-            client.persistentVolumes().withName(claim.getSpec().getVolumeName()).get().getSpec()
-                .getNodeAffinity().getRequired().getNodeSelectorTerms().get(0)
-                .getMatchExpressions().get(0).getValues())
+            client
+                .persistentVolumes()
+                .withName(claim.getSpec().getVolumeName())
+                .get()
+                .getSpec()
+                .getNodeAffinity()
+                .getRequired()
+                .getNodeSelectorTerms()
+                .get(0)
+                .getMatchExpressions()
+                .get(0)
+                .getValues())
         .as("the volume is pinned to the node that holds it")
         .containsExactly(cluster.node);
   }
@@ -163,18 +187,25 @@ class RealNodeE2E {
   @Order(4)
   void aVolumeExpandedWhileItsPodRunsShowsTheNewSizeInThePod() {
     long before = filesystemBytes("writer");
-    client.persistentVolumeClaims().inNamespace(APPS).withName("data")
-        .edit(c -> {
-          c.getSpec().getResources().getRequests().put("storage", new Quantity("640Mi"));
-          return c;
-        });
+    client
+        .persistentVolumeClaims()
+        .inNamespace(APPS)
+        .withName("data")
+        .edit(
+            c -> {
+              c.getSpec().getResources().getRequests().put("storage", new Quantity("640Mi"));
+              return c;
+            });
     long after =
         Await.until(
-            "the pod to see the grown filesystem", LONG, () -> filesystemBytes("writer"),
+            "the pod to see the grown filesystem",
+            LONG,
+            () -> filesystemBytes("writer"),
             bytes -> bytes > before + (200L << 20));
     assertThat(after).isLessThanOrEqualTo(640L << 20);
     Await.until(
-        "PVC capacity 640Mi", SHORT,
+        "PVC capacity 640Mi",
+        SHORT,
         () -> claim("data").getStatus().getCapacity().get("storage"),
         q -> q != null && Quantity.getAmountInBytes(q).longValue() == 640L << 20);
     assertThat(apps.sh("writer", "sha256sum /data/blob | cut -d' ' -f1")).isEqualTo(writtenSum);
@@ -183,18 +214,28 @@ class RealNodeE2E {
   @Test
   @Order(5)
   void aSnapshotRestoredIntoANewVolumeHoldsTheSameBytes() {
-    client.genericKubernetesResources(VOLUME_SNAPSHOTS).inNamespace(APPS)
-        .resource(snapshot("snap", "data")).create();
+    client
+        .genericKubernetesResources(VOLUME_SNAPSHOTS)
+        .inNamespace(APPS)
+        .resource(snapshot("snap", "data"))
+        .create();
     GenericKubernetesResource snap =
         Await.until(
-            "VolumeSnapshot snap readyToUse", LONG,
-            () -> client.genericKubernetesResources(VOLUME_SNAPSHOTS).inNamespace(APPS)
-                .withName("snap").get(),
+            "VolumeSnapshot snap readyToUse",
+            LONG,
+            () ->
+                client
+                    .genericKubernetesResources(VOLUME_SNAPSHOTS)
+                    .inNamespace(APPS)
+                    .withName("snap")
+                    .get(),
             s -> Boolean.TRUE.equals(field(s, "status", "readyToUse")));
     PersistentVolumeClaim restored = apps.claim("restored", XFS, "640Mi", false);
-    restored.getSpec().setDataSource(
-        new io.fabric8.kubernetes.api.model.TypedLocalObjectReference(
-            "snapshot.storage.k8s.io", "VolumeSnapshot", "snap"));
+    restored
+        .getSpec()
+        .setDataSource(
+            new io.fabric8.kubernetes.api.model.TypedLocalObjectReference(
+                "snapshot.storage.k8s.io", "VolumeSnapshot", "snap"));
     apps.create(restored);
     apps.create(apps.pod("reader", "restored", false, false));
     awaitRunning("reader");
@@ -216,9 +257,12 @@ class RealNodeE2E {
             "dd if=/dev/urandom of=/tmp/chunk bs=1M count=4 2>/dev/null"
                 + " && dd if=/tmp/chunk of=/dev/xvda bs=1M conv=fsync 2>/dev/null"
                 + " && sha256sum /tmp/chunk | cut -d' ' -f1");
-    assertThat(apps.sh("block", "dd if=/dev/xvda bs=1M count=4 2>/dev/null | sha256sum | cut -d' ' -f1"))
+    assertThat(
+            apps.sh(
+                "block", "dd if=/dev/xvda bs=1M count=4 2>/dev/null | sha256sum | cut -d' ' -f1"))
         .isEqualTo(sum);
-    assertThat(apps.sh("block", "blockdev --getsize64 /dev/xvda")).isEqualTo(String.valueOf(64L << 20));
+    assertThat(apps.sh("block", "blockdev --getsize64 /dev/xvda"))
+        .isEqualTo(String.valueOf(64L << 20));
   }
 
   @Test
@@ -226,8 +270,13 @@ class RealNodeE2E {
   void aPodWithFsGroupGetsAVolumeItsGroupCanWrite() {
     apps.create(apps.claim("shared", EXT4, "64Mi", false));
     PodBuilder pod = apps.pod("grouped", "shared", false, false);
-    pod.editSpec().withNewSecurityContext().withRunAsUser(1000L).withRunAsGroup(1000L)
-        .withFsGroup(2000L).endSecurityContext().endSpec();
+    pod.editSpec()
+        .withNewSecurityContext()
+        .withRunAsUser(1000L)
+        .withRunAsGroup(1000L)
+        .withFsGroup(2000L)
+        .endSecurityContext()
+        .endSpec();
     apps.create(pod);
     awaitRunning("grouped");
     apps.sh("grouped", "echo hello > /data/by-user-1000");
@@ -239,8 +288,11 @@ class RealNodeE2E {
   @Order(8)
   void aReadOnlyClaimIsMountedReadOnly() {
     client.pods().inNamespace(APPS).withName("grouped").withGracePeriod(1).delete();
-    Await.until("pod grouped gone", SHORT,
-        () -> client.pods().inNamespace(APPS).withName("grouped").get(), Objects::isNull);
+    Await.until(
+        "pod grouped gone",
+        SHORT,
+        () -> client.pods().inNamespace(APPS).withName("grouped").get(),
+        Objects::isNull);
     apps.create(apps.pod("readonly", "shared", false, true));
     awaitRunning("readonly");
     assertThat(apps.sh("readonly", "cat /data/by-user-1000")).isEqualTo("hello");
@@ -256,8 +308,11 @@ class RealNodeE2E {
     apps.create(apps.pod("too-big", "huge", false, false));
     Event event =
         Await.until(
-            "a FailedScheduling event for pod too-big", LONG,
-            () -> events("too-big", "FailedScheduling"), list -> !list.isEmpty()).get(0);
+                "a FailedScheduling event for pod too-big",
+                LONG,
+                () -> events("too-big", "FailedScheduling"),
+                list -> !list.isEmpty())
+            .get(0);
     assertThat(event.getMessage()).contains("enough free storage");
     assertThat(claim("huge").getStatus().getPhase()).isEqualTo("Pending");
     client.pods().inNamespace(APPS).withName("too-big").withGracePeriod(0).delete();
@@ -273,7 +328,8 @@ class RealNodeE2E {
     apps.sh("writer", "echo during > /data/during-restart && sync");
     assertThat(apps.sh("writer", "sha256sum /data/blob | cut -d' ' -f1")).isEqualTo(writtenSum);
     Await.until(
-        "the driver container to restart", LONG,
+        "the driver container to restart",
+        LONG,
         () -> containerStatus(nodePluginPod(), "soko-driver"),
         s -> s.getRestartCount() > before.getRestartCount() && Boolean.TRUE.equals(s.getReady()));
     Await.until(
@@ -304,31 +360,49 @@ class RealNodeE2E {
     client.resources(StorageCluster.class).withName(RELEASE).delete();
     StorageCluster blocked =
         Await.until(
-            "status to say that deletion is blocked", SHORT, this::storageCluster,
-            sc -> sc.getStatus().getConditions().stream()
-                .anyMatch(c -> "DeletionBlocked".equals(c.getReason())));
+            "status to say that deletion is blocked",
+            SHORT,
+            this::storageCluster,
+            sc ->
+                sc.getStatus().getConditions().stream()
+                    .anyMatch(c -> "DeletionBlocked".equals(c.getReason())));
     String message =
         blocked.getStatus().getConditions().stream()
             .filter(c -> "DeletionBlocked".equals(c.getReason()))
-            .findFirst().orElseThrow().getMessage();
+            .findFirst()
+            .orElseThrow()
+            .getMessage();
     assertThat(message).contains(claim("data").getSpec().getVolumeName());
     assertThat(client.storage().v1().csiDrivers().withName(DRIVER).get())
-        .as("the CSIDriver is kept while volumes exist").isNotNull();
+        .as("the CSIDriver is kept while volumes exist")
+        .isNotNull();
 
     client.pods().inNamespace(APPS).withGracePeriod(1).delete();
     client.genericKubernetesResources(VOLUME_SNAPSHOTS).inNamespace(APPS).delete();
     client.persistentVolumeClaims().inNamespace(APPS).delete();
-    Await.until("every PV of the driver gone", LONG,
-        () -> client.persistentVolumes().list().getItems(), List::isEmpty);
-    Await.until("StorageCluster gone", LONG,
-        () -> client.resources(StorageCluster.class).withName(RELEASE).get(), Objects::isNull);
+    Await.until(
+        "every PV of the driver gone",
+        LONG,
+        () -> client.persistentVolumes().list().getItems(),
+        List::isEmpty);
+    Await.until(
+        "StorageCluster gone",
+        LONG,
+        () -> client.resources(StorageCluster.class).withName(RELEASE).get(),
+        Objects::isNull);
     assertThat(client.storage().v1().csiDrivers().withName(DRIVER).get()).isNull();
     assertThat(client.storage().v1().storageClasses().withName(XFS).get()).isNull();
-    Await.until("namespace " + SYSTEM + " gone", LONG,
-        () -> client.namespaces().withName(SYSTEM).get(), Objects::isNull);
+    Await.until(
+        "namespace " + SYSTEM + " gone",
+        LONG,
+        () -> client.namespaces().withName(SYSTEM).get(),
+        Objects::isNull);
     cluster.helm("uninstall", RELEASE, "--namespace", OPERATOR, "--wait", "--timeout", "2m");
-    Await.until("no pod left in " + OPERATOR, LONG,
-        () -> client.pods().inNamespace(OPERATOR).list().getItems(), List::isEmpty);
+    Await.until(
+        "no pod left in " + OPERATOR,
+        LONG,
+        () -> client.pods().inNamespace(OPERATOR).list().getItems(),
+        List::isEmpty);
     assertThat(client.apps().daemonSets().inAnyNamespace().list().getItems()).isEmpty();
     client.namespaces().withName(APPS).delete();
   }
@@ -394,7 +468,8 @@ class RealNodeE2E {
 
   private void awaitRunning(String pod) {
     Await.until(
-        "pod " + pod + " Running", LONG,
+        "pod " + pod + " Running",
+        LONG,
         () -> client.pods().inNamespace(APPS).withName(pod).get(),
         p -> p != null && "Running".equals(p.getStatus().getPhase()));
   }
@@ -417,8 +492,13 @@ class RealNodeE2E {
             .filter(d -> d.getMetadata().getName().endsWith("-node"))
             .findFirst()
             .orElseThrow(() -> new AssertionError("no node plugin DaemonSet in " + SYSTEM));
-    return client.pods().inNamespace(SYSTEM)
-        .withLabels(ds.getSpec().getSelector().getMatchLabels()).list().getItems().stream()
+    return client
+        .pods()
+        .inNamespace(SYSTEM)
+        .withLabels(ds.getSpec().getSelector().getMatchLabels())
+        .list()
+        .getItems()
+        .stream()
         .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
         .findFirst()
         .orElseThrow(() -> new AssertionError("no node plugin pod"));
@@ -440,11 +520,17 @@ class RealNodeE2E {
     GenericKubernetesResource s = new GenericKubernetesResource();
     s.setApiVersion("snapshot.storage.k8s.io/v1");
     s.setKind("VolumeSnapshot");
-    s.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName(name)
-        .withNamespace(APPS).build());
+    s.setMetadata(
+        new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
+            .withName(name)
+            .withNamespace(APPS)
+            .build());
     s.setAdditionalProperty(
         "spec",
-        Map.of("volumeSnapshotClassName", SNAPSHOTS, "source",
+        Map.of(
+            "volumeSnapshotClassName",
+            SNAPSHOTS,
+            "source",
             Map.of("persistentVolumeClaimName", claim)));
     return s;
   }

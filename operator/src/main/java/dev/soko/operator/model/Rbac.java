@@ -55,7 +55,10 @@ final class Rbac {
                     "snapshot.storage.k8s.io",
                     List.of("volumesnapshots"),
                     List.of("get", "list", "watch", "update")),
-                rule("snapshot.storage.k8s.io", List.of("volumesnapshotcontents"), List.of("get", "list"))));
+                rule(
+                    "snapshot.storage.k8s.io",
+                    List.of("volumesnapshotcontents"),
+                    List.of("get", "list"))));
     out.add(clusterRole(n, "provisioner", Names.NODE, provisioner));
     out.add(clusterBinding(n, "provisioner", Names.NODE, nodeSa));
     if (capacity) {
