@@ -116,7 +116,7 @@ build_node_images() {
     [ "$name" = busybox ] || links+=(--symlink "/bin/$name:busybox")
   done < <(/bin/busybox --list)
   python3 "$ROOT/hack/oci-image.py" --name "$IMAGE_REGISTRY/busybox:1" --out "$IMAGES_DIR/busybox.oci.tar" \
-    --file /bin/busybox:/bin/busybox "${links[@]}" --entrypoint /bin/sh
+    --file /bin/busybox:/bin/busybox "${links[@]}" --dir /tmp:1777 --entrypoint /bin/sh
   rm -rf "$tmp"
 }
 

@@ -5,7 +5,7 @@ test workloads' busybox. No registry and no container engine are involved; conta
 archive under the name given (`ctr -n k8s.io images import`).
 
   oci-image.py --name REF --out FILE [--entrypoint PATH]... [--env K=V]... [--user U]
-               (--file SRC:DEST[:MODE])... [--symlink LINK:TARGET]...
+               (--file SRC:DEST[:MODE])... [--symlink LINK:TARGET]... [--dir PATH:MODE]...
 """
 import argparse
 import hashlib
@@ -18,7 +18,7 @@ import tarfile
 EPOCH = 0
 
 
-def layer(files, symlinks):
+def layer(files, symlinks, extra_dirs):
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tar:
         dirs = set()
@@ -28,9 +28,11 @@ def layer(files, symlinks):
             while parent and parent not in dirs:
                 dirs.add(parent)
                 parent = os.path.dirname(parent)
-        for d in sorted(dirs):
+        modes = {d: 0o755 for d in dirs}
+        modes.update({d.strip("/"): mode for d, mode in extra_dirs})
+        for d in sorted(modes):
             info = tarfile.TarInfo(d)
-            info.type, info.mode, info.mtime = tarfile.DIRTYPE, 0o755, EPOCH
+            info.type, info.mode, info.mtime = tarfile.DIRTYPE, modes[d], EPOCH
             tar.addfile(info)
         for src, dest, mode in files:
             with open(src, "rb") as f:
@@ -62,6 +64,7 @@ def main():
     p.add_argument("--user", default="")
     p.add_argument("--file", action="append", default=[], help="SRC:DEST[:MODE(octal)]")
     p.add_argument("--symlink", action="append", default=[], help="LINK:TARGET")
+    p.add_argument("--dir", action="append", default=[], help="PATH:MODE(octal), e.g. /tmp:1777")
     a = p.parse_args()
     files = []
     for spec in a.file:
@@ -69,7 +72,8 @@ def main():
         files.append((parts[0], parts[1], int(parts[2], 8) if len(parts) > 2 else 0o755))
     symlinks = [tuple(s.split(":", 1)) for s in a.symlink]
 
-    diff = layer(files, symlinks)
+    dirs = [(d.split(":")[0], int(d.split(":")[1], 8)) for d in a.dir]
+    diff = layer(files, symlinks, dirs)
     tag = a.name.rsplit(":", 1)[1] if ":" in a.name.rsplit("/", 1)[-1] else "latest"
     with tarfile.open(a.out + ".partial", "w") as tar:
         layer_digest = blob(tar, diff)

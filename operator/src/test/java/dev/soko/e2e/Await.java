@@ -11,15 +11,16 @@ final class Await {
   static <T> T until(String what, Duration timeout, Supplier<T> probe, Predicate<T> done) {
     long deadline = System.nanoTime() + timeout.toNanos();
     T last = null;
-    RuntimeException lastError = null;
+    Throwable lastError = null;
     while (true) {
       try {
         last = probe.get();
         if (done.test(last)) {
           return last;
         }
-      } catch (RuntimeException e) {
-        // Not there yet (the object does not exist, the pod has no container yet, ...).
+      } catch (RuntimeException | AssertionError e) {
+        // Not there yet (the object does not exist, the pod has no container yet, exec is not
+        // answered yet, ...).
         lastError = e;
       }
       if (System.nanoTime() > deadline) {

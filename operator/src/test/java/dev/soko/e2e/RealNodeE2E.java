@@ -346,7 +346,14 @@ class RealNodeE2E {
     cluster.restart("containerd");
     cluster.restart("kubelet");
     Await.until("node Ready", LONG, () -> nodeReady(), ready -> ready);
-    assertThat(apps.sh("writer", "cat /data/during-restart")).isEqualTo("during");
+    // The kubelet answers exec again a moment after it reports Ready.
+    String during =
+        Await.until(
+            "exec in pod writer after the restarts",
+            SHORT,
+            () -> apps.sh("writer", "cat /data/during-restart"),
+            Objects::nonNull);
+    assertThat(during).isEqualTo("during");
     assertThat(apps.sh("writer", "sha256sum /data/blob | cut -d' ' -f1")).isEqualTo(writtenSum);
     apps.create(apps.pod("after-kubelet", "after-restart", false, false));
     client.pods().inNamespace(APPS).withName("after-restart").withGracePeriod(1).delete();

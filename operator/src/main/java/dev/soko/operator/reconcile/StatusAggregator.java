@@ -75,6 +75,7 @@ final class StatusAggregator {
     int ctrlReady = 0;
     int nodesDesired = 0;
     int nodesReady = 0;
+    int registered = 0;
     if (workloads != null) {
       DeploymentStatus ds =
           workloads.deployment() == null ? null : workloads.deployment().getStatus();
@@ -88,13 +89,20 @@ final class StatusAggregator {
               : dss.getDesiredNumberScheduled();
       nodesReady = dss == null || dss.getNumberReady() == null ? 0 : dss.getNumberReady();
       s.setController(new ReplicaStatus(ctrlDesired, ctrlReady));
-      s.setNodes(new NodeStatus(nodesDesired, nodesReady, workloads.registeredNodes()));
+      registered = workloads.registeredNodes();
+      s.setNodes(new NodeStatus(nodesDesired, nodesReady, registered));
       s.setPools(pools(sc.getSpec(), workloads.capacities()));
       s.setCapacity(summary(s.getPools()));
     }
 
     Conditions c = new Conditions(previous.getConditions(), generation, now);
-    boolean rolledOut = ctrlReady >= ctrlDesired && nodesDesired > 0 && nodesReady >= nodesDesired;
+    // A node plugin pod is ready before the kubelet has registered its driver; until then no
+    // volume can be staged on that node, so Ready waits for the registrations too.
+    boolean rolledOut =
+        ctrlReady >= ctrlDesired
+            && nodesDesired > 0
+            && nodesReady >= nodesDesired
+            && registered >= nodesDesired;
     String rollout =
         "controller "
             + ctrlReady
@@ -104,7 +112,11 @@ final class StatusAggregator {
             + nodesReady
             + "/"
             + nodesDesired
-            + " ready";
+            + " ready, "
+            + registered
+            + "/"
+            + nodesDesired
+            + " registered with the kubelet";
     if (!outcome.ok()) {
       c.set(Conditions.READY, false, outcome.reason(), outcome.message());
       c.set(Conditions.PROGRESSING, false, outcome.reason(), outcome.message());

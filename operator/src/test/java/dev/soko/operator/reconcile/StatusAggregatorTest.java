@@ -140,4 +140,50 @@ class StatusAggregatorTest {
     assertThat(StatusAggregator.summary(pools).used()).isEqualTo("60Gi");
     assertThat(StatusAggregator.format(new BigDecimal(1536L * 1024 * 1024))).isEqualTo("1.5Gi");
   }
+
+  @Test
+  void readyWaitsUntilTheKubeletHasRegisteredTheDriverOnEveryNode() {
+    StorageCluster sc = Fixtures.sample();
+    sc.getMetadata().setGeneration(1L);
+    DesiredState desired =
+        DesiredState.of(
+            sc, VersionsTable.load(), ClusterFacts.offline(KubernetesVersion.parse("1.34")));
+    var daemonSet =
+        new io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder()
+            .withNewStatus()
+            .withDesiredNumberScheduled(2)
+            .withNumberReady(2)
+            .endStatus()
+            .build();
+    var deployment =
+        new io.fabric8.kubernetes.api.model.apps.DeploymentBuilder()
+            .withNewStatus()
+            .withReadyReplicas(sc.getSpec().getController().getReplicas())
+            .endStatus()
+            .build();
+    StorageClusterStatus oneOfTwo =
+        StatusAggregator.aggregate(
+            sc,
+            StatusAggregator.Outcome.applied(),
+            desired,
+            "v1.34.0",
+            List.of(),
+            new ClusterObserver.Workloads(daemonSet, deployment, 1, List.of()),
+            desired.all().size(),
+            "2026-01-01T00:00:00Z");
+    assertThat(condition(oneOfTwo, "Ready").getStatus()).isEqualTo("False");
+    assertThat(condition(oneOfTwo, "Ready").getMessage())
+        .contains("node plugin 2/2 ready, 1/2 registered with the kubelet");
+    StorageClusterStatus both =
+        StatusAggregator.aggregate(
+            sc,
+            StatusAggregator.Outcome.applied(),
+            desired,
+            "v1.34.0",
+            List.of(),
+            new ClusterObserver.Workloads(daemonSet, deployment, 2, List.of()),
+            desired.all().size(),
+            "2026-01-01T00:00:00Z");
+    assertThat(condition(both, "Ready").getStatus()).isEqualTo("True");
+  }
 }
