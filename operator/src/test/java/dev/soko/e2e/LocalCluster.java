@@ -98,6 +98,21 @@ final class LocalCluster {
         60);
   }
 
+  /** Gives an image on the node a second name, as pushing it under another tag would. */
+  void tagImage(String source, String target) throws IOException, InterruptedException {
+    run(
+        List.of(
+            "bash",
+            REPO.resolve("hack/local-cluster.sh").toString(),
+            "ctr",
+            "images",
+            "tag",
+            "--force",
+            source,
+            target),
+        60);
+  }
+
   /** The cluster's logs (control plane, runtime, kubelet), copied into a failure report. */
   Path logs() {
     return stateDir.resolve("logs");

@@ -99,13 +99,27 @@ class RealNodeE2E {
           OPERATOR,
           "--create-namespace",
           "--values",
-          values.toString(),
-          "--wait",
-          "--timeout",
-          "3m");
+          values.toString());
     } finally {
       Files.deleteIfExists(values);
     }
+    // The operator is killed in the middle of the install: it must converge once it is back.
+    Pod operator =
+        Await.until(
+            "the operator to start installing the driver",
+            LONG,
+            this::operatorPod,
+            p ->
+                p.getStatus().getContainerStatuses().stream()
+                        .anyMatch(c -> c.getState().getRunning() != null)
+                    && client.apps().daemonSets().inNamespace(SYSTEM).list().getItems().size()
+                        == 1);
+    cluster.killContainer(operator.getStatus().getContainerStatuses().get(0).getContainerID());
+    Await.until(
+        "the operator to be restarted",
+        LONG,
+        () -> operatorPod().getStatus().getContainerStatuses().get(0).getRestartCount(),
+        restarts -> restarts > 0);
     StorageCluster ready =
         Await.until(
             "StorageCluster " + RELEASE + " Ready=True",
@@ -363,6 +377,38 @@ class RealNodeE2E {
 
   @Test
   @Order(12)
+  void anImageOverrideOnTheStorageClusterRollsTheNodePlugin() throws Exception {
+    String image = cluster.imageRegistry + "/soko-driver:e2e-override";
+    cluster.tagImage(cluster.imageRegistry + "/soko-driver:" + cluster.projectVersion, image);
+    String before = nodePluginPod().getMetadata().getName();
+    client
+        .resources(StorageCluster.class)
+        .withName(RELEASE)
+        .edit(
+            sc -> {
+              sc.getSpec().getDriver().setImage(image);
+              return sc;
+            });
+    Pod rolled =
+        Await.until(
+            "a node plugin pod running " + image,
+            LONG,
+            this::nodePluginPod,
+            p ->
+                !p.getMetadata().getName().equals(before)
+                    && image.equals(containerStatus(p, "soko-driver").getImage())
+                    && Boolean.TRUE.equals(containerStatus(p, "soko-driver").getReady()));
+    assertThat(rolled.getSpec().getContainers().get(0).getImage()).isEqualTo(image);
+    Await.until(
+        "StorageCluster Ready again",
+        LONG,
+        this::storageCluster,
+        sc -> "True".equals(condition(sc, "Ready")));
+    assertThat(apps.sh("writer", "sha256sum /data/blob | cut -d' ' -f1")).isEqualTo(writtenSum);
+  }
+
+  @Test
+  @Order(13)
   void uninstallIsRefusedWhileVolumesExistAndRemovesEverythingAfterwards() throws Exception {
     client.resources(StorageCluster.class).withName(RELEASE).delete();
     StorageCluster blocked =
@@ -509,6 +555,13 @@ class RealNodeE2E {
         .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
         .findFirst()
         .orElseThrow(() -> new AssertionError("no node plugin pod"));
+  }
+
+  private Pod operatorPod() {
+    return client.pods().inNamespace(OPERATOR).list().getItems().stream()
+        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no operator pod in " + OPERATOR));
   }
 
   private static ContainerStatus containerStatus(Pod pod, String container) {
