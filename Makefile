@@ -6,7 +6,11 @@ export SOKO_CACHE ?= $(HOME)/.cache/soko
 
 ##@ Main jobs
 .PHONY: demo
-demo: deps build tools-e2e ## Local control plane + operator + driver + CSI sidecars: a StorageCluster, a PVC provisioned, expanded, snapshotted, restored (root)
+demo: deps build tools-node images ## A real node (kubelet, containerd): helm install, a StorageCluster, pods writing to volumes expanded, snapshotted, restored; uninstall (root)
+	bash hack/node-demo.sh
+
+.PHONY: demo-control-plane
+demo-control-plane: deps build tools-e2e ## Control plane only: the operator, and the driver + CSI sidecars as local processes playing the node (root)
 	bash hack/cluster-demo.sh
 
 .PHONY: cluster-up
@@ -22,13 +26,14 @@ demo-driver: deps build ## The driver alone on a temporary pool: create, stage, 
 	bash hack/demo.sh
 
 .PHONY: test
-test: deps tools-test tools-e2e ## Every tier: unit, integration (real mounts, kube-apiserver), csi-sanity, chart/bundle, images
+test: deps tools-test tools-e2e tools-node ## Every tier: unit, integration (real mounts, kube-apiserver), csi-sanity, control-plane e2e, chart/bundle, images, real-node e2e
 	$(MVN) verify
 	bash hack/check-generated.sh
 	bash hack/sanity.sh
 	bash hack/e2e.sh
 	bash hack/test-dist.sh
 	bash hack/test-images.sh
+	bash hack/e2e-node.sh
 
 ##@ Test tiers
 .PHONY: unit
@@ -40,7 +45,7 @@ sanity: deps build ## csi-sanity against the real driver jar with real loop devi
 	bash hack/sanity.sh
 
 .PHONY: e2e
-e2e: deps build tools-e2e ## End to end: kube-apiserver, operator, driver and the real provisioner/resizer/snapshotter (root)
+e2e: deps build tools-e2e ## Control-plane end to end: kube-apiserver, operator, driver and the real provisioner/resizer/snapshotter as processes (root)
 	bash hack/e2e.sh
 
 .PHONY: e2e-node

@@ -544,10 +544,15 @@ stop_processes() {
   wait_until 10 all_gone "${pids[@]}" || true
 }
 
-# Loop devices whose image lies in the cluster's state or pool (as the driver's container saw it).
+# The cluster's loop devices: the pool's own (its image is in $STATE) and every device whose backing
+# file lives on the pool's filesystem. The second kind is found by device number, not by path: a
+# device attached inside a container that is gone shows its file relative to a mount that no
+# longer exists ("/images/vol-....img").
 cluster_loops() {
-  losetup -l -n -O NAME,BACK-FILE 2>/dev/null |
-    awk -v s="$STATE/" 'index($2, s) == 1 || index($2, "/var/lib/soko/") == 1 {print $1}'
+  losetup -l -n -O NAME,MAJ:MIN,BACK-MAJ:MIN,BACK-FILE 2>/dev/null | awk -v s="$STATE/" '
+    { name[NR] = $1; back[NR] = $3; file[NR] = $4 }
+    index($4, s) == 1 { pool[$2] = 1 }
+    END { for (i = 1; i <= NR; i++) if (index(file[i], s) == 1 || back[i] in pool) print name[i] }'
 }
 
 release_namespaces() {
