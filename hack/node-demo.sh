@@ -98,7 +98,7 @@ sed 's/^/      /' "$SOKO_CLUSTER_DIR/demo-values.yaml"
 
 step "the operator installs the driver; the kubelet registers it; the StorageCluster is Ready"
 await "StorageCluster soko Ready=True" is True '{.status.conditions[?(@.type=="Ready")].status}' storagecluster soko
-await "the pool's capacity in status" bash -c "$BIN/kubectl get storagecluster soko -o jsonpath='{.status.pools[0].total}' | grep -q ."
+await "the pool's free capacity in status" bash -c "$BIN/kubectl get storagecluster soko -o jsonpath='{.status.pools[0].available}' | grep -q ."
 show get storagecluster
 show get pods -A -o wide
 show get csinode "$SOKO_CLUSTER_NODE" -o jsonpath='{.spec.drivers}'
