@@ -263,7 +263,7 @@ plugins:
     apiVersion: pod-security.admission.config.k8s.io/v1
     kind: PodSecurityConfiguration
     # As on hardened clusters: a namespace without labels admits only baseline pods.
-    defaults: {enforce: baseline, enforce-version: latest, warn: restricted, warn-version: latest}
+    defaults: {enforce: baseline, enforce-version: latest, warn: baseline, warn-version: latest}
     exemptions: {namespaces: [kube-system]}
 EOF
   cat >"$STATE/etc/scheduler.yaml" <<EOF

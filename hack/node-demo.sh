@@ -231,7 +231,7 @@ step "uninstall: deleting the StorageCluster is refused while volumes exist"
 kc delete storagecluster soko --wait=false >/dev/null
 await "the status to say why" bash -c \
   "$BIN/kubectl get storagecluster soko -o jsonpath='{.status.conditions[*].reason}' | grep -q DeletionBlocked"
-kc get storagecluster soko -o 'jsonpath={range .status.conditions[?(@.reason=="DeletionBlocked")]}{"      "}{.message}{"\n"}{end}'
+kc get storagecluster soko -o 'jsonpath={range .status.conditions[?(@.reason=="DeletionBlocked")]}{"      "}{.message}{"\n"}{end}' | head -1
 
 step "delete the apps' pods and PVCs: the StorageCluster goes, then helm uninstall"
 kc delete namespace "$APPS" --wait=false >/dev/null
