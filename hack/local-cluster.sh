@@ -9,6 +9,8 @@
 #   hack/local-cluster.sh env       print the variables a client needs (KUBECONFIG, ...)
 #   hack/local-cluster.sh restart containerd|kubelet     restart one of the node's services
 #   hack/local-cluster.sh ctr ARGS...                    containerd's ctr on the node (k8s.io namespace)
+#   hack/local-cluster.sh second-node NS DAEMONSET       a second, kubelet-less node with Soko's
+#                                                        driver and provisioner as processes
 #
 # Network rule: every cluster process and every pod runs inside the network namespace $NETNS. It has
 # loopback, one veth whose peer sits in a second, empty namespace (the node's address lives there),
@@ -467,6 +469,82 @@ node_ready() {
   [ "$(kc get node "$NODE" -o 'jsonpath={.status.conditions[?(@.type=="Ready")].status}')" = True ]
 }
 
+# --- a second, kubelet-less node ------------------------------------------------------------------
+
+# A second node for capacity-aware placement, without a kubelet of its own (one kubelet per machine
+# here): a Node object tainted so that no DaemonSet pod is scheduled there, the CSINode that the
+# kubelet would write, and the node plugin's driver and external-provisioner as processes, with the
+# args of the StorageCluster's DaemonSet, the node plugin's ServiceAccount and a pool of their own
+# (the host's disk, bind-mounted over the pool path in a mount namespace of their own). Pods that
+# tolerate the taint are placed there by the real scheduler; nothing runs them.
+SECOND_NODE=soko-node-b
+
+# second_node_up NAMESPACE DAEMONSET
+second_node_up() {
+  local ns=$1 ds=$2 driver sa token dir=$STATE/$SECOND_NODE arg
+  driver=$(kc get csidriver -o 'jsonpath={.items[0].metadata.name}')
+  [ -n "$driver" ] || die "second node: no CSIDriver yet (install Soko first)"
+  sa=$(kc -n "$ns" get daemonset "$ds" -o 'jsonpath={.spec.template.spec.serviceAccountName}')
+  mkdir -p "$dir/pool"
+  kc apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: Node
+metadata:
+  name: $SECOND_NODE
+  labels: {kubernetes.io/hostname: $SECOND_NODE, kubernetes.io/os: linux, topology.soko.dev/node: $SECOND_NODE}
+spec:
+  taints: [{key: soko.dev/kubelet-less, value: "true", effect: NoSchedule}]
+---
+apiVersion: storage.k8s.io/v1
+kind: CSINode
+metadata: {name: $SECOND_NODE}
+spec:
+  drivers: [{name: $driver, nodeID: $SECOND_NODE, topologyKeys: [topology.soko.dev/node]}]
+EOF
+  token=$(kc -n "$ns" create token "$sa" --duration 2h)
+  cat >"$dir/kubeconfig" <<EOF
+apiVersion: v1
+kind: Config
+clusters: [{name: soko-local, cluster: {server: "https://127.0.0.1:6443", certificate-authority: $STATE/pki/ca.crt}}]
+users: [{name: $sa, user: {token: "$token"}}]
+contexts: [{name: soko-local, context: {cluster: soko-local, user: $sa}}]
+current-context: soko-local
+EOF
+  local -a driver_args=() prov_args=() pools=()
+  while IFS= read -r arg; do
+    case $arg in
+    --endpoint=*) arg=--endpoint=unix://$dir/csi.sock ;;
+    --node-id=*) arg=--node-id=$SECOND_NODE ;;
+    --pool=*) pools+=("$(sed 's/.*path=\([^,]*\).*/\1/' <<<"$arg")") ;;
+    --kubelet-registration-path=* | --registration-dir=* | --health-address=* | --metrics-address=*) continue ;;
+    esac
+    driver_args+=("$arg")
+  done < <(container_args "$ns" "$ds" soko-driver)
+  while IFS= read -r arg; do
+    case $arg in
+    --csi-address=*) arg=--csi-address=$dir/csi.sock ;;
+    # No pod of this node owns its CSIStorageCapacity objects.
+    --capacity-ownerref-level=*) arg=--capacity-ownerref-level=-1 ;;
+    esac
+    prov_args+=("$arg")
+  done < <(container_args "$ns" "$ds" csi-provisioner)
+  ((${#pools[@]} == 1)) || die "second node: one pool expected, the DaemonSet has ${#pools[@]}"
+  # shellcheck disable=SC2016 # the inner script's own arguments
+  start "$SECOND_NODE-driver" unshare -m --propagation private bash -c \
+    'mkdir -p "$1" && mount --bind "$2" "$1" && shift 2 && exec "$@"' _ "${pools[0]}" "$dir/pool" \
+    "$ROOT/driver/bin/soko-driver" "${driver_args[@]}"
+  wait_until 60 test -S "$dir/csi.sock" || die "second node: the driver did not start (see $STATE/logs)"
+  start "$SECOND_NODE-provisioner" env NODE_NAME="$SECOND_NODE" NAMESPACE="$ns" \
+    "$BIN/csi-provisioner" "${prov_args[@]}" --kubeconfig "$dir/kubeconfig"
+  log "node $SECOND_NODE: driver and provisioner running, pool $dir/pool"
+}
+
+# Prints the args of container $3 of daemonset $2 in namespace $1, one per line.
+container_args() {
+  kc -n "$1" get daemonset "$2" -o \
+    "jsonpath={range .spec.template.spec.containers[?(@.name==\"$3\")].args[*]}{@}{\"\\n\"}{end}"
+}
+
 up() {
   require_root "the local cluster"
   check_tools
@@ -609,7 +687,8 @@ down() {
   stop_processes
   release_namespaces
   restore_sysctls
-  rm -rf "$STATE/pids" "$STATE/root" "$STATE/etcd" "$STATE/cni" "$STATE/pool.img" "$STATE/api.sock"
+  rm -rf "$STATE/pids" "$STATE/root" "$STATE/etcd" "$STATE/cni" "$STATE/pool.img" "$STATE/api.sock" \
+    "${STATE:?}/$SECOND_NODE"
   if [ "${1:-}" = quiet ]; then
     leftovers >/dev/null || die "a previous cluster could not be removed: run 'hack/local-cluster.sh down'"
   else
@@ -625,5 +704,6 @@ images) build_node_images ;;
 env) cat "$STATE/env" ;;
 restart) restart "${2:?restart what? containerd or kubelet}" ;;
 ctr) shift && ctr "$@" ;;
-*) die "usage: hack/local-cluster.sh up|down|images|env|restart NAME|ctr ARGS..." ;;
+second-node) second_node_up "${2:?namespace of the node plugin}" "${3:?its DaemonSet}" ;;
+*) die "usage: hack/local-cluster.sh up|down|images|env|restart NAME|ctr ARGS...|second-node NS DAEMONSET" ;;
 esac

@@ -98,6 +98,21 @@ final class LocalCluster {
         60);
   }
 
+  /**
+   * Adds a second node without a kubelet: a tainted Node, its CSINode, and the node plugin's driver
+   * and provisioner as processes with the DaemonSet's args (see {@code hack/local-cluster.sh}).
+   */
+  void addSecondNode(String namespace, String daemonSet) throws IOException, InterruptedException {
+    run(
+        List.of(
+            "bash",
+            REPO.resolve("hack/local-cluster.sh").toString(),
+            "second-node",
+            namespace,
+            daemonSet),
+        180);
+  }
+
   /** Gives an image on the node a second name, as pushing it under another tag would. */
   void tagImage(String source, String target) throws IOException, InterruptedException {
     run(

@@ -163,6 +163,45 @@ class RealNodeE2E {
 
   @Test
   @Order(3)
+  void renderPrintsTheContainersTheOperatorApplied() throws Exception {
+    StorageCluster sc = storageCluster();
+    String version = sc.getStatus().getKubernetesVersion();
+    sc.setStatus(null);
+    sc.getMetadata().setManagedFields(null);
+    Path file = Files.createTempFile("soko-e2e-sc", ".yaml");
+    try {
+      Files.writeString(file, io.fabric8.kubernetes.client.utils.Serialization.asYaml(sc));
+      String rendered =
+          LocalCluster.run(
+              List.of(
+                  "java",
+                  "-jar",
+                  LocalCluster.REPO.resolve("operator/target/soko-operator.jar").toString(),
+                  "render",
+                  "--kubernetes-version",
+                  version,
+                  "--image-registry",
+                  cluster.imageRegistry,
+                  file.toString()),
+              120);
+      Map<String, List<String>> offline = new java.util.TreeMap<>();
+      for (Object o : client.load(new java.io.ByteArrayInputStream(rendered.getBytes())).items()) {
+        offline.putAll(containers((io.fabric8.kubernetes.api.model.HasMetadata) o));
+      }
+      Map<String, List<String>> applied = new java.util.TreeMap<>();
+      applied.putAll(
+          containers(client.apps().daemonSets().inNamespace(SYSTEM).list().getItems().get(0)));
+      applied.putAll(
+          containers(client.apps().deployments().inNamespace(SYSTEM).list().getItems().get(0)));
+      assertThat(applied).as("containers of the applied DaemonSet and Deployment").isNotEmpty();
+      assertThat(offline).as("what `render` prints for review").isEqualTo(applied);
+    } finally {
+      Files.deleteIfExists(file);
+    }
+  }
+
+  @Test
+  @Order(4)
   void aPodWritesToAVolumeThatIsStagedAndPublishedByTheKubelet() {
     client
         .resource(new NamespaceBuilder().withNewMetadata().withName(APPS).endMetadata().build())
@@ -199,7 +238,7 @@ class RealNodeE2E {
   }
 
   @Test
-  @Order(4)
+  @Order(5)
   void aVolumeExpandedWhileItsPodRunsShowsTheNewSizeInThePod() {
     long before = filesystemBytes("writer");
     client
@@ -227,7 +266,7 @@ class RealNodeE2E {
   }
 
   @Test
-  @Order(5)
+  @Order(6)
   void aSnapshotRestoredIntoANewVolumeHoldsTheSameBytes() {
     client
         .genericKubernetesResources(VOLUME_SNAPSHOTS)
@@ -261,7 +300,7 @@ class RealNodeE2E {
   }
 
   @Test
-  @Order(6)
+  @Order(7)
   void aBlockVolumeIsARawDeviceThePodWritesAndReadsBack() {
     apps.create(apps.claim("raw", EXT4, "64Mi", true));
     apps.create(apps.pod("block", "raw", true, false));
@@ -281,7 +320,7 @@ class RealNodeE2E {
   }
 
   @Test
-  @Order(7)
+  @Order(8)
   void aPodWithFsGroupGetsAVolumeItsGroupCanWrite() {
     apps.create(apps.claim("shared", EXT4, "64Mi", false));
     PodBuilder pod = apps.pod("grouped", "shared", false, false);
@@ -300,7 +339,7 @@ class RealNodeE2E {
   }
 
   @Test
-  @Order(8)
+  @Order(9)
   void aReadOnlyClaimIsMountedReadOnly() {
     client.pods().inNamespace(APPS).withName("grouped").withGracePeriod(1).delete();
     Await.until(
@@ -317,7 +356,7 @@ class RealNodeE2E {
   }
 
   @Test
-  @Order(9)
+  @Order(10)
   void aClaimLargerThanAnyPoolStaysPendingWithAnEventThatSaysWhy() {
     apps.create(apps.claim("huge", XFS, "100Gi", false));
     apps.create(apps.pod("too-big", "huge", false, false));
@@ -335,7 +374,70 @@ class RealNodeE2E {
   }
 
   @Test
-  @Order(10)
+  @Order(11)
+  void aClaimThatDoesNotFitTheFirstNodesPoolIsPlacedOnTheSecondNode() throws Exception {
+    String nodeB = "soko-node-b";
+    cluster.addSecondNode(SYSTEM, nodePluginDaemonSet().getMetadata().getName());
+    Await.until(
+        "CSIStorageCapacity of " + nodeB,
+        LONG,
+        () -> client.storage().v1().csiStorageCapacities().inNamespace(SYSTEM).list().getItems(),
+        list ->
+            list.stream()
+                .anyMatch(
+                    c ->
+                        XFS.equals(c.getStorageClassName())
+                            && nodeB.equals(
+                                c.getNodeTopology().getMatchLabels().get("topology.soko.dev/node"))
+                            && Quantity.getAmountInBytes(c.getCapacity()).longValue() > 12L << 30));
+    apps.create(apps.claim("big", XFS, "12Gi", false));
+    PodBuilder pod = apps.pod("placed", "big", false, false);
+    pod.editSpec().addNewToleration().withOperator("Exists").endToleration().endSpec();
+    apps.create(pod);
+    Pod placed =
+        Await.until(
+            "pod placed to be scheduled",
+            LONG,
+            () -> client.pods().inNamespace(APPS).withName("placed").get(),
+            p -> p.getSpec().getNodeName() != null);
+    assertThat(placed.getSpec().getNodeName())
+        .as(
+            "the scheduler places the pod where its 12Gi claim fits: not the first node's 8 GiB pool")
+        .isEqualTo(nodeB);
+    PersistentVolumeClaim big =
+        Await.until(
+            "PVC big Bound",
+            LONG,
+            () -> claim("big"),
+            c -> "Bound".equals(c.getStatus().getPhase()));
+    assertThat(
+            client
+                .persistentVolumes()
+                .withName(big.getSpec().getVolumeName())
+                .get()
+                .getSpec()
+                .getNodeAffinity()
+                .getRequired()
+                .getNodeSelectorTerms()
+                .get(0)
+                .getMatchExpressions()
+                .get(0)
+                .getValues())
+        .containsExactly(nodeB);
+    assertThat(storageCluster().getStatus().getNodes().registered())
+        .as("both nodes' CSINodes list the driver")
+        .isEqualTo(2);
+    client.pods().inNamespace(APPS).withName("placed").withGracePeriod(0).delete();
+    client.persistentVolumeClaims().inNamespace(APPS).withName("big").delete();
+    Await.until(
+        "the second node's volume deleted",
+        LONG,
+        () -> client.persistentVolumes().withName(big.getSpec().getVolumeName()).get(),
+        Objects::isNull);
+  }
+
+  @Test
+  @Order(12)
   void killingTheDriverLeavesPublishedVolumesWorkingAndItRegistersAgain() throws Exception {
     Pod plugin = nodePluginPod();
     ContainerStatus before = containerStatus(plugin, "soko-driver");
@@ -356,7 +458,7 @@ class RealNodeE2E {
   }
 
   @Test
-  @Order(11)
+  @Order(13)
   void restartingTheKubeletAndTheRuntimeKeepsRunningPodsAndTheirVolumes() throws Exception {
     cluster.restart("containerd");
     cluster.restart("kubelet");
@@ -377,7 +479,7 @@ class RealNodeE2E {
   }
 
   @Test
-  @Order(12)
+  @Order(14)
   void anImageOverrideOnTheStorageClusterRollsTheNodePlugin() throws Exception {
     String image = cluster.imageRegistry + "/soko-driver:e2e-override";
     cluster.tagImage(cluster.imageRegistry + "/soko-driver:" + cluster.projectVersion, image);
@@ -409,7 +511,45 @@ class RealNodeE2E {
   }
 
   @Test
-  @Order(13)
+  @Order(15)
+  void noComponentLoggedAPermissionErrorOrAnOperatorError() {
+    StringBuilder sidecars = new StringBuilder();
+    for (Pod pod : client.pods().inNamespace(SYSTEM).list().getItems()) {
+      for (var c : pod.getSpec().getContainers()) {
+        if (!"soko-driver".equals(c.getName())) {
+          sidecars.append(
+              client
+                  .pods()
+                  .inNamespace(SYSTEM)
+                  .withName(pod.getMetadata().getName())
+                  .inContainer(c.getName())
+                  .getLog());
+        }
+      }
+    }
+    // The snapshotter probes the VolumeGroupSnapshot API and turns that feature off when it may
+    // not list it; Soko does not grant it on purpose.
+    assertThat(
+            sidecars
+                .toString()
+                .lines()
+                .filter(l -> l.toLowerCase(java.util.Locale.ROOT).contains("forbidden"))
+                .filter(l -> !l.contains("disabling the VolumeGroupSnapshot feature")))
+        .as("RBAC refusals in the sidecars' logs")
+        .isEmpty();
+    String operatorLog =
+        client
+            .pods()
+            .inNamespace(OPERATOR)
+            .withName(operatorPod().getMetadata().getName())
+            .getLog();
+    assertThat(operatorLog.lines().filter(l -> l.contains(" ERROR ")))
+        .as("errors in the operator's log")
+        .isEmpty();
+  }
+
+  @Test
+  @Order(16)
   void uninstallIsRefusedWhileVolumesExistAndRemovesEverythingAfterwards() throws Exception {
     client.resources(StorageCluster.class).withName(RELEASE).delete();
     StorageCluster blocked =
@@ -540,12 +680,15 @@ class RealNodeE2E {
         .toList();
   }
 
+  private DaemonSet nodePluginDaemonSet() {
+    return client.apps().daemonSets().inNamespace(SYSTEM).list().getItems().stream()
+        .filter(d -> d.getMetadata().getName().endsWith("-node"))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no node plugin DaemonSet in " + SYSTEM));
+  }
+
   private Pod nodePluginPod() {
-    DaemonSet ds =
-        client.apps().daemonSets().inNamespace(SYSTEM).list().getItems().stream()
-            .filter(d -> d.getMetadata().getName().endsWith("-node"))
-            .findFirst()
-            .orElseThrow(() -> new AssertionError("no node plugin DaemonSet in " + SYSTEM));
+    DaemonSet ds = nodePluginDaemonSet();
     return client
         .pods()
         .inNamespace(SYSTEM)
@@ -556,6 +699,24 @@ class RealNodeE2E {
         .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
         .findFirst()
         .orElseThrow(() -> new AssertionError("no node plugin pod"));
+  }
+
+  /** Each container's name (qualified by its workload) and args. */
+  private static Map<String, List<String>> containers(
+      io.fabric8.kubernetes.api.model.HasMetadata o) {
+    io.fabric8.kubernetes.api.model.PodSpec spec;
+    if (o instanceof DaemonSet ds) {
+      spec = ds.getSpec().getTemplate().getSpec();
+    } else if (o instanceof io.fabric8.kubernetes.api.model.apps.Deployment d) {
+      spec = d.getSpec().getTemplate().getSpec();
+    } else {
+      return Map.of();
+    }
+    Map<String, List<String>> out = new java.util.TreeMap<>();
+    for (var c : spec.getContainers()) {
+      out.put(o.getKind() + "/" + c.getName() + " " + c.getImage(), c.getArgs());
+    }
+    return out;
   }
 
   private Pod operatorPod() {
