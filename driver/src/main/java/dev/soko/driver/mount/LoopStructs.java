@@ -10,7 +10,9 @@ import java.nio.file.Path;
  * loop_info64} (232 bytes) and {@code struct loop_config} (an fd, a block size, a loop_info64 and
  * reserved space; 304 bytes). Every field the driver leaves zero means: no offset, no size limit,
  * the backing file's own block size, and {@code lo_flags} 0, that is read-write, no direct I/O, no
- * partition scan and no autoclear (the driver detaches explicitly).
+ * partition scan and no autoclear (the driver detaches explicitly). LOOP_GET_STATUS64 fills a
+ * loop_info64 in; of it the driver reads only the backing file's identity, {@code lo_device} and
+ * {@code lo_inode} (the first two u64 fields).
  */
 final class LoopStructs {
   static final int INFO64_BYTES = 232;
@@ -19,6 +21,8 @@ final class LoopStructs {
   /** LO_NAME_SIZE: lo_file_name holds 63 bytes and a NUL. */
   static final int NAME_SIZE = 64;
 
+  private static final int INFO64_DEVICE = 0;
+  private static final int INFO64_INODE = 8;
   private static final int INFO64_FILE_NAME = 56;
   private static final int CONFIG_INFO = 8;
 
@@ -31,6 +35,15 @@ final class LoopStructs {
     return info;
   }
 
+  /**
+   * The backing file's identity in a loop_info64 that LOOP_GET_STATUS64 filled in: the kernel's
+   * {@code huge_encode_dev} of the file's device is the {@code st_dev} that stat(2) reports.
+   */
+  static FileId backingFileId(byte[] info) {
+    ByteBuffer b = ByteBuffer.wrap(info).order(ByteOrder.nativeOrder());
+    return new FileId(b.getLong(INFO64_DEVICE), b.getLong(INFO64_INODE));
+  }
+
   /** A loop_config for LOOP_CONFIGURE: back the device with {@code fd}, named {@code image}. */
   static byte[] config(int fd, Path image) {
     byte[] config = new byte[CONFIG_BYTES];
@@ -40,9 +53,9 @@ final class LoopStructs {
   }
 
   /**
-   * lo_file_name is informational (what {@code losetup -a} prints); the kernel's own record of the
-   * backing file, which {@link Losetup#list} reads from sysfs, is the full path. A longer path is
-   * cut to 63 bytes, as losetup does.
+   * lo_file_name is informational (what {@code losetup -a} prints); the driver never reads it back.
+   * It tells a device's file by {@link #backingFileId}, as the path the kernel shows in sysfs may
+   * be relative to a mount that is gone. A longer path is cut to 63 bytes, as losetup does.
    */
   private static void putFileName(byte[] struct, int offset, Path image) {
     byte[] name = image.toString().getBytes(StandardCharsets.UTF_8);

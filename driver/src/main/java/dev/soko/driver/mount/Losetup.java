@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.IntConsumer;
 
 /**
  * The real {@link LoopDevices}, on the loop driver's ioctls (what losetup(8) does, without the ~3-4
@@ -24,6 +25,7 @@ public final class Losetup implements LoopDevices {
   static final long LOOP_SET_FD = 0x4C00;
   static final long LOOP_CLR_FD = 0x4C01;
   static final long LOOP_SET_STATUS64 = 0x4C04;
+  static final long LOOP_GET_STATUS64 = 0x4C05;
   static final long LOOP_SET_CAPACITY = 0x4C07;
   static final long LOOP_CONFIGURE = 0x4C0A;
   static final long LOOP_CTL_GET_FREE = 0x4C82;
@@ -133,7 +135,7 @@ public final class Losetup implements LoopDevices {
   /**
    * Reads the kernel's own table in sysfs ({@code /sys/block/loopN/loop/backing_file}) rather than
    * running {@code losetup --list}: every delete and stage asks this, and a file read costs
-   * microseconds where spawning a process costs milliseconds.
+   * microseconds where spawning a process costs milliseconds. No device is opened.
    */
   @Override
   public List<LoopDevice> list() {
@@ -187,6 +189,24 @@ public final class Losetup implements LoopDevices {
     return new LoopDevice(name, Path.of(path), deleted);
   }
 
+  /**
+   * LOOP_GET_STATUS64 on the device. A device detached since it was listed (ENXIO) holds no file;
+   * any other failure is an error, never a "no": a caller could take it as "not this volume's".
+   */
+  @Override
+  public Optional<FileId> backingFileId(String device) {
+    byte[] info = new byte[LoopStructs.INFO64_BYTES];
+    try {
+      KernelErrors.run(() -> withDevice(device, fd -> sys.ioctl(fd, LOOP_GET_STATUS64, info)));
+    } catch (StorageException e) {
+      if (isFree(e)) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+    return Optional.of(LoopStructs.backingFileId(info));
+  }
+
   @Override
   public void refreshSize(String device) {
     KernelErrors.run(() -> onDevice(device, LOOP_SET_CAPACITY));
@@ -201,17 +221,26 @@ public final class Losetup implements LoopDevices {
     try {
       KernelErrors.run(() -> onDevice(device, LOOP_CLR_FD));
     } catch (StorageException e) {
-      if (!(e.getCause() instanceof SyscallException s && s.errno() == Errno.ENXIO)) {
+      if (!isFree(e)) {
         throw e;
       }
     }
     awaitDetached(device);
   }
 
+  /** ENXIO: the device is bound to no file (any more). */
+  private static boolean isFree(StorageException e) {
+    return e.getCause() instanceof SyscallException s && s.errno() == Errno.ENXIO;
+  }
+
   private void onDevice(String device, long request) {
+    withDevice(device, fd -> sys.ioctl(fd, request, 0));
+  }
+
+  private void withDevice(String device, IntConsumer call) {
     int fd = sys.open(checkDevice(device), O_RDONLY);
     try {
-      sys.ioctl(fd, request, 0);
+      call.accept(fd);
     } finally {
       sys.close(fd);
     }

@@ -51,10 +51,7 @@ final class Health {
     }
 
     Optional<String> device(Path image) {
-      return devices.stream()
-          .filter(d -> !d.backingFileDeleted() && d.backingFile().equals(image))
-          .map(LoopDevice::device)
-          .findFirst();
+      return loops.backedBy(devices, image, false).stream().findFirst();
     }
 
     Optional<MountEntry> mountAt(Path path) {

@@ -15,6 +15,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -147,10 +148,13 @@ final class Recovery {
     // The repairs above are journal entries; fold them and the replayed ones into the records.
     pool.volumeRecords().checkpoint();
     pool.snapshotRecords().checkpoint();
+    // Told while the orphans are still there: a device whose file is deleted is known only by the
+    // path the kernel shows, which may be relative to a mount that is gone.
+    Map<LoopDevice, Path> held = poolFilesHeld(pool);
     int orphans = removeOrphanImages(pool, keep);
     List<MountEntry> mounts = mounter.mounts();
     int[] inUse = {0};
-    int detached = detachStaleLoops(pool, liveVolumeImages, mounts, inUse);
+    int detached = detachStaleLoops(held, liveVolumeImages, mounts, inUse);
     int lostMounts = reportLostStagings(pool, mounts);
     Report report =
         new Report(
@@ -242,13 +246,37 @@ final class Recovery {
     return removed;
   }
 
-  private int detachStaleLoops(
-      Pool pool, Set<Path> liveVolumeImages, List<MountEntry> mounts, int[] inUse) {
-    int detached = 0;
+  /**
+   * The loop devices backed by a file in the pool's image directories, with that file. The kernel
+   * names a device's file by a path that ends in the file's own name, so each device has one
+   * candidate per directory.
+   */
+  private Map<LoopDevice, Path> poolFilesHeld(Pool pool) {
+    Map<LoopDevice, Path> held = new LinkedHashMap<>();
     for (LoopDevice loop : loops.list()) {
-      Path dir = loop.backingFile().getParent();
-      boolean ours = pool.imagesDir().equals(dir) || pool.snapshotsDir().equals(dir);
-      if (!ours || (!loop.backingFileDeleted() && liveVolumeImages.contains(loop.backingFile()))) {
+      Path name = loop.backingFile().getFileName();
+      if (name == null) {
+        continue;
+      }
+      for (Path dir : List.of(pool.imagesDir(), pool.snapshotsDir())) {
+        Path file = dir.resolve(name);
+        if (!loops.backedBy(List.of(loop), file, true).isEmpty()) {
+          held.put(loop, file);
+        }
+      }
+    }
+    return held;
+  }
+
+  private int detachStaleLoops(
+      Map<LoopDevice, Path> held,
+      Set<Path> liveVolumeImages,
+      List<MountEntry> mounts,
+      int[] inUse) {
+    int detached = 0;
+    for (Map.Entry<LoopDevice, Path> entry : held.entrySet()) {
+      LoopDevice loop = entry.getKey();
+      if (!loop.backingFileDeleted() && liveVolumeImages.contains(entry.getValue())) {
         continue;
       }
       List<Path> users =
@@ -272,7 +300,7 @@ final class Recovery {
         LOG.warn(
             "recovery: detached {} (its image {} backs no volume)",
             loop.device(),
-            loop.backingFile());
+            entry.getValue());
       } catch (RuntimeException e) {
         LOG.error("recovery: cannot detach stale {}: {}", loop.device(), e.getMessage());
       }

@@ -37,7 +37,16 @@ final class DriverJar implements AutoCloseable {
 
   /** Starts the driver and waits for a ready Probe. */
   CsiClient start() throws IOException, InterruptedException {
-    launch(List.of());
+    return start(List.of(), pool);
+  }
+
+  /**
+   * Starts the driver under {@code wrapper}, a command that ends by running the arguments after its
+   * own (one that first enters a mount namespace of its own, say), with the pool at {@code
+   * poolPath} as the driver sees it there; waits for a ready Probe.
+   */
+  CsiClient start(List<String> wrapper, Path poolPath) throws IOException, InterruptedException {
+    launch(wrapper, poolPath, List.of());
     client = new CsiClient(socket);
     if (!client.awaitReady(socket, Duration.ofSeconds(60))) {
       throw new IllegalStateException("driver not ready within 60 s; log:\n" + log());
@@ -47,7 +56,12 @@ final class DriverJar implements AutoCloseable {
 
   /** Starts the driver with {@code extraFlags} and returns at once, without waiting for it. */
   Process launch(List<String> extraFlags) throws IOException {
-    List<String> command = new ArrayList<>();
+    return launch(List.of(), pool, extraFlags);
+  }
+
+  private Process launch(List<String> wrapper, Path poolPath, List<String> extraFlags)
+      throws IOException {
+    List<String> command = new ArrayList<>(wrapper);
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar", JAR.toString()));
     command.addAll(
@@ -59,7 +73,7 @@ final class DriverJar implements AutoCloseable {
             "--mode",
             "node",
             "--pool",
-            "name=default,path=" + pool + ",capacity=8Gi",
+            "name=default,path=" + poolPath + ",capacity=8Gi",
             "--allowed-path-root",
             mounts.toString()));
     command.addAll(extraFlags);

@@ -28,6 +28,33 @@ final class HostState {
     return devices;
   }
 
+  /**
+   * Loop devices backed by {@code file}, found by its device and inode numbers as losetup(8) shows
+   * them, whatever path the kernel names the file by: one attached through a mount that is gone is
+   * named relative to that mount. Empty when the file does not exist.
+   */
+  static List<String> loopDevicesHolding(Path file) throws IOException, InterruptedException {
+    if (!Files.exists(file)) {
+      return List.of();
+    }
+    long dev = (Long) Files.getAttribute(file, "unix:dev");
+    long ino = (Long) Files.getAttribute(file, "unix:ino");
+    // glibc's major() and minor() of st_dev
+    long major = ((dev >>> 8) & 0xfff) | ((dev >>> 32) & 0xfffff000L);
+    long minor = (dev & 0xff) | ((dev >>> 12) & 0xffffff00L);
+    List<String> devices = new ArrayList<>();
+    for (String line :
+        run("losetup", "--list", "--noheadings", "-O", "NAME,BACK-MAJ:MIN,BACK-INO")) {
+      String[] fields = line.trim().split("\\s+");
+      if (fields.length == 3
+          && fields[1].equals(major + ":" + minor)
+          && fields[2].equals(String.valueOf(ino))) {
+        devices.add(fields[0]);
+      }
+    }
+    return devices;
+  }
+
   /** Mount points at or below {@code dir}, deepest first. */
   static List<String> mountsUnder(Path dir) throws IOException {
     List<String> mounts = new ArrayList<>();
@@ -66,8 +93,25 @@ final class HostState {
     }
   }
 
+  /** Runs a command and fails unless it succeeds. */
+  static void check(String... command) throws IOException, InterruptedException {
+    Process process = start(command);
+    List<String> out = output(process, command);
+    if (process.exitValue() != 0) {
+      throw new IOException(String.join(" ", command) + " failed: " + String.join("\n", out));
+    }
+  }
+
   private static List<String> run(String... command) throws IOException, InterruptedException {
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    return output(start(command), command);
+  }
+
+  private static Process start(String... command) throws IOException {
+    return new ProcessBuilder(command).redirectErrorStream(true).start();
+  }
+
+  private static List<String> output(Process process, String... command)
+      throws IOException, InterruptedException {
     byte[] out = process.getInputStream().readAllBytes();
     if (!process.waitFor(30, TimeUnit.SECONDS)) {
       process.destroyForcibly();

@@ -4,27 +4,65 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
-/** In-memory loop devices for unit tests: attach hands out /dev/loopN, nothing touches the host. */
+/**
+ * In-memory loop devices for unit tests: attach hands out /dev/loopN, nothing touches the host. As
+ * the kernel does, a device keeps the identity of the file it was attached to, and names it
+ * "(deleted)" once no file with that identity is at its path.
+ */
 public final class FakeLoopDevices implements LoopDevices {
-  private final Map<String, Path> attached = new TreeMap<>();
+  /** An attachment: the image, the path the kernel shows for it, the file it holds. */
+  private record Attached(Path image, Path shown, FileId id) {}
+
+  private final Map<String, Attached> attached = new TreeMap<>();
   private final List<String> refreshed = new ArrayList<>();
   private int next;
 
   @Override
-  public synchronized String attach(Path image) {
+  public String attach(Path image) {
+    return attachShownAs(image, image);
+  }
+
+  /**
+   * Attaches {@code image} as a driver in another mount namespace did, one that is gone now: the
+   * kernel shows the file by {@code shown}, its path relative to the vanished mount.
+   */
+  public synchronized String attachShownAs(Path image, Path shown) {
+    FileId id =
+        FileId.of(image).orElseThrow(() -> new IllegalStateException("no image file " + image));
     String device = "/dev/loop" + next++;
-    attached.put(device, image);
+    attached.put(device, new Attached(image, shown, id));
     return device;
+  }
+
+  /**
+   * The mount the attached devices' files were opened through is gone (the driver's container, with
+   * the pool bound in at {@code mount}, was killed): the kernel now names each file relative to it.
+   */
+  public synchronized void mountGone(Path mount) {
+    attached.replaceAll(
+        (device, a) ->
+            a.shown().startsWith(mount)
+                ? new Attached(a.image(), Path.of("/").resolve(mount.relativize(a.shown())), a.id())
+                : a);
   }
 
   @Override
   public synchronized List<LoopDevice> list() {
     List<LoopDevice> devices = new ArrayList<>();
     attached.forEach(
-        (device, image) -> devices.add(new LoopDevice(device, image, !image.toFile().exists())));
+        (device, a) ->
+            devices.add(
+                new LoopDevice(
+                    device, a.shown(), !FileId.of(a.image()).equals(Optional.of(a.id())))));
     return devices;
+  }
+
+  @Override
+  public synchronized Optional<FileId> backingFileId(String device) {
+    return Optional.ofNullable(attached.get(device)).map(Attached::id);
   }
 
   @Override
@@ -39,8 +77,11 @@ public final class FakeLoopDevices implements LoopDevices {
     }
   }
 
+  /** Attached devices and their images. */
   public synchronized Map<String, Path> attached() {
-    return new TreeMap<>(attached);
+    Map<String, Path> images = new TreeMap<>();
+    attached.forEach((device, a) -> images.put(device, a.image()));
+    return images;
   }
 
   public synchronized List<String> refreshed() {

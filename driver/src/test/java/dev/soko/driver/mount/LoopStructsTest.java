@@ -41,6 +41,14 @@ class LoopStructsTest {
   }
 
   @Test
+  void theBackingFileIsLoDeviceAndLoInode() {
+    byte[] info = new byte[232];
+    ByteBuffer.wrap(info).order(ByteOrder.nativeOrder()).putLong(0, 0xfe00).putLong(8, 9977975);
+    info[56] = '/'; // lo_file_name and the rest do not matter
+    assertThat(LoopStructs.backingFileId(info)).isEqualTo(new FileId(0xfe00, 9977975));
+  }
+
+  @Test
   void aLongPathIsCutTo63BytesAndStaysTerminated() {
     String longPath = "/" + "d".repeat(200) + "/v.img";
     byte[] info = LoopStructs.info64(Path.of(longPath));

@@ -7,6 +7,8 @@ import dev.soko.driver.sys.Errno;
 import dev.soko.driver.sys.FakeSyscalls;
 import dev.soko.driver.volume.StorageException;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeEach;
@@ -15,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class LosetupTest {
   @TempDir Path sysfs;
+  @TempDir Path pool;
   final FakeSyscalls sys = new FakeSyscalls();
   Losetup losetup;
 
@@ -39,15 +42,93 @@ class LosetupTest {
         .containsExactly(
             new LoopDevice("/dev/loop0", Path.of("/pool/images/vol-b.img"), true),
             new LoopDevice("/dev/loop1", Path.of("/pool/images/vol-a.img"), false));
-    assertThat(sys.calls()).as("listing reads sysfs only").isEmpty();
+    assertThat(sys.calls()).as("listing reads sysfs only, it opens no device").isEmpty();
+  }
+
+  /** A real file to attach, so that it has an identity. */
+  private Path image(String name) throws IOException {
+    Path file = pool.resolve("images").resolve(name);
+    Files.createDirectories(file.getParent());
+    return Files.write(file, new byte[512]);
+  }
+
+  /** The loop_info64 LOOP_GET_STATUS64 gives for a device backed by {@code file}. */
+  private static byte[] status(Path file) {
+    FileId id = FileId.of(file).orElseThrow();
+    byte[] info = new byte[LoopStructs.INFO64_BYTES];
+    ByteBuffer.wrap(info)
+        .order(ByteOrder.nativeOrder())
+        .putLong(0, id.device())
+        .putLong(8, id.inode());
+    return info;
   }
 
   @Test
-  void findsAttachmentsOfAnImage() throws IOException {
-    attached("loop1", "/pool/images/vol-a.img");
-    attached("loop0", "/pool/images/vol-b.img (deleted)");
-    assertThat(losetup.devicesFor(Path.of("/pool/images/vol-a.img"))).containsExactly("/dev/loop1");
-    assertThat(losetup.devicesFor(Path.of("/pool/images/vol-b.img"))).isEmpty();
+  void findsAttachmentsOfAnImageByIdentityOpeningOnlyTheDevicesThatNameIt() throws IOException {
+    Path a = image("vol-a.img");
+    Path b = image("vol-b.img");
+    attached("loop1", a.toString());
+    attached("loop2", b.toString());
+    attached("loop0", "/elsewhere/vol-b.img (deleted)");
+    sys.fill("ioctl loop1 0x4c05", status(a)).fill("ioctl loop2 0x4c05", status(b));
+
+    assertThat(losetup.devicesFor(a)).containsExactly("/dev/loop1");
+    assertThat(sys.calls())
+        .as("LOOP_GET_STATUS64 on the one device whose file has the image's name")
+        .containsExactly("open /dev/loop1 0", "ioctl loop1 0x4c05 struct");
+    assertThat(losetup.devicesFor(b)).containsExactly("/dev/loop2");
+    assertThat(sys.openFiles()).isEmpty();
+  }
+
+  @Test
+  void anImageAttachedThroughAMountThatIsGoneIsFoundByIdentity() throws IOException {
+    Path a = image("vol-a.img");
+    attached("loop3", "/images/vol-a.img"); // the pool was bound into a container that is gone
+    sys.fill("ioctl loop3 0x4c05", status(a));
+    assertThat(losetup.devicesFor(a)).containsExactly("/dev/loop3");
+    assertThat(losetup.devicesHolding(a)).containsExactly("/dev/loop3");
+  }
+
+  @Test
+  void aFileOfTheSameNameThatIsNotTheImageIsNotIt() throws IOException {
+    Path a = image("vol-a.img");
+    Path other = Files.write(pool.resolve("vol-a.img"), new byte[512]);
+    attached("loop3", "/images/vol-a.img");
+    sys.fill("ioctl loop3 0x4c05", status(other));
+    assertThat(losetup.devicesFor(a)).isEmpty();
+    assertThat(losetup.devicesHolding(a)).isEmpty();
+  }
+
+  @Test
+  void aDeletedBackingFileNeverMatchesALiveImageEvenWithItsInodeNumber() throws IOException {
+    Path a = image("vol-a.img");
+    attached("loop1", a + " (deleted)");
+    sys.fill("ioctl loop1 0x4c05", status(a)); // the number was reused by the file there now
+    assertThat(losetup.devicesFor(a)).isEmpty();
+    assertThat(losetup.devicesHolding(a)).isEmpty();
+    assertThat(sys.calls()).as("a deleted file is not asked for").isEmpty();
+  }
+
+  @Test
+  void anImageDeletedUnderItsDeviceIsStillHeldByIt() throws IOException {
+    Path gone = pool.resolve("images/vol-b.img");
+    attached("loop0", gone + " (deleted)");
+    attached("loop1", "/images/vol-b.img"); // no file of that path: not held
+    assertThat(losetup.devicesFor(gone)).isEmpty();
+    assertThat(losetup.devicesHolding(gone)).containsExactly("/dev/loop0");
+  }
+
+  @Test
+  void aDeviceDetachedSinceTheListingHoldsNoFileAndOtherErrorsAreErrors() throws IOException {
+    Path a = image("vol-a.img");
+    attached("loop1", a.toString());
+    sys.failOn("ioctl loop1 0x4c05", Errno.ENXIO);
+    assertThat(losetup.devicesFor(a)).isEmpty();
+    sys.failOn("open /dev/loop1", Errno.EACCES);
+    assertThatThrownBy(() -> losetup.devicesFor(a))
+        .isInstanceOf(StorageException.class)
+        .hasMessageContaining("EACCES");
+    assertThat(sys.openFiles()).isEmpty();
   }
 
   @Test

@@ -18,12 +18,22 @@ public final class FakeSyscalls implements Syscalls {
   private final Map<Integer, String> open = new HashMap<>();
   private final Deque<Integer> freeLoops = new ArrayDeque<>();
   private final List<byte[]> structs = new ArrayList<>();
+  private final Map<String, byte[]> filled = new HashMap<>();
   private StatVfs statVfs = new StatVfs(4096, 0, 0, 0, 0, 0);
   private int nextFd = 10;
 
   /** The next call whose line starts with {@code prefix} fails with {@code errno} (queued). */
   public FakeSyscalls failOn(String prefix, int errno) {
     failures.computeIfAbsent(prefix, k -> new ArrayDeque<>()).add(errno);
+    return this;
+  }
+
+  /**
+   * What the kernel writes into the structure of an ioctl whose line starts with {@code prefix}
+   * (LOOP_GET_STATUS64's loop_info64, say); others are left as they were passed.
+   */
+  public FakeSyscalls fill(String prefix, byte[] answer) {
+    filled.put(prefix, answer.clone());
     return this;
   }
 
@@ -106,7 +116,14 @@ public final class FakeSyscalls implements Syscalls {
   @Override
   public int ioctl(int fd, long request, byte[] struct) {
     structs.add(struct.clone());
-    record("ioctl " + name(fd) + " 0x" + Long.toHexString(request) + " struct");
+    String line = "ioctl " + name(fd) + " 0x" + Long.toHexString(request) + " struct";
+    record(line);
+    filled.forEach(
+        (prefix, answer) -> {
+          if (line.startsWith(prefix)) {
+            System.arraycopy(answer, 0, struct, 0, Math.min(answer.length, struct.length));
+          }
+        });
     return 0;
   }
 

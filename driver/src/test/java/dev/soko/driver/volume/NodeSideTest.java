@@ -265,6 +265,30 @@ class NodeSideTest {
   }
 
   @Test
+  void aVolumeStagedByADriverWhosePoolMountIsGoneIsUnpublishedUnstagedAndDeleted() {
+    Volume volume = engine.createVolume(fs("a", 20 * MIB));
+    engine.stage(stage(volume.id()));
+    engine.publish(publish(volume.id(), false));
+    engine.close();
+    f.loops.mountGone(f.pool); // the driver's container, with the pool bound in, was killed
+    assertThat(f.loops.list().get(0).backingFile())
+        .isEqualTo(Path.of("/images/" + volume.id() + ".img"));
+
+    engine = f.open();
+    assertThat(engine.findVolume(volume.id()).orElseThrow().condition().abnormal()).isFalse();
+    assertThat(engine.expandOnNode(volume.id(), target, 32 * MIB, 0)).isEqualTo(32 * MIB);
+    assertThat(f.loops.refreshed()).containsExactly("/dev/loop0");
+    assertThat(reason(() -> engine.deleteVolume(volume.id())))
+        .as("still attached")
+        .isEqualTo(Reason.FAILED_PRECONDITION);
+    engine.unpublish(volume.id(), target);
+    engine.unstage(volume.id(), staging);
+    assertThat(f.loops.attached()).isEmpty();
+    assertThat(f.mounter.mounts()).isEmpty();
+    engine.deleteVolume(volume.id());
+  }
+
+  @Test
   void lostMountShowsAsAbnormalCondition() {
     Volume volume = engine.createVolume(fs("a", 20 * MIB));
     engine.stage(stage(volume.id()));

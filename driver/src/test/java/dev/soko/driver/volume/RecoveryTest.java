@@ -169,6 +169,35 @@ class RecoveryTest {
   }
 
   @Test
+  void devicesAttachedThroughAPoolMountThatIsGoneAreToldApartByIdentity() throws Exception {
+    EngineFixture f = new EngineFixture(dir, 1024 * MIB);
+    String kept;
+    try (LocalVolumeManager engine = f.open()) {
+      kept = engine.createVolume(block("kept", MIB)).id();
+    }
+    Path orphan = f.image(Ids.newVolumeId());
+    Files.write(orphan, new byte[4096]);
+    Path elsewhere = Files.createDirectories(dir.resolve("other-pool/images"));
+    Path notOurs = Files.write(elsewhere.resolve(orphan.getFileName()), new byte[4096]);
+    String keptLoop = f.loops.attach(f.image(kept));
+    String orphanLoop = f.loops.attach(orphan);
+    String otherLoop = f.loops.attach(notOurs);
+    // Both pools were bound into a driver container that was killed.
+    f.loops.mountGone(f.pool);
+    f.loops.mountGone(dir.resolve("other-pool"));
+
+    try (LocalVolumeManager engine = f.open()) {
+      Recovery.Report report = engine.recoveryReports().get(0);
+      assertThat(report.orphanImagesRemoved()).isEqualTo(1);
+      assertThat(report.staleLoopDevicesDetached())
+          .as("the orphan's device, told while its file was still there")
+          .isEqualTo(1);
+      assertThat(f.loops.attached()).containsOnlyKeys(keptLoop, otherLoop);
+      assertThat(report.stagedVolumesLostTheirMount()).isZero();
+    }
+  }
+
+  @Test
   void aPoolThatIsNotUsableYetKeepsProbeNotReadyUntilItIs() throws Exception {
     EngineFixture f = new EngineFixture(dir, 1024 * MIB);
     Files.createDirectories(f.pool.getParent());
