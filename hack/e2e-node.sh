@@ -14,6 +14,7 @@ trap 'bash "$cluster" down' EXIT
 bash "$cluster" up
 eval "$(bash "$cluster" env)"
 cd "$ROOT"
+rm -rf operator/target/e2e-report operator/target/e2e-reports
 # Only the e2e execution: the unit tests and *IT ran in `mvn verify` before this tier.
 mvn -B -pl operator -am verify -De2e.skip=false -DskipITs=true -Dtest=none \
   -Dsurefire.failIfNoSpecifiedTests=false ${E2E_TEST:+-Dit.test="$E2E_TEST"}

@@ -63,7 +63,8 @@ kc() { in_ns "$BIN/kubectl" --kubeconfig "$STATE/pki/admin.kubeconfig" "$@"; }
 start() {
   local name=$1
   shift
-  setsid nsenter --mount="$MNT_NS" --net="/run/netns/$NETNS" -- "$@" \
+  # The cluster's own kubeconfigs only: a client's KUBECONFIG (the host's view) must not leak in.
+  env -u KUBECONFIG setsid nsenter --mount="$MNT_NS" --net="/run/netns/$NETNS" -- "$@" \
     >"$STATE/logs/$name.log" 2>&1 </dev/null &
   echo $! >"$STATE/pids/$name.pid"
 }

@@ -487,11 +487,10 @@ class RealNodeE2E {
     client
         .resources(StorageCluster.class)
         .withName(RELEASE)
-        .edit(
-            sc -> {
-              sc.getSpec().getDriver().setImage(image);
-              return sc;
-            });
+        .patch(
+            io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+            "{\"spec\": {\"driver\": {\"image\": \"" + image + "\"}}}");
     Pod rolled =
         Await.until(
             "a node plugin pod running " + image,
