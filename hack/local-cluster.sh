@@ -502,6 +502,12 @@ metadata: {name: $SECOND_NODE}
 spec:
   drivers: [{name: $driver, nodeID: $SECOND_NODE, topologyKeys: [topology.soko.dev/node]}]
 EOF
+  # What a kubelet would report: room for pods (the scheduler counts them), and Ready once.
+  kc patch node "$SECOND_NODE" --subresource status --type merge -p '{"status": {
+    "capacity": {"cpu": "2", "memory": "4Gi", "pods": "110"},
+    "allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110"},
+    "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletLess",
+      "message": "no kubelet: pods are placed here, never run"}]}}' >/dev/null
   token=$(kc -n "$ns" create token "$sa" --duration 2h)
   cat >"$dir/kubeconfig" <<EOF
 apiVersion: v1
