@@ -49,6 +49,25 @@ await() {
 is() { [ "$(kc get "${@:3}" -o "jsonpath=$2" 2>/dev/null)" = "$1" ]; }
 gone() { ! kc get "$@" >/dev/null 2>&1; }
 in_pod() { kc -n "$APPS" exec "$1" -- sh -c "$2"; }
+# app_pod NAME CLAIM MOUNT SCRIPT: a busybox pod with CLAIM at MOUNT (a path: the filesystem;
+# /dev/...: the raw device) that runs SCRIPT.
+app_pod() {
+  local how=volumeMounts key=mountPath
+  [[ $3 == /dev/* ]] && how=volumeDevices key=devicePath
+  cat <<EOF
+apiVersion: v1
+kind: Pod
+metadata: {name: $1, namespace: $APPS}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: app
+    image: $registry/busybox:1
+    command: [sh, -c, "$4"]
+    $how: [{name: data, $key: $3}]
+  volumes: [{name: data, persistentVolumeClaim: {claimName: $2}}]
+EOF
+}
 
 finish() {
   local rc=$?
@@ -113,19 +132,8 @@ metadata: {name: data, namespace: $APPS}
 spec:
   accessModes: [ReadWriteOnce]
   resources: {requests: {storage: 320Mi}}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: writer, namespace: $APPS}
-spec:
-  terminationGracePeriodSeconds: 1
-  containers:
-  - name: app
-    image: $registry/busybox:1
-    command: [sh, -c, "dd if=/dev/urandom of=/data/blob bs=1M count=16 && sync && sleep 1000000"]
-    volumeMounts: [{name: data, mountPath: /data}]
-  volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]
 EOF
+app_pod writer data /data "dd if=/dev/urandom of=/data/blob bs=1M count=16 && sync && sleep 1000000" | kc apply -f - >/dev/null
 await "pod writer Running" is Running '{.status.phase}' -n "$APPS" pod writer
 await "the data written" in_pod writer 'test -s /data/blob && ! pgrep dd'
 sum=$(in_pod writer 'sha256sum /data/blob | cut -d" " -f1')
@@ -157,19 +165,8 @@ spec:
   accessModes: [ReadWriteOnce]
   resources: {requests: {storage: 640Mi}}
   dataSource: {apiGroup: snapshot.storage.k8s.io, kind: VolumeSnapshot, name: snap}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: reader, namespace: $APPS}
-spec:
-  terminationGracePeriodSeconds: 1
-  containers:
-  - name: app
-    image: $registry/busybox:1
-    command: [sh, -c, "sleep 1000000"]
-    volumeMounts: [{name: data, mountPath: /data}]
-  volumes: [{name: data, persistentVolumeClaim: {claimName: restored}}]
 EOF
+app_pod reader restored /data "sleep 1000000" | kc apply -f - >/dev/null
 await "pod reader Running" is Running '{.status.phase}' -n "$APPS" pod reader
 restored=$(in_pod reader 'sha256sum /data/blob | cut -d" " -f1')
 show -n "$APPS" get volumesnapshot,pvc
@@ -187,19 +184,8 @@ spec:
   volumeMode: Block
   storageClassName: soko-ext4
   resources: {requests: {storage: 64Mi}}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: block, namespace: $APPS}
-spec:
-  terminationGracePeriodSeconds: 1
-  containers:
-  - name: app
-    image: $registry/busybox:1
-    command: [sh, -c, "sleep 1000000"]
-    volumeDevices: [{name: data, devicePath: /dev/xvda}]
-  volumes: [{name: data, persistentVolumeClaim: {claimName: raw}}]
 EOF
+app_pod block raw /dev/xvda "sleep 1000000" | kc apply -f - >/dev/null
 await "pod block Running" is Running '{.status.phase}' -n "$APPS" pod block
 in_pod block 'echo "hello, raw device" | dd of=/dev/xvda conv=fsync 2>/dev/null; \
   echo "      size: $(blockdev --getsize64 /dev/xvda) bytes"; echo "      read back: $(head -c 17 /dev/xvda)"'

@@ -79,23 +79,13 @@ final class LocalCluster {
 
   /** Restarts one of the node's processes (kubelet, containerd) through the cluster script. */
   void restart(String process) throws IOException, InterruptedException {
-    run(List.of("bash", REPO.resolve("hack/local-cluster.sh").toString(), "restart", process), 180);
+    script(180, "restart", process);
   }
 
   /** Kills a container of the node with SIGKILL, as the OOM killer or a crash would. */
   void killContainer(String containerId) throws IOException, InterruptedException {
     String id = containerId.substring(containerId.indexOf("://") + 3);
-    run(
-        List.of(
-            "bash",
-            REPO.resolve("hack/local-cluster.sh").toString(),
-            "ctr",
-            "task",
-            "kill",
-            "--signal",
-            "SIGKILL",
-            id),
-        60);
+    script(60, "ctr", "task", "kill", "--signal", "SIGKILL", id);
   }
 
   /**
@@ -103,34 +93,26 @@ final class LocalCluster {
    * and provisioner as processes with the DaemonSet's args (see {@code hack/local-cluster.sh}).
    */
   void addSecondNode(String namespace, String daemonSet) throws IOException, InterruptedException {
-    run(
-        List.of(
-            "bash",
-            REPO.resolve("hack/local-cluster.sh").toString(),
-            "second-node",
-            namespace,
-            daemonSet),
-        180);
+    script(180, "second-node", namespace, daemonSet);
   }
 
   /** Gives an image on the node a second name, as pushing it under another tag would. */
   void tagImage(String source, String target) throws IOException, InterruptedException {
-    run(
-        List.of(
-            "bash",
-            REPO.resolve("hack/local-cluster.sh").toString(),
-            "ctr",
-            "images",
-            "tag",
-            "--force",
-            source,
-            target),
-        60);
+    script(60, "ctr", "images", "tag", "--force", source, target);
   }
 
   /** The cluster's logs (control plane, runtime, kubelet), copied into a failure report. */
   Path logs() {
     return stateDir.resolve("logs");
+  }
+
+  /** Runs a verb of {@code hack/local-cluster.sh}, the only place that touches the node itself. */
+  private static void script(int timeoutSeconds, String... args)
+      throws IOException, InterruptedException {
+    List<String> command =
+        new ArrayList<>(List.of("bash", REPO.resolve("hack/local-cluster.sh").toString()));
+    command.addAll(List.of(args));
+    run(command, timeoutSeconds);
   }
 
   static String run(List<String> command, int timeoutSeconds)

@@ -220,19 +220,7 @@ class RealNodeE2E {
         .contains(" xfs ");
     PersistentVolumeClaim claim = claim("data");
     assertThat(claim.getStatus().getPhase()).isEqualTo("Bound");
-    assertThat(
-            client
-                .persistentVolumes()
-                .withName(claim.getSpec().getVolumeName())
-                .get()
-                .getSpec()
-                .getNodeAffinity()
-                .getRequired()
-                .getNodeSelectorTerms()
-                .get(0)
-                .getMatchExpressions()
-                .get(0)
-                .getValues())
+    assertThat(nodesOf(claim))
         .as("the volume is pinned to the node that holds it")
         .containsExactly(cluster.node);
   }
@@ -410,20 +398,7 @@ class RealNodeE2E {
             LONG,
             () -> claim("big"),
             c -> "Bound".equals(c.getStatus().getPhase()));
-    assertThat(
-            client
-                .persistentVolumes()
-                .withName(big.getSpec().getVolumeName())
-                .get()
-                .getSpec()
-                .getNodeAffinity()
-                .getRequired()
-                .getNodeSelectorTerms()
-                .get(0)
-                .getMatchExpressions()
-                .get(0)
-                .getValues())
-        .containsExactly(nodeB);
+    assertThat(nodesOf(big)).containsExactly(nodeB);
     assertThat(storageCluster().getStatus().getNodes().registered())
         .as("both nodes' CSINodes list the driver")
         .isEqualTo(2);
@@ -658,6 +633,22 @@ class RealNodeE2E {
 
   private PersistentVolumeClaim claim(String name) {
     return client.persistentVolumeClaims().inNamespace(APPS).withName(name).get();
+  }
+
+  /** The nodes a claim's volume is pinned to (its PV's node affinity). */
+  private List<String> nodesOf(PersistentVolumeClaim claim) {
+    return client
+        .persistentVolumes()
+        .withName(claim.getSpec().getVolumeName())
+        .get()
+        .getSpec()
+        .getNodeAffinity()
+        .getRequired()
+        .getNodeSelectorTerms()
+        .get(0)
+        .getMatchExpressions()
+        .get(0)
+        .getValues();
   }
 
   private void awaitRunning(String pod) {
