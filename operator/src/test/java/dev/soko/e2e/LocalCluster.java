@@ -101,6 +101,16 @@ final class LocalCluster {
     script(60, "ctr", "images", "tag", "--force", source, target);
   }
 
+  /** The name of the cluster's network namespace (the script's NETNS). */
+  final String netns = "soko-cluster";
+
+  /** What {@code hack/local-cluster.sh} records of the host's network before it starts. */
+  String hostNetwork() throws IOException, InterruptedException {
+    return run(List.of("ip", "-br", "link"), 10)
+        + run(List.of("ip", "route"), 10)
+        + run(List.of("ip", "-6", "route"), 10);
+  }
+
   /** The cluster's logs (control plane, runtime, kubelet), copied into a failure report. */
   Path logs() {
     return stateDir.resolve("logs");

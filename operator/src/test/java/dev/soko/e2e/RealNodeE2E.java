@@ -153,6 +153,27 @@ class RealNodeE2E {
 
   @Test
   @Order(2)
+  void theClusterCanReachNothingOffTheMachine() throws Exception {
+    for (String family : List.of("-4", "-6")) {
+      String routes =
+          LocalCluster.run(List.of("ip", family, "-n", cluster.netns, "route", "show"), 10);
+      assertThat(routes.lines())
+          .as("routes of the cluster's network namespace (" + family + ")")
+          .noneMatch(r -> r.startsWith("default"))
+          .allMatch(
+              r ->
+                  r.startsWith("10.")
+                      || r.startsWith("fe80::")
+                      || r.startsWith("::1 ")
+                      || r.isBlank());
+    }
+    assertThat(cluster.hostNetwork())
+        .as("the host's interfaces and routes, as before the cluster started")
+        .isEqualTo(Files.readString(cluster.stateDir.resolve("host-network.before")));
+  }
+
+  @Test
+  @Order(3)
   void theKubeletRegistersTheDriverWithItsNodeIdAndTopologyKey() {
     CSINodeDriver registered = registeredDriver();
     assertThat(registered.getNodeID()).isEqualTo(cluster.node);
@@ -162,7 +183,7 @@ class RealNodeE2E {
   }
 
   @Test
-  @Order(3)
+  @Order(4)
   void renderPrintsTheContainersTheOperatorApplied() throws Exception {
     StorageCluster sc = storageCluster();
     String version = sc.getStatus().getKubernetesVersion();
@@ -201,7 +222,7 @@ class RealNodeE2E {
   }
 
   @Test
-  @Order(4)
+  @Order(5)
   void aPodWritesToAVolumeThatIsStagedAndPublishedByTheKubelet() {
     client
         .resource(new NamespaceBuilder().withNewMetadata().withName(APPS).endMetadata().build())
@@ -226,7 +247,7 @@ class RealNodeE2E {
   }
 
   @Test
-  @Order(5)
+  @Order(6)
   void aVolumeExpandedWhileItsPodRunsShowsTheNewSizeInThePod() {
     long before = filesystemBytes("writer");
     client
@@ -254,7 +275,7 @@ class RealNodeE2E {
   }
 
   @Test
-  @Order(6)
+  @Order(7)
   void aSnapshotRestoredIntoANewVolumeHoldsTheSameBytes() {
     client
         .genericKubernetesResources(VOLUME_SNAPSHOTS)
@@ -288,7 +309,7 @@ class RealNodeE2E {
   }
 
   @Test
-  @Order(7)
+  @Order(8)
   void aBlockVolumeIsARawDeviceThePodWritesAndReadsBack() {
     apps.create(apps.claim("raw", EXT4, "64Mi", true));
     apps.create(apps.pod("block", "raw", true, false));
@@ -308,7 +329,7 @@ class RealNodeE2E {
   }
 
   @Test
-  @Order(8)
+  @Order(9)
   void aPodWithFsGroupGetsAVolumeItsGroupCanWrite() {
     apps.create(apps.claim("shared", EXT4, "64Mi", false));
     PodBuilder pod = apps.pod("grouped", "shared", false, false);
@@ -327,7 +348,7 @@ class RealNodeE2E {
   }
 
   @Test
-  @Order(9)
+  @Order(10)
   void aReadOnlyClaimIsMountedReadOnly() {
     client.pods().inNamespace(APPS).withName("grouped").withGracePeriod(1).delete();
     Await.until(
@@ -344,7 +365,7 @@ class RealNodeE2E {
   }
 
   @Test
-  @Order(10)
+  @Order(11)
   void aClaimLargerThanAnyPoolStaysPendingWithAnEventThatSaysWhy() {
     apps.create(apps.claim("huge", XFS, "100Gi", false));
     apps.create(apps.pod("too-big", "huge", false, false));
@@ -362,7 +383,7 @@ class RealNodeE2E {
   }
 
   @Test
-  @Order(11)
+  @Order(12)
   void aClaimThatDoesNotFitTheFirstNodesPoolIsPlacedOnTheSecondNode() throws Exception {
     String nodeB = "soko-node-b";
     cluster.addSecondNode(SYSTEM, nodePluginDaemonSet().getMetadata().getName());
@@ -412,7 +433,7 @@ class RealNodeE2E {
   }
 
   @Test
-  @Order(12)
+  @Order(13)
   void killingTheDriverLeavesPublishedVolumesWorkingAndItRegistersAgain() throws Exception {
     Pod plugin = nodePluginPod();
     ContainerStatus before = containerStatus(plugin, "soko-driver");
@@ -433,7 +454,7 @@ class RealNodeE2E {
   }
 
   @Test
-  @Order(13)
+  @Order(14)
   void restartingTheKubeletAndTheRuntimeKeepsRunningPodsAndTheirVolumes() throws Exception {
     cluster.restart("containerd");
     cluster.restart("kubelet");
@@ -454,7 +475,7 @@ class RealNodeE2E {
   }
 
   @Test
-  @Order(14)
+  @Order(15)
   void anImageOverrideOnTheStorageClusterRollsTheNodePlugin() throws Exception {
     String image = cluster.imageRegistry + "/soko-driver:e2e-override";
     cluster.tagImage(cluster.imageRegistry + "/soko-driver:" + cluster.projectVersion, image);
@@ -486,7 +507,7 @@ class RealNodeE2E {
   }
 
   @Test
-  @Order(15)
+  @Order(16)
   void noComponentLoggedAPermissionErrorOrAnOperatorError() {
     StringBuilder sidecars = new StringBuilder();
     for (Pod pod : client.pods().inNamespace(SYSTEM).list().getItems()) {
@@ -524,7 +545,7 @@ class RealNodeE2E {
   }
 
   @Test
-  @Order(16)
+  @Order(17)
   void uninstallIsRefusedWhileVolumesExistAndRemovesEverythingAfterwards() throws Exception {
     client.resources(StorageCluster.class).withName(RELEASE).delete();
     StorageCluster blocked =
