@@ -96,8 +96,8 @@ tools-e2e: ## Build the pinned Go tools of the end-to-end test and the demo
 	  csi-resizer csi-snapshotter snapshot-controller snapshot-crds
 
 .PHONY: tools-node
-tools-node: tools-e2e ## Build the local cluster's node: kubelet, kube-scheduler, kube-proxy, containerd
-	bash hack/tools.sh kube-scheduler kubelet kube-proxy containerd containerd-shim-runc-v2 ctr
+tools-node: tools-e2e ## Build the local cluster's node (kubelet, kube-scheduler, kube-proxy, containerd) and helm
+	bash hack/tools.sh kube-scheduler kubelet kube-proxy containerd containerd-shim-runc-v2 ctr helm
 
 .PHONY: deps
 deps: ## Install the Debian packages the driver and tests run (idempotent)
