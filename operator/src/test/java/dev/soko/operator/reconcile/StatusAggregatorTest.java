@@ -70,6 +70,11 @@ class StatusAggregatorTest {
   }
 
   private static StorageClusterStatus applied(StorageCluster sc) {
+    return applied(sc, null);
+  }
+
+  private static StorageClusterStatus applied(
+      StorageCluster sc, ClusterObserver.Workloads workloads) {
     DesiredState desired =
         DesiredState.of(
             sc, VersionsTable.load(), ClusterFacts.offline(KubernetesVersion.parse("1.34")));
@@ -79,7 +84,7 @@ class StatusAggregatorTest {
         desired,
         "v1.34.0",
         List.of(),
-        null,
+        workloads,
         desired.all().size(),
         "2026-01-01T00:00:00Z");
   }
@@ -145,9 +150,6 @@ class StatusAggregatorTest {
   void readyWaitsUntilTheKubeletHasRegisteredTheDriverOnEveryNode() {
     StorageCluster sc = Fixtures.sample();
     sc.getMetadata().setGeneration(1L);
-    DesiredState desired =
-        DesiredState.of(
-            sc, VersionsTable.load(), ClusterFacts.offline(KubernetesVersion.parse("1.34")));
     var daemonSet =
         new io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder()
             .withNewStatus()
@@ -162,28 +164,12 @@ class StatusAggregatorTest {
             .endStatus()
             .build();
     StorageClusterStatus oneOfTwo =
-        StatusAggregator.aggregate(
-            sc,
-            StatusAggregator.Outcome.applied(),
-            desired,
-            "v1.34.0",
-            List.of(),
-            new ClusterObserver.Workloads(daemonSet, deployment, 1, List.of()),
-            desired.all().size(),
-            "2026-01-01T00:00:00Z");
+        applied(sc, new ClusterObserver.Workloads(daemonSet, deployment, 1, List.of()));
     assertThat(condition(oneOfTwo, "Ready").getStatus()).isEqualTo("False");
     assertThat(condition(oneOfTwo, "Ready").getMessage())
         .contains("node plugin 2/2 ready, 1/2 registered with the kubelet");
     StorageClusterStatus both =
-        StatusAggregator.aggregate(
-            sc,
-            StatusAggregator.Outcome.applied(),
-            desired,
-            "v1.34.0",
-            List.of(),
-            new ClusterObserver.Workloads(daemonSet, deployment, 2, List.of()),
-            desired.all().size(),
-            "2026-01-01T00:00:00Z");
+        applied(sc, new ClusterObserver.Workloads(daemonSet, deployment, 2, List.of()));
     assertThat(condition(both, "Ready").getStatus()).isEqualTo("True");
   }
 }
