@@ -560,7 +560,7 @@ up() {
   local started=$SECONDS
   mkdir -p "$STATE/logs" "$STATE/pids"
   rm -f "$STATE"/logs/*.log
-  { ip -br link; ip route; ip -6 route; } >"$STATE/host-network.before"
+  host_network >"$STATE/host-network.before"
   make_netns
   make_mountns
   make_pki
@@ -672,18 +672,23 @@ restore_sysctls() {
   rm -f "$STATE/sysctls.saved"
 }
 
+# The host's interfaces and routes, which the cluster must leave as they were (the E2E tier reads
+# the same three listings).
+host_network() { ip -br link && ip route && ip -6 route; }
+
 # What a run may not leave behind; prints each problem and fails when there is one.
 leftovers() {
-  local problems=0 dir
-  [ -z "$(cluster_pids | sort -u)" ] || { echo "processes left: $(cluster_pids | sort -u | xargs)"; problems=1; }
+  local problems=0 dir pids
+  pids=$(cluster_pids | sort -u | xargs)
+  [ -z "$pids" ] || { echo "processes left: $pids"; problems=1; }
   [ -z "$(cluster_loops)" ] || { echo "loop devices left: $(cluster_loops | xargs)"; problems=1; }
   ip netns list | grep -qE "^($NETNS|$SINK)( |$)" && { echo "network namespaces left"; problems=1; }
   grep -qE " ($MNT_DIR|/var/lib/soko|/var/lib/kubelet)" /proc/self/mounts && { echo "mounts left"; problems=1; }
   for dir in /sys/fs/cgroup/*/kubepods; do [ -d "$dir" ] && { echo "cgroup left: $dir"; problems=1; }; done
   if [ -f "$STATE/host-network.before" ] &&
-    ! diff -q "$STATE/host-network.before" <({ ip -br link; ip route; ip -6 route; }) >/dev/null; then
+    ! diff -q "$STATE/host-network.before" <(host_network) >/dev/null; then
     echo "the host's interfaces or routes changed:"
-    diff "$STATE/host-network.before" <({ ip -br link; ip route; ip -6 route; })
+    diff "$STATE/host-network.before" <(host_network)
     problems=1
   fi
   return $problems

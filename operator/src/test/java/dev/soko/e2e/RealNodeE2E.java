@@ -8,22 +8,33 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.TypedLocalObjectReference;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.storage.CSINode;
 import io.fabric8.kubernetes.api.model.storage.CSINodeDriver;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.ByteArrayInputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -191,7 +202,7 @@ class RealNodeE2E {
     sc.getMetadata().setManagedFields(null);
     Path file = Files.createTempFile("soko-e2e-sc", ".yaml");
     try {
-      Files.writeString(file, io.fabric8.kubernetes.client.utils.Serialization.asYaml(sc));
+      Files.writeString(file, Serialization.asYaml(sc));
       String rendered =
           LocalCluster.run(
               List.of(
@@ -205,11 +216,11 @@ class RealNodeE2E {
                   cluster.imageRegistry,
                   file.toString()),
               120);
-      Map<String, List<String>> offline = new java.util.TreeMap<>();
-      for (Object o : client.load(new java.io.ByteArrayInputStream(rendered.getBytes())).items()) {
-        offline.putAll(containers((io.fabric8.kubernetes.api.model.HasMetadata) o));
+      Map<String, List<String>> offline = new TreeMap<>();
+      for (Object o : client.load(new ByteArrayInputStream(rendered.getBytes())).items()) {
+        offline.putAll(containers((HasMetadata) o));
       }
-      Map<String, List<String>> applied = new java.util.TreeMap<>();
+      Map<String, List<String>> applied = new TreeMap<>();
       applied.putAll(
           containers(client.apps().daemonSets().inNamespace(SYSTEM).list().getItems().get(0)));
       applied.putAll(
@@ -297,8 +308,7 @@ class RealNodeE2E {
     restored
         .getSpec()
         .setDataSource(
-            new io.fabric8.kubernetes.api.model.TypedLocalObjectReference(
-                "snapshot.storage.k8s.io", "VolumeSnapshot", "snap"));
+            new TypedLocalObjectReference("snapshot.storage.k8s.io", "VolumeSnapshot", "snap"));
     apps.create(restored);
     apps.create(apps.pod("reader", "restored", false, false));
     awaitRunning("reader");
@@ -484,8 +494,7 @@ class RealNodeE2E {
         .resources(StorageCluster.class)
         .withName(RELEASE)
         .patch(
-            io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
-                io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+            PatchContext.of(PatchType.JSON_MERGE),
             "{\"spec\": {\"driver\": {\"image\": \"" + image + "\"}}}");
     Pod rolled =
         Await.until(
@@ -529,7 +538,7 @@ class RealNodeE2E {
             sidecars
                 .toString()
                 .lines()
-                .filter(l -> l.toLowerCase(java.util.Locale.ROOT).contains("forbidden"))
+                .filter(l -> l.toLowerCase(Locale.ROOT).contains("forbidden"))
                 .filter(l -> !l.contains("disabling the VolumeGroupSnapshot feature")))
         .as("RBAC refusals in the sidecars' logs")
         .isEmpty();
@@ -714,17 +723,16 @@ class RealNodeE2E {
   }
 
   /** Each container's name (qualified by its workload) and args. */
-  private static Map<String, List<String>> containers(
-      io.fabric8.kubernetes.api.model.HasMetadata o) {
-    io.fabric8.kubernetes.api.model.PodSpec spec;
+  private static Map<String, List<String>> containers(HasMetadata o) {
+    PodSpec spec;
     if (o instanceof DaemonSet ds) {
       spec = ds.getSpec().getTemplate().getSpec();
-    } else if (o instanceof io.fabric8.kubernetes.api.model.apps.Deployment d) {
+    } else if (o instanceof Deployment d) {
       spec = d.getSpec().getTemplate().getSpec();
     } else {
       return Map.of();
     }
-    Map<String, List<String>> out = new java.util.TreeMap<>();
+    Map<String, List<String>> out = new TreeMap<>();
     for (var c : spec.getContainers()) {
       out.put(o.getKind() + "/" + c.getName() + " " + c.getImage(), c.getArgs());
     }
@@ -754,11 +762,7 @@ class RealNodeE2E {
     GenericKubernetesResource s = new GenericKubernetesResource();
     s.setApiVersion("snapshot.storage.k8s.io/v1");
     s.setKind("VolumeSnapshot");
-    s.setMetadata(
-        new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
-            .withName(name)
-            .withNamespace(APPS)
-            .build());
+    s.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(APPS).build());
     s.setAdditionalProperty(
         "spec",
         Map.of(
