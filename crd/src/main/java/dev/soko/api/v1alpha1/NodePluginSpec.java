@@ -54,15 +54,16 @@ public class NodePluginSpec extends Placement {
       message =
           "type must be RollingUpdate or OnDelete; rollingUpdate only with RollingUpdate, its"
               + " maxUnavailable and maxSurge a non-negative number or a percentage such as 10%")
+  // The DaemonSet defaults maxUnavailable to 1 and maxSurge to 0; both 0 is refused there.
   @ValidationRule(
       value =
-          "!has(self.rollingUpdate) || !has(self.rollingUpdate.maxSurge)"
-              + " || !(string(self.rollingUpdate.maxSurge) in ['0', '0%'])"
-              + " || has(self.rollingUpdate.maxUnavailable)"
-              + " && !(string(self.rollingUpdate.maxUnavailable) in ['0', '0%'])",
+          "!has(self.rollingUpdate) || !has(self.rollingUpdate.maxUnavailable)"
+              + " || !(string(self.rollingUpdate.maxUnavailable) in ['0', '0%'])"
+              + " || has(self.rollingUpdate.maxSurge)"
+              + " && !(string(self.rollingUpdate.maxSurge) in ['0', '0%'])",
       message =
-          "rollingUpdate.maxUnavailable and rollingUpdate.maxSurge must not both be 0 (maxUnavailable"
-              + " defaults to 1 only when maxSurge is not 0)")
+          "rollingUpdate.maxUnavailable and rollingUpdate.maxSurge must not both be 0 (maxSurge"
+              + " defaults to 0)")
   private DaemonSetUpdateStrategy updateStrategy;
 
   @JsonPropertyDescription(

@@ -274,6 +274,16 @@ class StorageClusterValidationIT {
                 "nodePlugin: {updateStrategy: {rollingUpdate: {maxUnavailable: 0, maxSurge: '0%'}}}",
                 "spec.nodePlugin.updateStrategy",
                 "must not both be 0"),
+            row(
+                "spec.nodePlugin.updateStrategy",
+                "nodePlugin: {updateStrategy: {rollingUpdate: {maxUnavailable: '0%'}}}",
+                "spec.nodePlugin.updateStrategy",
+                "must not both be 0"),
+            row(
+                "spec.nodePlugin.updateStrategy",
+                "nodePlugin: {updateStrategy: {type: OnDelete, rollingUpdate: {maxUnavailable: 1}}}",
+                "spec.nodePlugin.updateStrategy",
+                "rollingUpdate only with RollingUpdate"),
             // pools
             pools(
                 "spec.pools[].capacity",
