@@ -404,6 +404,17 @@ def schema_rows(schema, path="spec"):
             yield from schema_rows(child, field_children)
 
 
+# What operator/.../model/SpecValidator reports instead of admission (see its ResourceChecks and
+# PoolChecks).
+STATUS_CHECKS = (
+    "What the API server cannot check on every supported Kubernetes version (a request above its"
+    " limit in any `resources`: CEL compares quantities only from 1.29 on; a pool `capacity` above"
+    " 8Ei, the driver's limit) is reported in status instead: condition `Ready` False with reason"
+    " `InvalidSpec` and a message naming the field, and nothing is applied. `soko-operator render`"
+    " refuses such a spec with the same message."
+)
+
+
 def storagecluster_reference(crd):
     """The StorageCluster configuration reference, generated from the CRD's schema."""
     version = crd["spec"]["versions"][0]
@@ -424,9 +435,11 @@ def storagecluster_reference(crd):
     for field, kind, default, text in schema_rows(schema):
         cell = text.replace("|", "\\|")
         lines.append(f"| `{field}` | {kind} | {('`' + default + '`') if default else ''} | {cell} |")
-    if rules:
-        lines += ["", "Cross-field rules on `spec`:", ""]
-        lines += [f"- {r.get('message', r['rule'])}" for r in rules]
+    root_rules = version["schema"]["openAPIV3Schema"].get("x-kubernetes-validations", [])
+    if rules or root_rules:
+        lines += ["", "Cross-field rules:", ""]
+        lines += [f"- {r.get('message', r['rule'])}" for r in root_rules + rules]
+    lines += ["", STATUS_CHECKS]
     lines += ["", "A complete example:", "", "```yaml", read(EXAMPLE).rstrip(), "```", ""]
     return "\n".join(lines)
 

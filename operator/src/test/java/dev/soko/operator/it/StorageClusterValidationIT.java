@@ -3,7 +3,11 @@ package dev.soko.operator.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.soko.api.v1alpha1.StorageCluster;
+import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.nio.file.Files;
@@ -588,6 +592,63 @@ class StorageClusterValidationIT {
         cluster.admin.resource(storageCluster("every-key", spec)).dryRun().create();
     assertThat(Serialization.asJson(accepted.getAdditionalProperties().get("spec")))
         .contains("\"liveness-probe\"", "\"node-driver-registrar\"", "\"csi-resizer\"");
+  }
+
+  /**
+   * What admission cannot see on every supported version (CEL compares quantities only from
+   * Kubernetes 1.29 on) the operator reports in status, naming the field, and applies nothing that
+   * the API server would refuse.
+   */
+  @Test
+  void aRequestAboveItsLimitIsAcceptedAndReportedInStatus() {
+    StorageCluster sc = Specs.cluster("over-limit");
+    sc.getSpec()
+        .getNodePlugin()
+        .setResources(
+            Map.of(
+                "csi-provisioner",
+                new ResourceRequirementsBuilder()
+                    .addToRequests("cpu", new Quantity("2"))
+                    .addToLimits("cpu", new Quantity("1"))
+                    .build()));
+    cluster.admin.resource(sc).create();
+    try {
+      StorageCluster reported =
+          Await.until(
+              "InvalidSpec reported",
+              () -> cluster.get("over-limit"),
+              s ->
+                  s.getStatus() != null
+                      && s.getStatus().getConditions() != null
+                      && s.getStatus().getConditions().stream()
+                          .anyMatch(c -> "InvalidSpec".equals(c.getReason())));
+      assertThat(StorageClusterLifecycleIT.condition(reported, "Ready").getStatus())
+          .isEqualTo("False");
+      assertThat(
+              reported.getStatus().getConditions().stream()
+                  .filter(c -> "InvalidSpec".equals(c.getReason()))
+                  .map(Condition::getMessage))
+          .allMatch(
+              m ->
+                  m.contains(
+                      "spec.nodePlugin.resources.csi-provisioner.requests.cpu (2) must not exceed"));
+      assertThat(cluster.admin.apps().daemonSets().inNamespace("soko-over-limit").list().getItems())
+          .isEmpty();
+    } finally {
+      cluster.admin.resource(sc).delete();
+      Await.until("over-limit gone", () -> cluster.get("over-limit") == null, gone -> gone);
+    }
+  }
+
+  /** metadata.name is no spec field, but it becomes a label value of every owned object. */
+  @Test
+  void aNameThatCannotBeALabelValueIsRefused() {
+    GenericKubernetesResource sc = storageCluster("n".repeat(64), POOLS);
+    assertThatThrownBy(() -> cluster.admin.resource(sc).dryRun().create())
+        .isInstanceOf(KubernetesClientException.class)
+        .satisfies(e -> assertThat(((KubernetesClientException) e).getCode()).isEqualTo(422))
+        .hasMessageContaining("metadata.name must be at most 63 characters");
+    cluster.admin.resource(storageCluster("n".repeat(63), POOLS)).dryRun().create();
   }
 
   @Test
