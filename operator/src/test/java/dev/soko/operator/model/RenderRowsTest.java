@@ -7,14 +7,10 @@ import dev.soko.api.v1alpha1.StorageCluster;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.EnvVar;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
-import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
-import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.storage.CSIDriver;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import java.util.ArrayList;
@@ -49,7 +45,7 @@ class RenderRowsTest {
   }
 
   /** The sample StorageCluster rendered for 1.minMinor, the row's own version. */
-  private static DesiredState render(int minor, Registration mode) {
+  static DesiredState render(int minor, Registration mode) {
     StorageCluster sc = Fixtures.sample();
     sc.getSpec().getDriver().setRegistration(mode);
     DesiredState d = Fixtures.desired(sc, "1." + minor);
@@ -59,16 +55,16 @@ class RenderRowsTest {
     return d;
   }
 
-  private static VersionsTable.Row row(int minor) {
+  static VersionsTable.Row row(int minor) {
     return TABLE.rowFor(KubernetesVersion.parse("1." + minor));
   }
 
-  private static Upstream.Release release(int minor, Component c) {
+  static Upstream.Release release(int minor, Component c) {
     return Upstream.release(row(minor).images().get(c.key()));
   }
 
   /** --name=value → name → value ("" for a bare --name); -v=5 style too. */
-  private static Map<String, String> flags(Container c) {
+  static Map<String, String> flags(Container c) {
     Map<String, String> out = new TreeMap<>();
     for (String arg : c.getArgs()) {
       String a = arg.replaceFirst("^--?", "");
@@ -110,7 +106,7 @@ class RenderRowsTest {
     return out;
   }
 
-  private static Container container(PodSpec pod, Component c) {
+  static Container container(PodSpec pod, Component c) {
     return Fixtures.container(pod, c.key());
   }
 
@@ -393,95 +389,5 @@ class RenderRowsTest {
       assertThat(sc.getProvisioner()).as(file).isEqualTo(driver.getMetadata().getName());
       assertThat(sc.getVolumeBindingMode()).as(file).isEqualTo("WaitForFirstConsumer");
     }
-  }
-
-  /** "group/resource" → verbs of the rules of one Soko role. */
-  private static Map<String, Set<String>> rules(List<PolicyRule> rules) {
-    Map<String, Set<String>> out = new TreeMap<>();
-    for (PolicyRule r : rules) {
-      for (String group : r.getApiGroups()) {
-        for (String resource : r.getResources()) {
-          out.computeIfAbsent(group + "/" + resource, k -> new TreeSet<>()).addAll(r.getVerbs());
-        }
-      }
-    }
-    return out;
-  }
-
-  private static Map<String, Set<String>> granted(DesiredState d, String... roleSuffixes) {
-    Map<String, Set<String>> out = new TreeMap<>();
-    for (HasMetadata o : d.rbac()) {
-      for (String suffix : roleSuffixes) {
-        if (!o.getMetadata().getName().endsWith(suffix)) {
-          continue;
-        }
-        List<PolicyRule> r =
-            o instanceof ClusterRole cr
-                ? cr.getRules()
-                : o instanceof Role ro ? ro.getRules() : null;
-        if (r != null) {
-          rules(r).forEach((k, v) -> out.computeIfAbsent(k, x -> new TreeSet<>()).addAll(v));
-        }
-      }
-    }
-    return out;
-  }
-
-  private static Map<String, Set<String>> sorted(Map<String, Set<String>> m) {
-    Map<String, Set<String>> out = new TreeMap<>();
-    m.forEach((k, v) -> out.put(k, new TreeSet<>(v)));
-    return out;
-  }
-
-  /**
-   * The rules granted to each sidecar are its upstream rbac.yaml at the row's tag, with the
-   * deliberate differences named here (and in Rbac's javadoc).
-   */
-  @ParameterizedTest(name = "1.{0} {1}")
-  @MethodSource("rows")
-  void eachSidecarIsGrantedItsUpstreamRulesWithTheNamedDifferences(int minor, Registration mode) {
-    DesiredState d = render(minor, mode);
-
-    Upstream.Release prov = release(minor, Component.PROVISIONER);
-    Map<String, Set<String>> expected = sorted(prov.rules());
-    // The driver has no PUBLISH_UNPUBLISH_VOLUME: no VolumeAttachment informer
-    // (cmd/csi-provisioner/csi-provisioner.go, same tag).
-    expected.remove("storage.k8s.io/volumeattachments");
-    // No leader election on nodes; capacity-ownerref-level=1 reads only the pod
-    // (pkg/owner/owner.go, same tag: "avoid one lookup and thus the need for RBAC GET").
-    expected.remove("coordination.k8s.io/leases");
-    expected.remove("apps/replicasets");
-    // The PVC's VolumeAttributesClass, read with a GET (pkg/controller/controller.go).
-    expected.put("storage.k8s.io/volumeattributesclasses", new TreeSet<>(Set.of("get")));
-    // One rule set for every row: the newest provisioner's. v5+ patches PVs (HonorPVReclaimPolicy
-    // finalizer), v6+ watches and updates snapshots (source protection finalizer).
-    expected.get("/persistentvolumes").add("patch");
-    expected.get("snapshot.storage.k8s.io/volumesnapshots").addAll(Set.of("watch", "update"));
-    assertThat(granted(d, ":provisioner", "-capacity"))
-        .as("csi-provisioner vs %s", prov.rbacSource())
-        .isEqualTo(expected);
-
-    Upstream.Release snap = release(minor, Component.SNAPSHOTTER);
-    expected = sorted(snap.rules());
-    // No group snapshots; no leader election on nodes.
-    expected.keySet().removeIf(k -> k.startsWith("groupsnapshot.storage.k8s.io/"));
-    expected.remove("coordination.k8s.io/leases");
-    // v7.0.2 creates VolumeSnapshots and contents only for group snapshot members
-    // (pkg/sidecar-controller/groupsnapshot_helper.go @v7.0.2); v8 moved that to the controller.
-    expected.remove("snapshot.storage.k8s.io/volumesnapshots");
-    expected.get("snapshot.storage.k8s.io/volumesnapshotcontents").remove("create");
-    assertThat(granted(d, ":snapshotter"))
-        .as("csi-snapshotter vs %s", snap.rbacSource())
-        .isEqualTo(expected);
-
-    Upstream.Release res = release(minor, Component.RESIZER);
-    expected = sorted(res.rules());
-    // --handle-volume-inuse-error=false: no Pod informer (pkg/controller/controller.go, same tag).
-    expected.remove("/pods");
-    assertThat(granted(d, ":resizer", "-leader-election"))
-        .as("csi-resizer vs %s", res.rbacSource())
-        .isEqualTo(expected);
-    assertThat(flags(container(Fixtures.controllerPod(d), Component.RESIZER)))
-        .containsEntry("handle-volume-inuse-error", "false");
   }
 }
