@@ -107,9 +107,29 @@ class RenderRowsRbacTest {
     assertThat(granted(d, ":resizer", "-leader-election"))
         .as("csi-resizer vs %s", res.rbacSource())
         .isEqualTo(expected);
+    Map<String, String> resizer =
+        RenderRowsTest.flags(
+            Fixtures.container(Fixtures.controllerPod(d), Component.RESIZER.key()));
+    assertThat(resizer).containsEntry("handle-volume-inuse-error", "false");
+    // The lease lives where the Role that grants it is (upstream: "namespace: default # TODO:
+    // replace with the namespace you want for your sidecar", same file).
+    Role leases =
+        d.rbac().stream()
+            .filter(
+                o -> o instanceof Role && o.getMetadata().getName().endsWith("-leader-election"))
+            .map(Role.class::cast)
+            .findFirst()
+            .orElseThrow();
+    assertThat(resizer)
+        .as("--leader-election-namespace is the namespace of the leases Role")
+        .containsEntry("leader-election-namespace", leases.getMetadata().getNamespace());
     assertThat(
-            RenderRowsTest.flags(
-                Fixtures.container(Fixtures.controllerPod(d), Component.RESIZER.key())))
-        .containsEntry("handle-volume-inuse-error", "false");
+            d.rbac().stream()
+                .filter(o -> o.getMetadata().getName().endsWith("-leader-election"))
+                .filter(o -> !(o instanceof Role))
+                .map(o -> o.getMetadata().getNamespace())
+                .toList())
+        .as("its RoleBinding is in the same namespace")
+        .containsOnly(leases.getMetadata().getNamespace());
   }
 }
