@@ -69,10 +69,14 @@ public class DriverSpec {
   @JsonPropertyDescription(
       "Port of the driver's Prometheus endpoint (/metrics, per-RPC counts and durations) on the"
           + " pod IP of every node and controller pod; unset: no metrics. 9808 is the health port;"
-          + " with registration Sidecars, 9809 is node-driver-registrar's.")
+          + " with registration Sidecars, 9809 is node-driver-registrar's; 9811 is csi-resizer's.")
   @Min(1)
   @Max(65535)
   @ValidationRule(value = "self != 9808", message = "9808 is the liveness probe's health port")
+  @ValidationRule(
+      value = "self != 9811",
+      message =
+          "9811 is the http endpoint (leader-election health) of the controller pod's csi-resizer")
   private Integer metricsPort;
 
   @JsonPropertyDescription(

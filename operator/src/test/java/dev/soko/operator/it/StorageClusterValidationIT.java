@@ -129,6 +129,11 @@ class StorageClusterValidationIT {
                 "health port"),
             row(
                 "spec.driver.metricsPort",
+                "driver: {metricsPort: 9811}",
+                "spec.driver.metricsPort",
+                "csi-resizer"),
+            row(
+                "spec.driver.metricsPort",
                 "driver: {metricsPort: 70000}",
                 "spec.driver.metricsPort",
                 "less than or equal to 65535"),

@@ -10,6 +10,11 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.ValidationRule;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.InputStream;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Set;
@@ -114,6 +119,30 @@ class SpecValidatorTest {
     assertThat(controller)
         .isEqualTo(names(ResourceChecks.CONTROLLER))
         .isEqualTo(split(ControllerSpec.CONTAINERS));
+  }
+
+  /** The CRD's literal port rules are the ports the model gives the sidecars. */
+  @Test
+  void crdRefusesTheSidecarsPortsAsMetricsPort() throws Exception {
+    try (InputStream in =
+        getClass().getResourceAsStream("/META-INF/fabric8/storageclusters.soko.dev-v1.yml")) {
+      CustomResourceDefinition crd = Serialization.unmarshal(in, CustomResourceDefinition.class);
+      JSONSchemaProps port =
+          crd.getSpec()
+              .getVersions()
+              .get(0)
+              .getSchema()
+              .getOpenAPIV3Schema()
+              .getProperties()
+              .get("spec")
+              .getProperties()
+              .get("driver")
+              .getProperties()
+              .get("metricsPort");
+      assertThat(port.getXKubernetesValidations())
+          .extracting(ValidationRule::getRule)
+          .contains("self != " + Containers.HEALTH_PORT, "self != " + Containers.RESIZER_HTTP_PORT);
+    }
   }
 
   private static Set<String> names(Set<Component> components) {
