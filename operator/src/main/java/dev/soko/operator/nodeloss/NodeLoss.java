@@ -54,6 +54,9 @@ public final class NodeLoss {
   /** When each missing Node was first seen missing, per StorageCluster (for Retain's report). */
   private final Map<String, Map<String, Instant>> missing = new ConcurrentHashMap<>();
 
+  /** "cluster/pv" of deletions that failed and were reported; reported again only after success. */
+  private final Set<String> failing = ConcurrentHashMap.newKeySet();
+
   public NodeLoss(KubernetesClient client, EventSink normal, EventSink warning) {
     this(new VolumeMarks(client), normal, warning, Instant::now);
   }
@@ -102,25 +105,35 @@ public final class NodeLoss {
             .collect(Collectors.toSet());
     events.returned(sc, policy, back);
     since.keySet().retainAll(lostNodes);
+    if (since.isEmpty()) {
+      missing.remove(name);
+    }
 
-    write(sc, plan.mark(), pv -> marks.mark(pv, now), "mark");
-    write(sc, plan.unmark(), marks::unmark, "unmark");
+    boolean written = write(sc, plan.mark(), pv -> marks.mark(pv, now), "mark");
+    written &= write(sc, plan.unmark(), marks::unmark, "unmark");
     Map<String, PersistentVolume> byName = new HashMap<>();
     pvs.forEach(pv -> byName.put(pv.getMetadata().getName(), pv));
     Map<String, List<String>> deleted = new TreeMap<>();
     for (Orphan o : plan.due()) {
       try {
         String what = marks.delete(o, byName.get(o.pv()));
+        failing.remove(name + "/" + o.pv());
         if (!o.deleting()) {
           deleted.computeIfAbsent(o.node(), n -> new ArrayList<>()).add(what);
         }
       } catch (KubernetesClientException e) {
         LOG.warn("{}: deleting orphaned volume {} failed: {}", name, o.pv(), e.getMessage());
-        events.failed(sc, o, e);
+        if (failing.add(name + "/" + o.pv())) {
+          events.failed(sc, o, e);
+        }
       }
     }
     deleted.forEach((node, what) -> events.deleted(sc, policy, node, what));
-    return new Outcome(plan.report(), plan.next());
+    Duration next = plan.next();
+    if (!written && (next == null || next.compareTo(Plan.RETRY) > 0)) {
+      next = Plan.RETRY;
+    }
+    return new Outcome(plan.report(), next);
   }
 
   /** After a restart: the Nodes the last status listed count as known, with their times. */
@@ -145,14 +158,18 @@ public final class NodeLoss {
     return since;
   }
 
-  private void write(
+  /** Writes each PV; false when one was refused (logged; tried again on a later reconcile). */
+  private static boolean write(
       StorageCluster sc, List<String> pvs, java.util.function.Consumer<String> op, String what) {
+    boolean ok = true;
     for (String pv : pvs) {
       try {
         op.accept(pv);
       } catch (KubernetesClientException e) {
+        ok = false;
         LOG.warn("{}: could not {} {}: {}", sc.getMetadata().getName(), what, pv, e.getMessage());
       }
     }
+    return ok;
   }
 }

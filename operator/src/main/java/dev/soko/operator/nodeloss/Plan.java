@@ -54,7 +54,12 @@ record Plan(
         if (o.markedSince() != null && !o.deleting()) {
           unmark.add(o.pv());
         }
-        entries.add(entry(o, firstSeen, o.deleting() ? OrphanedVolume.DELETING : keep(), null));
+        entries.add(
+            entry(
+                o,
+                firstSeen,
+                o.deleting() ? OrphanedVolume.DELETING : OrphanedVolume.RETAIN,
+                null));
         continue;
       }
       Instant since = o.markedSince() != null ? o.markedSince() : now;
@@ -83,10 +88,6 @@ record Plan(
       wait = RETRY;
     }
     return new Plan(mark, unmark, due, report(entries), wait);
-  }
-
-  private static String keep() {
-    return OrphanedVolume.RETAIN;
   }
 
   private static Instant earliest(Instant a, Instant b) {

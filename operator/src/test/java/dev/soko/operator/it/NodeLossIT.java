@@ -50,7 +50,7 @@ class NodeLossIT {
     node(name + "-keep");
     node(name + "-w1");
     PersistentVolume a = claimedVolume(name, "a", name + ".csi.soko.dev", name + "-w1");
-    PersistentVolume b = volume(name + "-b", name + ".csi.soko.dev", name + "-w1", null).build();
+    PersistentVolume b = volume(name + "-b", name + ".csi.soko.dev", name + "-w1").build();
     b = admin.persistentVolumes().resource(b).create();
     PersistentVolume foreign = foreignVolume(name);
 
@@ -223,7 +223,7 @@ class NodeLossIT {
         .create();
   }
 
-  static PersistentVolumeBuilder volume(String name, String driver, String node, String claimNs) {
+  static PersistentVolumeBuilder volume(String name, String driver, String node) {
     return new PersistentVolumeBuilder()
         .withNewMetadata()
         .withName(name)
@@ -284,7 +284,7 @@ class NodeLossIT {
     return admin
         .persistentVolumes()
         .resource(
-            volume(pv, driver, node, ns)
+            volume(pv, driver, node)
                 .editSpec()
                 .withStorageClassName(name + "-sc")
                 .withNewClaimRef()
@@ -302,8 +302,7 @@ class NodeLossIT {
   static PersistentVolume foreignVolume(String name) {
     return admin
         .persistentVolumes()
-        .resource(
-            volume("pv-" + name + "-foreign", "other.csi.example", name + "-w1", null).build())
+        .resource(volume("pv-" + name + "-foreign", "other.csi.example", name + "-w1").build())
         .create();
   }
 

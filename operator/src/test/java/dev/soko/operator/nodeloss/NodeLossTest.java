@@ -8,6 +8,7 @@ import dev.soko.api.v1alpha1.StorageClusterSpec;
 import dev.soko.api.v1alpha1.StorageClusterStatus;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -25,6 +26,7 @@ class NodeLossTest {
   final List<String> writes = new ArrayList<>();
   final Set<String> nodes = new HashSet<>(Set.of("keep"));
   final List<PersistentVolume> pvs = new ArrayList<>();
+  boolean refuse;
 
   final Inventory inventory =
       new Inventory() {
@@ -44,6 +46,7 @@ class NodeLossTest {
         @Override
         void mark(String pv, Instant since) {
           writes.add("mark " + pv + " " + since);
+          refuseIfAsked();
           replace(pv, Volumes.marked(pv, node(pv), since.toString()));
         }
 
@@ -56,6 +59,7 @@ class NodeLossTest {
         @Override
         String delete(Orphan o, PersistentVolume cached) {
           writes.add("delete " + o.pv());
+          refuseIfAsked();
           pvs.removeIf(p -> p.getMetadata().getName().equals(o.pv()));
           return "claim " + o.claim() + " and PersistentVolume " + o.pv();
         }
@@ -67,6 +71,12 @@ class NodeLossTest {
           (sc, reason, message) -> events.add("Normal " + reason + ": " + message),
           (sc, reason, message) -> events.add("Warning " + reason + ": " + message),
           clock::get);
+
+  void refuseIfAsked() {
+    if (refuse) {
+      throw new KubernetesClientException("forbidden", 403, null);
+    }
+  }
 
   void replace(String name, PersistentVolume pv) {
     pvs.replaceAll(p -> p.getMetadata().getName().equals(name) ? pv : p);
@@ -176,5 +186,35 @@ class NodeLossTest {
     assertThat(out.report()).isNull();
     assertThat(writes).isEmpty();
     assertThat(events).isEmpty();
+  }
+
+  @Test
+  void aRefusedDeletionIsReportedOnceAndRetriedSoon() {
+    pvs.add(Volumes.marked("pv-a", "w1", clock.get().minusSeconds(3600).toString()));
+    StorageCluster sc = cluster(NodeLossSpec.Policy.Delete);
+    refuse = true;
+    assertThat(run(sc).next()).isEqualTo(Plan.RETRY);
+    assertThat(run(sc).next()).isEqualTo(Plan.RETRY);
+    assertThat(events.stream().filter(e -> e.contains("OrphanedVolumeDeleteFailed")))
+        .hasSize(1)
+        .first()
+        .asString()
+        .contains("pv-a")
+        .contains("retrying");
+    refuse = false;
+    run(sc);
+    assertThat(pvs).isEmpty();
+  }
+
+  @Test
+  void aRefusedMarkIsRetriedSoonAndNeverDeletes() {
+    pvs.add(Volumes.soko("pv-a", "w1"));
+    StorageCluster sc = cluster(NodeLossSpec.Policy.Delete);
+    refuse = true;
+    assertThat(run(sc).next()).isEqualTo(Plan.RETRY);
+    clock.set(clock.get().plusSeconds(3600));
+    run(sc);
+    assertThat(pvs).hasSize(1);
+    assertThat(writes).hasSize(2).allMatch(w -> w.startsWith("mark pv-a"));
   }
 }
