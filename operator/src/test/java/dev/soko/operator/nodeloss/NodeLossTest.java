@@ -217,4 +217,19 @@ class NodeLossTest {
     assertThat(pvs).hasSize(1);
     assertThat(writes).hasSize(2).allMatch(w -> w.startsWith("mark pv-a"));
   }
+
+  @Test
+  void theClockSurvivesARestartBecauseItIsOnThePersistentVolume() {
+    Instant marked = clock.get().minusSeconds(590);
+    pvs.add(Volumes.marked("pv-a", "w1", marked.toString()));
+    StorageCluster sc = cluster(NodeLossSpec.Policy.Delete);
+    // A new operator process: no memory, the mark says when.
+    NodeLoss.Outcome out = run(sc);
+    assertThat(writes).isEmpty();
+    assertThat(out.next()).isEqualTo(Duration.ofSeconds(11));
+    assertThat(out.report().volumes().get(0).since()).isEqualTo(marked.toString());
+    clock.set(clock.get().plusSeconds(10));
+    run(sc);
+    assertThat(writes).containsExactly("delete pv-a");
+  }
 }
