@@ -57,6 +57,13 @@ public final class SpecValidator {
           "with driver.registration Sidecars, driver.metricsPort must not be 9809, the health port"
               + " of node-driver-registrar");
     }
+    Integer metricsPort = spec.getDriver() == null ? null : spec.getDriver().getMetricsPort();
+    if (Integer.valueOf(Containers.RESIZER_HTTP_PORT).equals(metricsPort)) {
+      problems.add(
+          "driver.metricsPort must not be "
+              + Containers.RESIZER_HTTP_PORT
+              + ", the http endpoint (leader-election health) of the controller pod's csi-resizer");
+    }
     return problems;
   }
 }
