@@ -149,6 +149,11 @@ public class StorageClusterSpec {
   @Default("RefuseWhileVolumesExist")
   private UninstallPolicy uninstallPolicy = UninstallPolicy.RefuseWhileVolumesExist;
 
+  @JsonPropertyDescription(
+      "What happens to the driver's PersistentVolumes when the Node they are bound to is"
+          + " deleted: Retain (the default) or Delete after a delay.")
+  private NodeLossSpec nodeLoss = new NodeLossSpec();
+
   public String getNamespace() {
     return namespace;
   }
@@ -227,5 +232,13 @@ public class StorageClusterSpec {
 
   public void setUninstallPolicy(UninstallPolicy uninstallPolicy) {
     this.uninstallPolicy = uninstallPolicy;
+  }
+
+  public NodeLossSpec getNodeLoss() {
+    return nodeLoss;
+  }
+
+  public void setNodeLoss(NodeLossSpec nodeLoss) {
+    this.nodeLoss = nodeLoss;
   }
 }

@@ -463,7 +463,23 @@ class StorageClusterValidationIT {
                 "uninstallPolicy: Sometimes",
                 "spec.uninstallPolicy",
                 "Unsupported value: \"Sometimes\""),
-            row("spec.pools", "pools: []", "spec.pools", "should have at least 1 items"));
+            row("spec.pools", "pools: []", "spec.pools", "should have at least 1 items"),
+            // nodeLoss
+            row(
+                "spec.nodeLoss.policy",
+                "nodeLoss: {policy: Forget}",
+                "spec.nodeLoss.policy",
+                "Unsupported value: \"Forget\""),
+            row(
+                "spec.nodeLoss.deleteAfter",
+                "nodeLoss: {policy: Delete, deleteAfter: soon}",
+                "spec.nodeLoss.deleteAfter",
+                "must be a duration"),
+            row(
+                "spec.nodeLoss.deleteAfter",
+                "nodeLoss: {policy: Delete, deleteAfter: 10s}",
+                "spec.nodeLoss.deleteAfter",
+                "between 30s and 8760h"));
     return Stream.concat(table, quantityRows()).toList();
   }
 
