@@ -18,11 +18,11 @@ import java.util.regex.Pattern;
  * The shipped monitoring sources, read from the chart (the same files its templates include): the
  * alert rules and the Grafana dashboard, with the PromQL each holds.
  */
-final class MonitoringFiles {
-  static final Path REPO = Path.of("..").toAbsolutePath().normalize();
-  static final Path DIR = REPO.resolve("helm/soko/files/monitoring");
-  static final Path RULES = DIR.resolve("alerts.yaml");
-  static final Path DASHBOARD = DIR.resolve("dashboard.json");
+public final class MonitoringFiles {
+  public static final Path REPO = Path.of("..").toAbsolutePath().normalize();
+  public static final Path DIR = REPO.resolve("helm/soko/files/monitoring");
+  public static final Path RULES = DIR.resolve("alerts.yaml");
+  public static final Path DASHBOARD = DIR.resolve("dashboard.json");
   static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
   static final ObjectMapper JSON = new ObjectMapper();
 
@@ -32,7 +32,7 @@ final class MonitoringFiles {
   private MonitoringFiles() {}
 
   /** Alert name to expression, in file order. */
-  static Map<String, String> alerts() throws IOException {
+  public static Map<String, String> alerts() throws IOException {
     Map<String, String> alerts = new LinkedHashMap<>();
     for (JsonNode group : YAML.readTree(RULES.toFile()).path("groups")) {
       for (JsonNode rule : group.path("rules")) {
@@ -43,7 +43,7 @@ final class MonitoringFiles {
   }
 
   /** "panel title / refId" to expression, for every target of every panel. */
-  static Map<String, String> dashboardQueries() throws IOException {
+  public static Map<String, String> dashboardQueries() throws IOException {
     Map<String, String> queries = new LinkedHashMap<>();
     for (JsonNode panel : JSON.readTree(DASHBOARD.toFile()).path("panels")) {
       for (JsonNode target : panel.path("targets")) {
@@ -56,7 +56,7 @@ final class MonitoringFiles {
   }
 
   /** The dashboard's template variables' queries, e.g. {@code label_values(soko_..., node)}. */
-  static List<String> variableQueries() throws IOException {
+  public static List<String> variableQueries() throws IOException {
     List<String> queries = new ArrayList<>();
     for (JsonNode variable : JSON.readTree(DASHBOARD.toFile()).path("templating").path("list")) {
       if ("query".equals(variable.path("type").asText())) {
@@ -67,7 +67,7 @@ final class MonitoringFiles {
     return queries;
   }
 
-  static TreeSet<String> metricNames(String promql) {
+  public static TreeSet<String> metricNames(String promql) {
     TreeSet<String> names = new TreeSet<>();
     Matcher m = METRIC.matcher(promql);
     while (m.find()) {
@@ -76,7 +76,7 @@ final class MonitoringFiles {
     return names;
   }
 
-  static String read(Path file) throws IOException {
+  public static String read(Path file) throws IOException {
     return Files.readString(file);
   }
 }
