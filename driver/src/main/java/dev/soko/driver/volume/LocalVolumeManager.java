@@ -18,6 +18,7 @@ import dev.soko.driver.state.SnapshotRecord;
 import dev.soko.driver.state.VolumeRecord;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -204,6 +205,35 @@ public final class LocalVolumeManager implements VolumeManager {
         .filter(p -> verdicts.get(p.name()).ready())
         .map(Pool::capacity)
         .toList();
+  }
+
+  @Override
+  public MetricsView metricsView() {
+    Map<String, Integer> volumeCounts = new HashMap<>();
+    Map<String, Integer> snapshotCounts = new HashMap<>();
+    Health.View view = health.view();
+    List<MetricsView.VolumeRow> volumeRows = new ArrayList<>();
+    for (VolumeRecord r : catalog.volumes().values()) {
+      if (r.state() == RecordState.READY) {
+        volumeCounts.merge(r.pool(), 1, Integer::sum);
+        volumeRows.add(
+            new MetricsView.VolumeRow(
+                r.id(), r.pool(), r.capacityBytes(), view.condition(r).abnormal()));
+      }
+    }
+    catalog.snapshots().values().stream()
+        .filter(s -> s.state() == RecordState.READY)
+        .forEach(s -> snapshotCounts.merge(s.pool(), 1, Integer::sum));
+    List<MetricsView.PoolRow> poolRows =
+        catalog.pools().stream()
+            .map(
+                p ->
+                    new MetricsView.PoolRow(
+                        p.report(),
+                        volumeCounts.getOrDefault(p.name(), 0),
+                        snapshotCounts.getOrDefault(p.name(), 0)))
+            .toList();
+    return new MetricsView(poolRows, volumeRows);
   }
 
   @Override
