@@ -69,6 +69,11 @@ field() { kc ${4:+-n "$4"} get "$1" "$2" -o "jsonpath=$3"; }
 equals() { [ "$(field "$2" "$3" "$4" "${5:-}")" = "$1" ]; }
 # status_has_pool_capacity SC: the StorageCluster's status lists a pool with a known capacity.
 status_has_pool_capacity() { field storagecluster "$1" '{.status.pools[*].total}' | grep -q '[0-9]'; }
+# The default (allowRootFilesystem false) is what runs here: the pool is a mount of its own.
+pool_accepted() {
+  printf '%s\n' "${E2E_DRIVER_ARGS[@]}" | grep -q '^--kubelet-dir=' &&
+    ! grep -Eq 'pool [a-z0-9-]+ refused' "$E2E_WORK/logs/driver-node.log"
+}
 gone() { ! kc ${3:+-n "$3"} get "$1" "$2" >/dev/null 2>&1; }
 # columns_are KIND NAME HEADER...: `kubectl get KIND NAME` prints exactly these column headers.
 columns_are() {
@@ -177,6 +182,8 @@ started=$SECONDS
 e2e_node_up "$CLUSTER"
 echo "    node processes started in $((SECONDS - started)) s; driver args: ${E2E_DRIVER_ARGS[*]}"
 waitfor "provisioner publishes CSIStorageCapacity for $CLASS" capacity_published_for "$CLASS"
+check "the driver checks pools against the kubelet directory's filesystem and refuses none" \
+  pool_accepted
 # The operator watches CSINode and CSIStorageCapacity: status follows without a spec change.
 waitfor "status counts the node as registered (CSINode)" \
   equals 1 storagecluster "$CLUSTER" '{.status.nodes.registered}'

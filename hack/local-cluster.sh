@@ -476,7 +476,9 @@ node_ready() {
 # here): a Node object tainted so that no DaemonSet pod is scheduled there, the CSINode that the
 # kubelet would write, and the node plugin's driver and external-provisioner as processes, with the
 # args of the StorageCluster's DaemonSet, the node plugin's ServiceAccount and a pool of their own
-# (the host's disk, bind-mounted over the pool path in a mount namespace of their own). Pods that
+# (a sparse XFS image loop-mounted over the pool path in a mount namespace of their own: the driver
+# refuses a pool on the filesystem of the kubelet's directory, which for this node is a directory
+# on the host's disk, so the default allowRootFilesystem=false is what runs here too). Pods that
 # tolerate the taint are placed there by the real scheduler; nothing runs them.
 SECOND_NODE=soko-node-b
 
@@ -486,7 +488,10 @@ second_node_up() {
   driver=$(kc get csidriver -o 'jsonpath={.items[0].metadata.name}')
   [ -n "$driver" ] || die "second node: no CSIDriver yet (install Soko first)"
   sa=$(kc -n "$ns" get daemonset "$ds" -o 'jsonpath={.spec.template.spec.serviceAccountName}')
-  mkdir -p "$dir/pool"
+  mkdir -p "$dir/kubelet/plugins"
+  # Sparse: room for the E2E's 12Gi claim, a few MiB on the host's disk.
+  truncate -s 16G "$dir/pool.img"
+  mkfs.xfs -q -f -m reflink=1 "$dir/pool.img"
   kc apply -f - >/dev/null <<EOF
 apiVersion: v1
 kind: Node
@@ -522,6 +527,7 @@ EOF
     case $arg in
     --endpoint=*) arg=--endpoint=unix://$dir/csi.sock ;;
     --node-id=*) arg=--node-id=$SECOND_NODE ;;
+    --kubelet-dir=*) arg=--kubelet-dir=$dir/kubelet ;;
     --pool=*) pools+=("$(sed 's/.*path=\([^,]*\).*/\1/' <<<"$arg")") ;;
     --kubelet-registration-path=* | --registration-dir=* | --health-address=* | --metrics-address=*) continue ;;
     esac
@@ -538,12 +544,12 @@ EOF
   ((${#pools[@]} == 1)) || die "second node: one pool expected, the DaemonSet has ${#pools[@]}"
   # shellcheck disable=SC2016 # the inner script's own arguments
   start "$SECOND_NODE-driver" unshare -m --propagation private bash -c \
-    'mkdir -p "$1" && mount --bind "$2" "$1" && shift 2 && exec "$@"' _ "${pools[0]}" "$dir/pool" \
+    'mkdir -p "$1" && mount -o loop "$2" "$1" && shift 2 && exec "$@"' _ "${pools[0]}" "$dir/pool.img" \
     "$ROOT/driver/bin/soko-driver" "${driver_args[@]}"
   wait_until 60 test -S "$dir/csi.sock" || die "second node: the driver did not start (see $STATE/logs)"
   start "$SECOND_NODE-provisioner" env NODE_NAME="$SECOND_NODE" NAMESPACE="$ns" \
     "$BIN/csi-provisioner" "${prov_args[@]}" --kubeconfig "$dir/kubeconfig"
-  log "node $SECOND_NODE: driver and provisioner running, pool $dir/pool"
+  log "node $SECOND_NODE: driver and provisioner running, pool $dir/pool.img (XFS)"
 }
 
 # Prints the args of container $3 of daemonset $2 in namespace $1, one per line.

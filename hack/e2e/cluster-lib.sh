@@ -116,6 +116,10 @@ e2e_cluster_up() {
   e2e_check_tools
   E2E_WORK=$(mktemp -d /tmp/soko-e2e.XXXXXX)
   mkdir -p "$E2E_WORK/logs" "$E2E_WORK/pool" "$E2E_WORK/csi-node" "$E2E_WORK/csi-controller"
+  # The pool gets a filesystem of its own, as on a real node: the driver refuses a pool on the
+  # filesystem of the kubelet's directory, which here is $E2E_WORK/kubelet on the host's disk.
+  mount -t tmpfs -o size=4g,mode=0755 soko-e2e-pool "$E2E_WORK/pool"
+  mkdir -p "$E2E_WORK/kubelet/plugins"
   e2e_make_pki
 
   local etcd_port peer_port
@@ -186,10 +190,11 @@ e2e_container_args() {
 }
 
 # Rewrites container args for a local process: the pod's socket path becomes a local one, the
-# downward-API node name is substituted, the driver's health endpoint (built-in registration) and
-# a sidecar's --http-endpoint (the resizer's leader-election health) move to a free loopback port
-# (the processes share this host's network) and the registration directory to one in the work dir
-# (no kubelet watches it).
+# downward-API node name is substituted, the kubelet directory (whose filesystem plays the node's
+# root filesystem) becomes one in the work dir, the driver's health endpoint (built-in
+# registration) and a sidecar's --http-endpoint (the resizer's leader-election health) move to a
+# free loopback port (the processes share this host's network) and the registration directory to
+# one in the work dir (no kubelet watches it).
 e2e_localise_args() {
   local socket=$1 arg
   while IFS= read -r arg; do
@@ -199,6 +204,7 @@ e2e_localise_args() {
     arg=${arg//\$(NODE_NAME)/$E2E_NODE}
     case $arg in
       --health-address=*) arg=--health-address=127.0.0.1:$(e2e_free_port) ;;
+      --kubelet-dir=*) arg=--kubelet-dir=$E2E_WORK/kubelet ;;
       --http-endpoint=*) arg=--http-endpoint=127.0.0.1:$(e2e_free_port) ;;
       --registration-dir=*)
         mkdir -p "$E2E_WORK/registration"

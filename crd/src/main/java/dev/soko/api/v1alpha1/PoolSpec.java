@@ -96,4 +96,36 @@ public class PoolSpec {
   public void setFsTypes(List<FsType> fsTypes) {
     this.fsTypes = fsTypes;
   }
+
+  // ---- placement: where the pool may live (issue 13) ------------------------------------
+
+  @JsonPropertyDescription(
+      "Require the pool path to be the root of a mounted filesystem (a disk mounted there), not a"
+          + " directory on some other filesystem. Off by default; turn it on for dedicated disks.")
+  @Default("false")
+  private Boolean requireMountPoint = false;
+
+  @JsonPropertyDescription(
+      "Allow the pool on the filesystem that holds the kubelet's directory (the node's root"
+          + " filesystem in practice). Off by default: the node plugin mounts pool paths with"
+          + " hostPath DirectoryOrCreate, so a disk that is not mounted leaves an empty directory on"
+          + " the root filesystem, which is refused rather than filled.")
+  @Default("false")
+  private Boolean allowRootFilesystem = false;
+
+  public Boolean getRequireMountPoint() {
+    return requireMountPoint;
+  }
+
+  public void setRequireMountPoint(Boolean requireMountPoint) {
+    this.requireMountPoint = requireMountPoint;
+  }
+
+  public Boolean getAllowRootFilesystem() {
+    return allowRootFilesystem;
+  }
+
+  public void setAllowRootFilesystem(Boolean allowRootFilesystem) {
+    this.allowRootFilesystem = allowRootFilesystem;
+  }
 }

@@ -64,6 +64,19 @@ public final class DriverCommand {
                                     (default 1.0).
                                     fs: allowed filesystems, the first is the default
                                     (default ext4:xfs).
+                                  [,requireMountPoint=true|false]
+                                    true: DIR must be the root of a mounted filesystem
+                                    (default false).
+                                  [,allowRootFilesystem=true|false]
+                                    false: refuse DIR when it is on the filesystem of
+                                    --kubelet-dir (default false; no check without
+                                    --kubelet-dir).
+                                  A refused pool is never created or written; it offers no
+                                  capacity and CreateVolume on it fails.
+        --kubelet-dir=DIR         Node mode: the kubelet's root directory, whose plugins/
+                                  subdirectory is mounted from the host; a pool on the same
+                                  filesystem (the node's root filesystem) is refused unless
+                                  it allows it (default: none, the check is off).
         --allowed-path-root=DIR   Staging and target paths must lie below one of these
                                   directories (repeatable; default: /var/lib/kubelet).
         --max-volumes-per-node=N  Most volumes this node may have attached, reported in
@@ -108,6 +121,7 @@ public final class DriverCommand {
   String healthAddress = "";
   String kubeletRegistrationPath;
   String registrationDir;
+  String kubeletDir;
   String logLevel = "info";
 
   private DriverCommand() {}
@@ -189,6 +203,7 @@ public final class DriverCommand {
               "--health-address",
               "--kubelet-registration-path",
               "--registration-dir",
+              "--kubelet-dir",
               "--log-level" ->
           true;
       default -> false;
@@ -208,6 +223,7 @@ public final class DriverCommand {
       case "--health-address" -> healthAddress = value;
       case "--kubelet-registration-path" -> kubeletRegistrationPath = value;
       case "--registration-dir" -> registrationDir = value;
+      case "--kubelet-dir" -> kubeletDir = value;
       case "--log-level" -> logLevel = value;
       default -> throw usage("unknown flag or argument '%s'", arg);
     }
@@ -241,6 +257,11 @@ public final class DriverCommand {
     checkAddress("--health-address", healthAddress);
     Optional<KubeletRegistration> registration = parseRegistration(parsedMode);
     List<PoolConfig> poolConfigs = parsePools(parsedMode);
+    Optional<Path> kubelet = Optional.empty();
+    if (kubeletDir != null) {
+      check(parsedMode == DriverConfig.Mode.NODE, "--kubelet-dir is only for node mode");
+      kubelet = Optional.of(cleanAbsolute("--kubelet-dir", kubeletDir));
+    }
     String node = nodeId == null ? "" : nodeId;
     if (parsedMode == DriverConfig.Mode.NODE || !node.isEmpty()) {
       check(!node.isEmpty(), "--node-id is required in node mode");
@@ -274,7 +295,8 @@ public final class DriverCommand {
         maxVolumes,
         metricsAddress,
         healthAddress,
-        registration);
+        registration,
+        kubelet);
   }
 
   private static void checkAddress(String flag, String address) {

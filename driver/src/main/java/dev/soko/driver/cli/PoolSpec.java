@@ -12,13 +12,22 @@ import java.util.regex.Pattern;
 
 /**
  * Parses one {@code --pool} value: {@code
- * name=NAME,path=DIR[,capacity=QUANTITY][,overprovision=RATIO][,fs=ext4:xfs]}.
+ * name=NAME,path=DIR[,capacity=QUANTITY][,overprovision=RATIO][,fs=ext4:xfs]
+ * [,requireMountPoint=true|false][,allowRootFilesystem=true|false]}.
  */
 public final class PoolSpec {
   /** Pool names end up in StorageClass parameters and metrics labels: keep them DNS-label-like. */
   static final Pattern NAME = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
 
-  static final Set<String> KEYS = Set.of("name", "path", "capacity", "overprovision", "fs");
+  static final Set<String> KEYS =
+      Set.of(
+          "name",
+          "path",
+          "capacity",
+          "overprovision",
+          "fs",
+          "requireMountPoint",
+          "allowRootFilesystem");
   static final Set<String> FS_TYPES = Set.of("ext4", "xfs");
 
   private PoolSpec() {}
@@ -51,7 +60,22 @@ public final class PoolSpec {
         fields.containsKey("capacity") ? Quantity.parseBytes(fields.get("capacity")) : 0;
     double ratio = fields.containsKey("overprovision") ? ratio(fields.get("overprovision")) : 1.0;
     return new PoolConfig(
-        name, Path.of(pathText).normalize(), capacity, ratio, fsTypes(fields.get("fs")));
+        name,
+        Path.of(pathText).normalize(),
+        capacity,
+        ratio,
+        fsTypes(fields.get("fs")),
+        flag(fields, "requireMountPoint"),
+        flag(fields, "allowRootFilesystem"));
+  }
+
+  private static boolean flag(Map<String, String> fields, String key) {
+    String text = fields.getOrDefault(key, "false");
+    return switch (text) {
+      case "true" -> true;
+      case "false" -> false;
+      default -> throw new IllegalArgumentException(key + " must be true or false");
+    };
   }
 
   private static double ratio(String text) {

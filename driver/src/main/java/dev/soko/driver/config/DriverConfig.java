@@ -12,6 +12,8 @@ import java.util.Optional;
  * @param metricsAddress host:port of the Prometheus endpoint, empty to disable
  * @param healthAddress host:port of the liveness endpoint {@code /healthz}, empty to disable
  * @param registration built-in kubelet registration (node mode), empty when off
+ * @param kubeletDir the kubelet's root directory as this process sees it (node mode); when given,
+ *     pools on its filesystem are refused unless they allow the root filesystem
  */
 public record DriverConfig(
     String driverName,
@@ -23,7 +25,34 @@ public record DriverConfig(
     int maxVolumesPerNode,
     String metricsAddress,
     String healthAddress,
-    Optional<KubeletRegistration> registration) {
+    Optional<KubeletRegistration> registration,
+    Optional<Path> kubeletDir) {
+
+  /** A configuration without a kubelet directory: the root-filesystem check is off. */
+  public DriverConfig(
+      String driverName,
+      String nodeId,
+      Mode mode,
+      String endpoint,
+      List<PoolConfig> pools,
+      List<Path> allowedPathRoots,
+      int maxVolumesPerNode,
+      String metricsAddress,
+      String healthAddress,
+      Optional<KubeletRegistration> registration) {
+    this(
+        driverName,
+        nodeId,
+        mode,
+        endpoint,
+        pools,
+        allowedPathRoots,
+        maxVolumesPerNode,
+        metricsAddress,
+        healthAddress,
+        registration,
+        Optional.empty());
+  }
 
   /** Which CSI services this process serves. */
   public enum Mode {

@@ -10,6 +10,8 @@ import dev.soko.driver.mount.Mounter;
 import dev.soko.driver.mount.PathPolicy;
 import dev.soko.driver.mount.SystemMounter;
 import dev.soko.driver.pool.Pool;
+import dev.soko.driver.pool.PoolCheck;
+import dev.soko.driver.pool.PoolVerdict;
 import dev.soko.driver.state.Ids;
 import dev.soko.driver.state.RecordState;
 import dev.soko.driver.state.SnapshotRecord;
@@ -26,10 +28,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The node-local storage engine: volumes are sparse image files in pool directories, attached
- * through loop devices. Construction opens every pool and runs crash recovery on it; a pool that
- * cannot be opened keeps {@link #ready()} false. The work is done by small collaborators: {@link
- * VolumeProvisioner} and {@link SnapshotProvisioner} (controller side), {@link NodeVolumes}, {@link
- * NodeExpansion} and {@link VolumeStats} (node side).
+ * through loop devices. Construction checks every pool ({@link PoolCheck}), opens the ones that
+ * pass and runs crash recovery on them; a pool that passes but cannot be opened keeps {@link
+ * #ready()} false. A refused pool is not opened (unless an earlier run left volumes there, which
+ * keep working), offers no capacity and takes no new volumes; it is checked again now and then. The
+ * work is done by small collaborators: {@link VolumeProvisioner} and {@link SnapshotProvisioner}
+ * (controller side), {@link NodeVolumes}, {@link NodeExpansion} and {@link VolumeStats} (node
+ * side).
  */
 public final class LocalVolumeManager implements VolumeManager {
   private static final Logger LOG = LoggerFactory.getLogger(LocalVolumeManager.class);
@@ -44,6 +49,7 @@ public final class LocalVolumeManager implements VolumeManager {
   private final NodeVolumes node;
   private final NodeExpansion expansion;
   private final VolumeStats stats;
+  private final PoolStates states;
   private final List<PoolConfig> unusablePools = new ArrayList<>();
   private final List<Recovery.Report> recoveryReports = new ArrayList<>();
 
@@ -67,14 +73,21 @@ public final class LocalVolumeManager implements VolumeManager {
     this.expansion = new NodeExpansion(catalog, locks, mounter, loops, paths, volumes);
     this.stats = new VolumeStats(catalog, mounter, health, paths);
     this.recovery = new Recovery(catalog, mounter, loops);
+    this.states =
+        new PoolStates(
+            config.pools(), PoolCheck.forHost(config.kubeletDir())::check, System::nanoTime);
     unusablePools.addAll(config.pools());
     openPools();
   }
 
   /** Opens and recovers every pool not yet usable; a pool that fails stays for the next try. */
   private synchronized boolean openPools() {
+    Map<String, PoolVerdict> verdicts = states.refresh();
     for (var it = unusablePools.iterator(); it.hasNext(); ) {
       PoolConfig poolConfig = it.next();
+      if (!verdicts.get(poolConfig.name()).ready() && !PoolCheck.holdsPool(poolConfig.path())) {
+        continue; // refused or not selected: nothing is written into its directory
+      }
       try {
         Pool pool = Pool.open(poolConfig, exec);
         recoveryReports.add(recovery.run(pool));
@@ -84,7 +97,15 @@ public final class LocalVolumeManager implements VolumeManager {
         LOG.error("{}", e.getMessage());
       }
     }
-    return unusablePools.isEmpty();
+    return failingPools(verdicts).isEmpty();
+  }
+
+  /** Pools that passed their checks but could not be opened. */
+  private List<String> failingPools(Map<String, PoolVerdict> verdicts) {
+    return unusablePools.stream()
+        .map(PoolConfig::name)
+        .filter(name -> verdicts.get(name).ready())
+        .toList();
   }
 
   /** What start-up recovery repaired, one report per usable pool. */
@@ -101,12 +122,23 @@ public final class LocalVolumeManager implements VolumeManager {
     // Names only: this answer may leave the node (a probe on the pod IP); the log has the errors.
     return Optional.of(
         "pools not usable yet: "
-            + String.join(", ", unusablePools.stream().map(PoolConfig::name).toList())
+            + String.join(", ", failingPools(states.refresh()))
             + " (the driver log says why)");
+  }
+
+  /** Every configured pool's verdict on this node, re-checked now and then. */
+  public Map<String, PoolVerdict> poolVerdicts() {
+    return states.refresh();
   }
 
   @Override
   public Volume createVolume(VolumeRequest request) {
+    if (catalog.volumeByName(request.name()).isEmpty()) {
+      states.requireReady(request.pool());
+    }
+    if (!unusablePools.isEmpty()) {
+      notReady(); // a pool refused at start may have been mounted since
+    }
     return volumes.create(request);
   }
 
@@ -165,7 +197,14 @@ public final class LocalVolumeManager implements VolumeManager {
 
   @Override
   public List<PoolCapacity> capacity() {
-    return catalog.pools().stream().map(Pool::capacity).toList();
+    if (!unusablePools.isEmpty()) {
+      notReady(); // a pool refused at start may have been mounted since
+    }
+    Map<String, PoolVerdict> verdicts = states.refresh();
+    return catalog.pools().stream()
+        .filter(p -> verdicts.get(p.name()).ready())
+        .map(Pool::capacity)
+        .toList();
   }
 
   @Override

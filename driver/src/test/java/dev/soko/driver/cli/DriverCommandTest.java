@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.soko.driver.config.DriverConfig;
 import dev.soko.driver.config.KubeletRegistration;
+import dev.soko.driver.config.PoolConfig;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
@@ -164,6 +165,31 @@ class DriverCommandTest {
   }
 
   @Test
+  void poolPlacementKeysAndTheKubeletDirAreParsed() {
+    assertThat(
+            run(
+                "--node-id=n1",
+                "--kubelet-dir=/var/lib/kubelet",
+                "--pool=name=p,path=/srv/p,requireMountPoint=true,allowRootFilesystem=true",
+                "--pool=name=q,path=/srv/q"))
+        .isZero();
+    DriverConfig config = launched.get();
+    assertThat(config.kubeletDir()).hasValue(Path.of("/var/lib/kubelet"));
+    PoolConfig p = config.pools().get(0);
+    assertThat(p.requireMountPoint()).isTrue();
+    assertThat(p.allowRootFilesystem()).isTrue();
+    PoolConfig q = config.pools().get(1);
+    assertThat(q.requireMountPoint()).isFalse();
+    assertThat(q.allowRootFilesystem()).isFalse();
+  }
+
+  @Test
+  void withoutAKubeletDirTheRootFilesystemCheckIsOff() {
+    assertThat(run("--node-id=n1", "--pool=name=p,path=/srv/p")).isZero();
+    assertThat(launched.get().kubeletDir()).isEmpty();
+  }
+
+  @Test
   void badFlagsExitTwoWithAClearMessageAndNeverLaunch() {
     List<List<String>> cases =
         List.of(
@@ -186,6 +212,9 @@ class DriverCommandTest {
             List.of("--node-id=a/b", "--pool=name=p,path=/p"),
             List.of("--unknown"),
             List.of("--node-id=n", "--pool=name=p,path=/p", "extra"),
+            List.of("--node-id=n", "--pool=name=p,path=/p,requireMountPoint=yes"),
+            List.of("--node-id=n", "--pool=name=p,path=/p", "--kubelet-dir=/var/lib/kubelet/"),
+            List.of("--mode=controller", "--kubelet-dir=/var/lib/kubelet"),
             List.of("--node-id=n", "--pool"));
     for (List<String> args : cases) {
       err.getBuffer().setLength(0);
@@ -211,6 +240,9 @@ class DriverCommandTest {
             "--health-address",
             "--kubelet-registration-path",
             "--registration-dir",
+            "--kubelet-dir",
+            "requireMountPoint",
+            "allowRootFilesystem",
             "--log-level",
             "--help",
             "--version")) {

@@ -46,7 +46,20 @@ final class DriverJar implements AutoCloseable {
    * poolPath} as the driver sees it there; waits for a ready Probe.
    */
   CsiClient start(List<String> wrapper, Path poolPath) throws IOException, InterruptedException {
-    launch(wrapper, poolPath, List.of());
+    launch(wrapper, poolFlag(poolPath), List.of());
+    return awaitReady();
+  }
+
+  /** Starts the driver with {@code pools} (each a --pool value) and {@code extraFlags}. */
+  CsiClient startWithPools(List<String> pools, List<String> extraFlags)
+      throws IOException, InterruptedException {
+    List<String> flags = new ArrayList<>();
+    pools.forEach(p -> flags.addAll(List.of("--pool", p)));
+    launch(List.of(), flags, extraFlags);
+    return awaitReady();
+  }
+
+  private CsiClient awaitReady() throws IOException, InterruptedException {
     client = new CsiClient(socket);
     if (!client.awaitReady(socket, Duration.ofSeconds(60))) {
       throw new IllegalStateException("driver not ready within 60 s; log:\n" + log());
@@ -56,10 +69,14 @@ final class DriverJar implements AutoCloseable {
 
   /** Starts the driver with {@code extraFlags} and returns at once, without waiting for it. */
   Process launch(List<String> extraFlags) throws IOException {
-    return launch(List.of(), pool, extraFlags);
+    return launch(List.of(), poolFlag(pool), extraFlags);
   }
 
-  private Process launch(List<String> wrapper, Path poolPath, List<String> extraFlags)
+  private static List<String> poolFlag(Path poolPath) {
+    return List.of("--pool", "name=default,path=" + poolPath + ",capacity=8Gi");
+  }
+
+  private Process launch(List<String> wrapper, List<String> poolFlags, List<String> extraFlags)
       throws IOException {
     List<String> command = new ArrayList<>(wrapper);
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -72,10 +89,9 @@ final class DriverJar implements AutoCloseable {
             "it-node",
             "--mode",
             "node",
-            "--pool",
-            "name=default,path=" + poolPath + ",capacity=8Gi",
             "--allowed-path-root",
             mounts.toString()));
+    command.addAll(poolFlags);
     command.addAll(extraFlags);
     process =
         new ProcessBuilder(command)

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
@@ -48,6 +49,7 @@ public final class CrashWorkload {
 
   public static void main(String[] args) throws IOException {
     Path pool = Path.of(args[0]);
+    Files.createDirectories(pool); // the driver never creates a pool's directory
     Path journal = Path.of(args[1]);
     String run = args[2];
     Random random = new Random(Long.parseLong(args[3]));

@@ -35,6 +35,7 @@ final class EngineFixture {
     this.capacity = capacity;
     try {
       Files.createDirectories(kubelet);
+      Files.createDirectories(pool); // the driver never creates a pool's directory
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -53,8 +54,14 @@ final class EngineFixture {
   }
 
   LocalVolumeManager open() {
+    return open(Optional.empty(), false);
+  }
+
+  /** With the root-filesystem check against {@code kubeletDir}, and requireMountPoint. */
+  LocalVolumeManager open(Optional<Path> kubeletDir, boolean requireMountPoint) {
     LinkedHashSet<String> fsTypes = new LinkedHashSet<>(List.of("ext4", "xfs"));
-    PoolConfig poolConfig = new PoolConfig("main", pool, capacity, 1.0, fsTypes);
+    PoolConfig poolConfig =
+        new PoolConfig("main", pool, capacity, 1.0, fsTypes, requireMountPoint, false);
     DriverConfig config =
         new DriverConfig(
             "csi.soko.dev",
@@ -66,7 +73,8 @@ final class EngineFixture {
             16,
             "",
             "",
-            Optional.empty());
+            Optional.empty(),
+            kubeletDir);
     return new LocalVolumeManager(config, exec, mounter, loops);
   }
 

@@ -46,7 +46,7 @@ final class HostFixture implements AutoCloseable {
     exec.check(List.of("mkfs.xfs", "-q", backing.toString()), Exec.LONG);
     String device = new Losetup().attach(backing);
     exec.check("mount", "-t", "xfs", device, mountPoint.toString());
-    xfsPool = mountPoint.resolve("pool");
+    xfsPool = Files.createDirectories(mountPoint.resolve("pool"));
   }
 
   /** Fails (never skips) when the host cannot give us loop devices: that is a broken CI runner. */

@@ -200,8 +200,9 @@ class RecoveryTest {
   @Test
   void aPoolThatIsNotUsableYetKeepsProbeNotReadyUntilItIs() throws Exception {
     EngineFixture f = new EngineFixture(dir, 1024 * MIB);
-    Files.createDirectories(f.pool.getParent());
-    Files.writeString(f.pool, "a file where the pool directory should be");
+    // The pool passes its checks but cannot be laid out (a refused pool leaves Probe ready).
+    Path blocker = f.pool.resolve("images");
+    Files.writeString(blocker, "a file where the images directory should be");
     try (LocalVolumeManager engine = f.open()) {
       assertThat(engine.ready()).isFalse();
       // The reason names the pool, not its path or error: /healthz may answer off the node.
@@ -209,7 +210,7 @@ class RecoveryTest {
           .hasValue("pools not usable yet: main (the driver log says why)");
       assertThat(EngineFixture.reason(() -> engine.createVolume(block("a", MIB))))
           .isEqualTo(StorageException.Reason.UNAVAILABLE);
-      Files.delete(f.pool);
+      Files.delete(blocker);
       assertThat(engine.notReady()).isEmpty();
       assertThat(engine.ready()).isTrue();
       assertThat(engine.createVolume(block("a", MIB)).pool()).isEqualTo("main");

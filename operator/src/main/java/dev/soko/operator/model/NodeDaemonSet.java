@@ -102,6 +102,8 @@ final class NodeDaemonSet {
       args.add("--pool=" + poolFlag(pool));
     }
     args.add("--allowed-path-root=" + kubeletDir);
+    // Pools on the kubelet directory's filesystem (the node's root) are refused unless allowed.
+    args.add("--kubelet-dir=" + kubeletDir);
     if (spec.getDriver().getMaxVolumesPerNode() != null) {
       args.add("--max-volumes-per-node=" + spec.getDriver().getMaxVolumesPerNode());
     }
@@ -186,7 +188,10 @@ final class NodeDaemonSet {
         .build();
   }
 
-  /** name=NAME,path=DIR[,capacity=Q][,overprovision=R][,fs=ext4:xfs], the driver's --pool. */
+  /**
+   * name=NAME,path=DIR[,capacity=Q][,overprovision=R][,fs=ext4:xfs][,requireMountPoint=true]
+   * [,allowRootFilesystem=true], the driver's --pool; defaults are left out.
+   */
   static String poolFlag(PoolSpec pool) {
     StringBuilder sb = new StringBuilder();
     sb.append("name=").append(pool.getName()).append(",path=").append(pool.getPath());
@@ -199,6 +204,12 @@ final class NodeDaemonSet {
     if (pool.getFsTypes() != null && !pool.getFsTypes().isEmpty()) {
       sb.append(",fs=")
           .append(pool.getFsTypes().stream().map(FsType::name).collect(Collectors.joining(":")));
+    }
+    if (Boolean.TRUE.equals(pool.getRequireMountPoint())) {
+      sb.append(",requireMountPoint=true");
+    }
+    if (Boolean.TRUE.equals(pool.getAllowRootFilesystem())) {
+      sb.append(",allowRootFilesystem=true");
     }
     return sb.toString();
   }

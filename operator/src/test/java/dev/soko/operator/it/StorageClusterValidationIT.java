@@ -356,6 +356,16 @@ class StorageClusterValidationIT {
                 "without ','"),
             pools("spec.pools[].path", "[{name: main, path: /}]", "spec.pools[0].path", "not '/'"),
             pools(
+                "spec.pools[].requireMountPoint",
+                "[{name: main, path: /p, requireMountPoint: 'when-possible'}]",
+                "spec.pools[0].requireMountPoint",
+                "must be of type boolean"),
+            pools(
+                "spec.pools[].allowRootFilesystem",
+                "[{name: main, path: /p, allowRootFilesystem: 'yes'}]",
+                "spec.pools[0].allowRootFilesystem",
+                "must be of type boolean"),
+            pools(
                 "spec.pools[].path",
                 "[{name: a, path: /var/lib/soko}, {name: b, path: /var/lib/soko}]",
                 "spec.pools[].path must be unique",

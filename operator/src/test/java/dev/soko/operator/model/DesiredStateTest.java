@@ -2,6 +2,7 @@ package dev.soko.operator.model;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.soko.api.v1alpha1.PoolSpec;
 import dev.soko.api.v1alpha1.StorageCluster;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -43,6 +44,7 @@ class DesiredStateTest {
           "--log-level",
           "--kubelet-registration-path",
           "--registration-dir",
+          "--kubelet-dir",
           "--health-address");
 
   private static Set<String> flagNames(List<String> args) {
@@ -66,6 +68,7 @@ class DesiredStateTest {
     assertThat(node.getArgs())
         .contains(
             "--allowed-path-root=/data/kubelet",
+            "--kubelet-dir=/data/kubelet",
             "--max-volumes-per-node=40",
             "--metrics-address=0.0.0.0:9809");
     assertThat(ctrl.getArgs())
@@ -73,6 +76,17 @@ class DesiredStateTest {
         .noneMatch(a -> a.startsWith("--pool") || a.startsWith("--max-volumes-per-node"));
     assertThat(node.getPorts()).extracting("name").containsExactlyInAnyOrder("metrics", "healthz");
     assertThat(ctrl.getPorts()).extracting("containerPort").contains(9809);
+  }
+
+  @Test
+  void poolPlacementRulesReachTheDriverFlagOnlyWhenNotDefault() {
+    StorageCluster sc = Fixtures.sample();
+    PoolSpec pool = sc.getSpec().getPools().get(0);
+    assertThat(NodeDaemonSet.poolFlag(pool)).doesNotContain("requireMountPoint", "allowRoot");
+    pool.setRequireMountPoint(true);
+    pool.setAllowRootFilesystem(true);
+    assertThat(NodeDaemonSet.poolFlag(pool))
+        .endsWith(",fs=xfs:ext4,requireMountPoint=true,allowRootFilesystem=true");
   }
 
   @Test
