@@ -89,6 +89,28 @@ class RequestBudgetIT {
     }
   }
 
+  @Test
+  void aSpecChangeCostsItsApplyAndTheStatusPatch() throws Exception {
+    StorageClusterLifecycleIT.create(Specs.cluster("xi"));
+    settle();
+    long requests = cluster.operator.apiCalls();
+    long writes = cluster.operator.writeCalls();
+    var sc = cluster.get("xi");
+    sc.getSpec().getController().setReplicas(2);
+    cluster.admin.resource(sc).update();
+    Await.until(
+        "xi observed",
+        () -> cluster.get("xi"),
+        s -> s.getMetadata().getGeneration().equals(s.getStatus().getObservedGeneration()));
+    settle();
+    long made = cluster.operator.apiCalls() - requests;
+    long wrote = cluster.operator.writeCalls() - writes;
+    System.out.printf("spec change: %d request(s), %d write(s)%n", made, wrote);
+    // The controller Deployment's apply and the status patch; no read.
+    assertThat(made).isEqualTo(wrote);
+    assertThat(wrote).isBetween(2L, 3L);
+  }
+
   /** Waits until the operator has made no call for 1.5 s (its own writes' echoes are handled). */
   private static void settle() throws InterruptedException {
     long settled = cluster.operator.apiCalls();
