@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.storage.CSIDriver;
 import io.fabric8.kubernetes.api.model.storage.CSINode;
 import io.fabric8.kubernetes.api.model.storage.CSIStorageCapacity;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -22,6 +23,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 /**
  * Reads (never writes) what the reconciler and the status need: from the informers' caches, and
@@ -121,12 +123,8 @@ public final class ClusterObserver {
   }
 
   /** The CSIDriver of that name, Soko's or not. */
-  static io.fabric8.kubernetes.api.model.storage.CSIDriver csiDriver(
-      ClusterCache cache, String name) {
-    return cache
-        .get(KindRegistry.CSI_DRIVER, null, name)
-        .map(io.fabric8.kubernetes.api.model.storage.CSIDriver.class::cast)
-        .orElse(null);
+  static CSIDriver csiDriver(ClusterCache cache, String name) {
+    return cache.get(KindRegistry.CSI_DRIVER, null, name).map(CSIDriver.class::cast).orElse(null);
   }
 
   /** Names of PersistentVolumes provisioned by the driver (uninstall only: not cached). */
@@ -166,7 +164,7 @@ public final class ClusterObserver {
     Set<String> registered =
         cache.list(KindRegistry.CSI_NODE, n -> registers((CSINode) n, driverName)).stream()
             .map(n -> n.getMetadata().getName())
-            .collect(java.util.stream.Collectors.toSet());
+            .collect(Collectors.toSet());
     Map<String, String> selector = names.selector(Names.NODE);
     List<Pod> pods =
         cache

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -96,9 +97,9 @@ final class Pruner {
     client.resource(o).delete();
   }
 
-  private static java.util.Map<String, String> labels(HasMetadata o) {
+  private static Map<String, String> labels(HasMetadata o) {
     var labels = o.getMetadata().getLabels();
-    return labels == null ? java.util.Map.of() : labels;
+    return labels == null ? Map.of() : labels;
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.soko.operator.reconcile;
 
+import dev.soko.api.v1alpha1.NodeProblem;
 import dev.soko.api.v1alpha1.ReplicaStatus;
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.api.v1alpha1.StorageClusterStatus;
@@ -172,7 +173,7 @@ final class StatusAggregator {
 
     String notices = warnings.isEmpty() ? "" : "; " + String.join("; ", warnings);
     if (failing > 0) {
-      List<dev.soko.api.v1alpha1.NodeProblem> failed =
+      List<NodeProblem> failed =
           nodes.all().stream().filter(p -> NodeReadiness.FAILING.contains(p.reason())).toList();
       c.set(
           Conditions.DEGRADED,

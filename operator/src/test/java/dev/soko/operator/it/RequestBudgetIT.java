@@ -51,7 +51,7 @@ class RequestBudgetIT {
 
   @Test
   void aNodeRegistrationCostsOneStatusPatch() throws Exception {
-    StorageClusterLifecycleIT.create(Specs.cluster("mu"));
+    StorageClusterLifecycleIT.create(Specs.cluster("omicron"));
     settle();
     long requests = cluster.operator.apiCalls();
     long writes = cluster.operator.writeCalls();
@@ -63,20 +63,20 @@ class RequestBudgetIT {
         .resource(
             new CSINodeBuilder()
                 .withNewMetadata()
-                .withName("node-mu")
+                .withName("node-omicron")
                 .endMetadata()
                 .withNewSpec()
                 .addNewDriver()
-                .withName("mu.csi.soko.dev")
-                .withNodeID("node-mu")
+                .withName("omicron.csi.soko.dev")
+                .withNodeID("node-omicron")
                 .endDriver()
                 .endSpec()
                 .build())
         .create();
     try {
       Await.until(
-          "node-mu registered",
-          () -> cluster.get("mu"),
+          "node-omicron registered",
+          () -> cluster.get("omicron"),
           s -> s.getStatus().getNodes().registered() == 1);
       settle();
       long made = cluster.operator.apiCalls() - requests;
@@ -85,7 +85,7 @@ class RequestBudgetIT {
       assertThat(wrote).isEqualTo(1);
       assertThat(made).isLessThanOrEqualTo(5);
     } finally {
-      cluster.admin.storage().v1().csiNodes().withName("node-mu").delete();
+      cluster.admin.storage().v1().csiNodes().withName("node-omicron").delete();
     }
   }
 
