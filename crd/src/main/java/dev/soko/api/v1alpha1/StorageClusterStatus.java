@@ -51,6 +51,11 @@ public class StorageClusterStatus {
   @JsonPropertyDescription("Objects the operator applied and verified for observedGeneration.")
   private Integer appliedObjects;
 
+  @JsonPropertyDescription(
+      "PersistentVolumes bound to deleted Nodes and what spec.nodeLoss does with them; unset when"
+          + " there are none.")
+  private OrphanedVolumes orphanedVolumes;
+
   public Integer getMorePools() {
     return morePools;
   }
@@ -137,5 +142,13 @@ public class StorageClusterStatus {
 
   public void setPools(List<PoolStatus> pools) {
     this.pools = pools;
+  }
+
+  public OrphanedVolumes getOrphanedVolumes() {
+    return orphanedVolumes;
+  }
+
+  public void setOrphanedVolumes(OrphanedVolumes orphanedVolumes) {
+    this.orphanedVolumes = orphanedVolumes;
   }
 }

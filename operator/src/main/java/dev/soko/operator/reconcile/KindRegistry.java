@@ -7,7 +7,9 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
@@ -153,21 +155,27 @@ final class KindRegistry {
           Kind.Mapping.BY_DRIVER_LABEL);
   static final Kind POD =
       observed(Pod.class, "v1", "Pod", "pods", true, Names.LABEL_CLUSTER, Kind.Mapping.BY_LABEL);
+  // Nodes, PersistentVolumes and claims: listed on uninstall (PV protection) and by spec.nodeLoss,
+  // whose informers (nodeloss.NodeLossSources) slim what they cache; it marks and deletes the PVs
+  // and claims of deleted nodes.
   static final Kind PERSISTENT_VOLUME =
-      new Kind(
+      notInformed(
           PersistentVolume.class,
           "v1",
           "PersistentVolume",
           "persistentvolumes",
           false,
-          null,
-          Kind.Use.OBSERVED,
-          -1,
-          -1,
-          false,
-          null,
-          Kind.Mapping.NONE,
-          List.of("list"));
+          List.of("get", "list", "watch", "patch", "delete"));
+  static final Kind PERSISTENT_VOLUME_CLAIM =
+      notInformed(
+          PersistentVolumeClaim.class,
+          "v1",
+          "PersistentVolumeClaim",
+          "persistentvolumeclaims",
+          true,
+          List.of("get", "delete"));
+  static final Kind NODE =
+      notInformed(Node.class, "v1", "Node", "nodes", false, List.of("get", "list", "watch"));
   static final Kind EVENT =
       new Kind(
           Event.class,
@@ -217,6 +225,8 @@ final class KindRegistry {
           CSI_STORAGE_CAPACITY,
           POD,
           PERSISTENT_VOLUME,
+          PERSISTENT_VOLUME_CLAIM,
+          NODE,
           EVENT,
           STORAGE_CLUSTER);
 
@@ -285,6 +295,29 @@ final class KindRegistry {
         mapping == Kind.Mapping.BY_LABEL ? Names.LABEL_CLUSTER : null,
         mapping,
         MANAGE);
+  }
+
+  private static Kind notInformed(
+      Class<? extends HasMetadata> type,
+      String apiVersion,
+      String kind,
+      String plural,
+      boolean namespaced,
+      List<String> verbs) {
+    return new Kind(
+        type,
+        apiVersion,
+        kind,
+        plural,
+        namespaced,
+        null,
+        Kind.Use.OBSERVED,
+        -1,
+        -1,
+        false,
+        null,
+        Kind.Mapping.NONE,
+        verbs);
   }
 
   private static Kind observed(

@@ -1,6 +1,7 @@
 package dev.soko.operator.reconcile;
 
 import dev.soko.api.v1alpha1.NodeProblem;
+import dev.soko.api.v1alpha1.OrphanedVolumes;
 import dev.soko.api.v1alpha1.ReplicaStatus;
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.api.v1alpha1.StorageClusterStatus;
@@ -60,6 +61,7 @@ final class StatusAggregator {
     s.setCapacity(previous.getCapacity());
     s.setPools(previous.getPools());
     s.setMorePools(previous.getMorePools());
+    s.setOrphanedVolumes(previous.getOrphanedVolumes());
   }
 
   /** Every desired object was applied (or already up to date). */
@@ -105,6 +107,12 @@ final class StatusAggregator {
     s.setPools(pools.listed());
     s.setMorePools(pools.more() > 0 ? pools.more() : null);
     s.setCapacity(pools.capacity());
+    return this;
+  }
+
+  /** What {@code NodeLoss} found; null when there are no orphaned volumes. */
+  StatusAggregator orphanedVolumes(OrphanedVolumes report) {
+    s.setOrphanedVolumes(report);
     return this;
   }
 

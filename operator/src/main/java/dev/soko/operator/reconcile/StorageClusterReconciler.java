@@ -8,6 +8,7 @@ import dev.soko.operator.model.Compatibility;
 import dev.soko.operator.model.DesiredState;
 import dev.soko.operator.model.SpecValidator;
 import dev.soko.operator.model.VersionsTable;
+import dev.soko.operator.nodeloss.NodeLoss;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -26,6 +27,7 @@ import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -49,6 +51,7 @@ public final class StorageClusterReconciler
   private final CsiDriverReplacer csiDriverReplacer;
   private final EventRecorder events;
   private final KubernetesClient client;
+  private final NodeLoss nodeLoss;
   private final AtomicLong reconciles = new AtomicLong();
 
   /** When the last retry failed, the next attempt comes this much later (without any event). */
@@ -66,12 +69,16 @@ public final class StorageClusterReconciler
     this.pruner = new Pruner(client);
     this.csiDriverReplacer = new CsiDriverReplacer(client);
     this.events = events;
+    this.nodeLoss = new NodeLoss(client, events::normal, events::warning);
   }
 
   @Override
   public List<EventSource<?, StorageCluster>> prepareEventSources(
       EventSourceContext<StorageCluster> context) {
-    return OwnedEventSources.create(context);
+    List<EventSource<?, StorageCluster>> sources =
+        new ArrayList<>(OwnedEventSources.create(context));
+    sources.addAll(nodeLoss.eventSources(context));
+    return sources;
   }
 
   @Override
@@ -115,6 +122,7 @@ public final class StorageClusterReconciler
     }
 
     var workloads = observer.workloads(desired.names(), sc.getSpec().getDriver().getName(), cache);
+    NodeLoss.Outcome loss = nodeLoss.reconcile(sc);
     StorageClusterStatus status =
         new StatusAggregator(sc, now())
             .applied(desired, objects.size())
@@ -122,9 +130,10 @@ public final class StorageClusterReconciler
             .compatibility(Compatibility.problems(sc.getSpec(), table, facts))
             .workloads(workloads, sc.getSpec().getController().getReplicas())
             .pools(PoolSummary.of(sc.getSpec(), workloads.capacities()))
+            .orphanedVolumes(loss.report())
             .build();
     defaultClassNotice(sc, facts);
-    return finish(sc, status);
+    return loss.reschedule(finish(sc, status));
   }
 
   /**

@@ -11,7 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
-import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
@@ -25,6 +25,7 @@ public final class SokoOperator implements AutoCloseable {
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final Operator operator;
   private final StorageClusterReconciler reconciler;
+  private final StorageClusterGauges clusterGauges;
 
   /**
    * @param config API server connection
@@ -46,17 +47,19 @@ public final class SokoOperator implements AutoCloseable {
             .withConfig(config)
             .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("soko-requests", calls))
             .build();
-    Gauge.builder("soko_api_write_calls", calls, RequestCounter::writes)
-        .description("Write calls (non-GET) sent to the API server")
+    FunctionCounter.builder("soko.operator.api.writes", calls, RequestCounter::writes)
+        .description("Write calls (non-GET, Leases excepted) sent to the API server")
         .register(registry);
-    Gauge.builder("soko_api_calls", calls, RequestCounter::requests)
+    FunctionCounter.builder("soko.operator.api.requests", calls, RequestCounter::requests)
         .description("Calls sent to the API server (watches and leader-election leases excepted)")
         .register(registry);
     this.operator =
         new Operator(
             o -> {
               o.withKubernetesClient(client)
-                  .withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry))
+                  .withMetrics(
+                      new ReconcileMetrics(
+                          MicrometerMetrics.withoutPerResourceMetrics(registry), registry))
                   .withCloseClientOnStop(true)
                   .withUseSSAToPatchPrimaryResource(true);
               if (leaseNamespace != null) {
@@ -72,14 +75,13 @@ public final class SokoOperator implements AutoCloseable {
             table,
             resync);
     reconciler = new StorageClusterReconciler(client, table, observer, new EventRecorder(client));
-    Gauge.builder("soko_reconciles", reconciler, StorageClusterReconciler::reconciles)
-        .description("StorageCluster reconcile calls since start")
-        .register(registry);
+    this.clusterGauges = new StorageClusterGauges(client, registry);
     operator.register(reconciler, o -> o.withReconciliationMaxInterval(resync));
   }
 
   public void start() {
     operator.start();
+    clusterGauges.start();
   }
 
   public boolean isRunning() {
@@ -113,6 +115,7 @@ public final class SokoOperator implements AutoCloseable {
 
   @Override
   public void close() {
+    clusterGauges.close();
     operator.stop();
   }
 }
