@@ -6,10 +6,12 @@ import io.fabric8.kubernetes.api.model.Condition;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.TreeMap;
 
-/** What the operator observed; computed by one class in the operator. */
+/**
+ * What the operator observed; computed by one class in the operator. No {@code equals}: the
+ * operator compares statuses by their serialized form, so a new field can never be left out.
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class StorageClusterStatus {
   @JsonPropertyDescription("The metadata.generation this status describes.")
@@ -38,8 +40,13 @@ public class StorageClusterStatus {
   @JsonPropertyDescription("Capacity summed over all pools and nodes.")
   private CapacityStatus capacity;
 
-  @JsonPropertyDescription("Capacity and use per pool and node.")
+  @JsonPropertyDescription(
+      "Capacity and use per pool and node, for at most 10 pool-node pairs, the fullest first;"
+          + " morePools counts the rest (capacity sums over all of them).")
   private List<PoolStatus> pools = new ArrayList<>();
+
+  @JsonPropertyDescription("Pool-node pairs beyond those listed in pools.")
+  private Integer morePools;
 
   @JsonPropertyDescription("Objects the operator applied and verified for observedGeneration.")
   private Integer appliedObjects;
@@ -48,6 +55,14 @@ public class StorageClusterStatus {
       "PersistentVolumes bound to deleted Nodes and what spec.nodeLoss does with them; unset when"
           + " there are none.")
   private OrphanedVolumes orphanedVolumes;
+
+  public Integer getMorePools() {
+    return morePools;
+  }
+
+  public void setMorePools(Integer morePools) {
+    this.morePools = morePools;
+  }
 
   public Integer getAppliedObjects() {
     return appliedObjects;
@@ -127,32 +142,6 @@ public class StorageClusterStatus {
 
   public void setPools(List<PoolStatus> pools) {
     this.pools = pools;
-  }
-
-  @Override
-  public boolean equals(Object o) {
-    if (this == o) {
-      return true;
-    }
-    if (!(o instanceof StorageClusterStatus s)) {
-      return false;
-    }
-    return Objects.equals(observedGeneration, s.observedGeneration)
-        && Objects.equals(conditions, s.conditions)
-        && Objects.equals(kubernetesVersion, s.kubernetesVersion)
-        && Objects.equals(registration, s.registration)
-        && Objects.equals(images, s.images)
-        && Objects.equals(controller, s.controller)
-        && Objects.equals(nodes, s.nodes)
-        && Objects.equals(capacity, s.capacity)
-        && Objects.equals(pools, s.pools)
-        && Objects.equals(appliedObjects, s.appliedObjects)
-        && Objects.equals(orphanedVolumes, s.orphanedVolumes);
-  }
-
-  @Override
-  public int hashCode() {
-    return Objects.hash(observedGeneration, kubernetesVersion, images, nodes);
   }
 
   public OrphanedVolumes getOrphanedVolumes() {

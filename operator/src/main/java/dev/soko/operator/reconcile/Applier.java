@@ -13,9 +13,11 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * Server-side apply with one field manager, skipped when the server already has what we want: the
- * object's spec hash annotation equals the desired one (so removed fields are noticed) and every
- * field we set is present (so hand edits are noticed). A no-op reconcile makes no write call.
+ * Server-side apply with one field manager, skipped when the informer's copy of the object already
+ * has what we want: the object's spec hash annotation equals the desired one (so removed fields are
+ * noticed) and every field we set is present (so hand edits are noticed). A no-op reconcile makes
+ * no call at all. What an apply returns goes into the cache, so the next reconcile compares against
+ * it even before the informer's event arrives.
  */
 public final class Applier {
   public static final String FIELD_MANAGER = "soko-operator";
@@ -27,14 +29,26 @@ public final class Applier {
     this.client = client;
   }
 
-  /** Applies the object unless it is up to date; returns true when it wrote. */
-  public boolean apply(HasMetadata desired, HasMetadata owner) {
+  /**
+   * Applies the object unless the cache shows it up to date; returns true when it wrote. A refusal
+   * by the API server propagates as a {@link
+   * io.fabric8.kubernetes.client.KubernetesClientException} for the reconciler's error boundary.
+   */
+  boolean apply(HasMetadata desired, HasMetadata owner, ClusterCache cache) {
     HasMetadata withHash = withHashAndOwner(desired, owner);
-    HasMetadata actual = client.resource(withHash).get();
+    HasMetadata actual =
+        cache
+            .get(
+                KindRegistry.of(withHash),
+                withHash.getMetadata().getNamespace(),
+                withHash.getMetadata().getName())
+            .orElse(null);
     if (actual != null && upToDate(withHash, actual)) {
       return false;
     }
-    client.resource(withHash).fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+    HasMetadata applied =
+        client.resource(withHash).fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+    cache.written(actual, applied);
     return true;
   }
 

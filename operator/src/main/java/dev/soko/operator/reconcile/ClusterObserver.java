@@ -5,93 +5,104 @@ import dev.soko.operator.model.ClusterFacts;
 import dev.soko.operator.model.KubernetesVersion;
 import dev.soko.operator.model.Names;
 import dev.soko.operator.model.OperandNamespace;
-import io.fabric8.kubernetes.api.model.APIResource;
-import io.fabric8.kubernetes.api.model.APIResourceList;
+import dev.soko.operator.model.VersionsTable;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.storage.CSIDriver;
 import io.fabric8.kubernetes.api.model.storage.CSINode;
 import io.fabric8.kubernetes.api.model.storage.CSIStorageCapacity;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import java.util.HashSet;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
-/** Reads (never writes) what the reconciler and the status need from the cluster. */
+/**
+ * Reads (never writes) what the reconciler and the status need: from the informers' caches, and
+ * discovery and the server version kept until the next resync. Only two reads go to the API server:
+ * a namespace the caches do not hold (someone else's, or none yet) and, on uninstall, the
+ * PersistentVolumes.
+ */
 public final class ClusterObserver {
   static final String DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class";
   static final String DEFAULT_SNAPSHOT_CLASS = "snapshot.storage.kubernetes.io/is-default-class";
 
-  /** API resources a row may require, checked through discovery. */
-  static final List<String> CHECKED_APIS =
-      List.of(
-          "storage.k8s.io/v1/volumeattributesclasses",
-          "snapshot.storage.k8s.io/v1/volumesnapshotclasses",
-          "snapshot.storage.k8s.io/v1/volumesnapshotcontents",
-          "snapshot.storage.k8s.io/v1/volumesnapshots");
-
   private final KubernetesClient client;
   private final Supplier<KubernetesVersion> version;
+  private final VersionsTable table;
+  private final Discovery discovery;
 
   /**
-   * @param version the server version; the real one asks the API server, tests may simulate an
-   *     upgrade
+   * @param version the server version; the real one asks the API server ({@link #serverVersion}),
+   *     tests may simulate an upgrade
+   * @param resync how long discovery answers are kept
    */
-  public ClusterObserver(KubernetesClient client, Supplier<KubernetesVersion> version) {
+  public ClusterObserver(
+      KubernetesClient client,
+      Supplier<KubernetesVersion> version,
+      VersionsTable table,
+      Duration resync) {
     this.client = client;
     this.version = version;
+    this.table = table;
+    this.discovery = new Discovery(client, resync, System::nanoTime);
   }
 
-  /** Reads the server's version from /version. */
-  public static Supplier<KubernetesVersion> serverVersion(KubernetesClient client) {
-    return () -> KubernetesVersion.parse(client.getKubernetesVersion().getGitVersion());
+  /** Reads the server's version from /version, once per {@code resync}. */
+  public static Supplier<KubernetesVersion> serverVersion(
+      KubernetesClient client, Duration resync) {
+    return Discovery.memoize(
+        () -> KubernetesVersion.parse(client.getKubernetesVersion().getGitVersion()),
+        resync,
+        System::nanoTime);
   }
 
-  ClusterFacts facts(StorageCluster sc) {
-    Set<String> served = new HashSet<>();
-    for (String api : CHECKED_APIS) {
-      int slash = api.lastIndexOf('/');
-      if (serves(api.substring(0, slash), api.substring(slash + 1))) {
-        served.add(api);
-      }
-    }
+  ClusterFacts facts(StorageCluster sc, ClusterCache cache) {
+    KubernetesVersion v = version.get();
+    List<String> checked = new ArrayList<>(KindRegistry.gates());
+    table.rowFor(v).requiredApis().stream().filter(a -> !checked.contains(a)).forEach(checked::add);
+    Set<String> served = discovery.served(checked);
     String cluster = sc.getMetadata().getName();
-    String foreignClass =
-        client.storage().v1().storageClasses().list().getItems().stream()
-            .filter(c -> isForeignDefault(c, DEFAULT_CLASS, cluster))
-            .map(c -> c.getMetadata().getName())
-            .findFirst()
-            .orElse(null);
-    String foreignSnapshotClass = null;
-    if (served.contains(ClusterFacts.VOLUME_SNAPSHOT_CLASSES)) {
-      foreignSnapshotClass =
-          client
-              .genericKubernetesResources(OwnedKinds.SNAPSHOT_API, OwnedKinds.SNAPSHOT_KIND)
-              .list()
-              .getItems()
-              .stream()
-              .filter(c -> isForeignDefault(c, DEFAULT_SNAPSHOT_CLASS, cluster))
-              .map(c -> c.getMetadata().getName())
-              .findFirst()
-              .orElse(null);
-    }
+    String foreignClass = foreignDefault(cache, KindRegistry.STORAGE_CLASS, DEFAULT_CLASS, cluster);
+    String foreignSnapshotClass =
+        served.contains(KindRegistry.VOLUME_SNAPSHOT_CLASS.gate())
+            ? foreignDefault(
+                cache, KindRegistry.VOLUME_SNAPSHOT_CLASS, DEFAULT_SNAPSHOT_CLASS, cluster)
+            : null;
     return new ClusterFacts(
-        version.get(),
+        v,
         served,
         true,
         foreignClass,
         foreignSnapshotClass,
-        foreignNamespace(sc.getSpec().getNamespace()));
+        foreignNamespace(sc.getSpec().getNamespace(), cache));
   }
 
-  /** The namespace when it exists without Soko's label: someone else made it. */
-  private ClusterFacts.ForeignNamespace foreignNamespace(String name) {
+  private static String foreignDefault(
+      ClusterCache cache, Kind kind, String annotation, String cluster) {
+    return cache.list(kind, c -> isForeignDefault(c, annotation, cluster)).stream()
+        .map(c -> c.getMetadata().getName())
+        .sorted()
+        .findFirst()
+        .orElse(null);
+  }
+
+  /**
+   * The namespace when it exists without Soko's label: someone else made it. The cache holds only
+   * Soko's namespaces; any other is read from the API server.
+   */
+  private ClusterFacts.ForeignNamespace foreignNamespace(String name, ClusterCache cache) {
+    if (cache.get(KindRegistry.NAMESPACE, null, name).isPresent()) {
+      return null;
+    }
     Namespace ns = client.namespaces().withName(name).get();
     if (ns == null) {
       return null;
@@ -103,19 +114,6 @@ public final class ClusterObserver {
         : new ClusterFacts.ForeignNamespace(name, labels.get(OperandNamespace.ENFORCE));
   }
 
-  private boolean serves(String groupVersion, String resource) {
-    try {
-      APIResourceList list = client.getApiResources(groupVersion);
-      return list != null
-          && list.getResources().stream().map(APIResource::getName).anyMatch(resource::equals);
-    } catch (KubernetesClientException e) {
-      if (e.getCode() == 404) {
-        return false;
-      }
-      throw e;
-    }
-  }
-
   private static boolean isForeignDefault(HasMetadata c, String annotation, String cluster) {
     Map<String, String> annotations = c.getMetadata().getAnnotations();
     Map<String, String> labels = c.getMetadata().getLabels();
@@ -124,7 +122,12 @@ public final class ClusterObserver {
     return isDefault && !ours;
   }
 
-  /** Names of PersistentVolumes provisioned by the driver. */
+  /** The CSIDriver of that name, Soko's or not. */
+  static CSIDriver csiDriver(ClusterCache cache, String name) {
+    return cache.get(KindRegistry.CSI_DRIVER, null, name).map(CSIDriver.class::cast).orElse(null);
+  }
+
+  /** Names of PersistentVolumes provisioned by the driver (uninstall only: not cached). */
   List<String> volumesOf(String driverName) {
     return client.persistentVolumes().list().getItems().stream()
         .filter(pv -> pv.getSpec() != null && pv.getSpec().getCsi() != null)
@@ -135,42 +138,54 @@ public final class ClusterObserver {
         .toList();
   }
 
-  /** The live state of one StorageCluster's workloads and node registrations. */
+  /**
+   * The live state of one StorageCluster's workloads, node plugin pods and node registrations.
+   *
+   * @param registeredNodes names of the nodes whose CSINode lists the driver
+   */
   public record Workloads(
       DaemonSet daemonSet,
       Deployment deployment,
-      int registeredNodes,
+      Set<String> registeredNodes,
+      List<Pod> nodePods,
       List<CSIStorageCapacity> capacities) {}
 
-  Workloads workloads(Names names, String driverName) {
+  Workloads workloads(Names names, String driverName, ClusterCache cache) {
     DaemonSet ds =
-        client
-            .apps()
-            .daemonSets()
-            .inNamespace(names.namespace())
-            .withName(names.workload(Names.NODE))
-            .get();
+        (DaemonSet)
+            cache
+                .get(KindRegistry.DAEMON_SET, names.namespace(), names.workload(Names.NODE))
+                .orElse(null);
     Deployment dep =
-        client
-            .apps()
-            .deployments()
-            .inNamespace(names.namespace())
-            .withName(names.workload(Names.CONTROLLER))
-            .get();
-    int registered =
-        (int)
-            client.storage().v1().csiNodes().list().getItems().stream()
-                .filter(n -> registers(n, driverName))
-                .count();
+        (Deployment)
+            cache
+                .get(KindRegistry.DEPLOYMENT, names.namespace(), names.workload(Names.CONTROLLER))
+                .orElse(null);
+    Set<String> registered =
+        cache.list(KindRegistry.CSI_NODE, n -> registers((CSINode) n, driverName)).stream()
+            .map(n -> n.getMetadata().getName())
+            .collect(Collectors.toSet());
+    Map<String, String> selector = names.selector(Names.NODE);
+    List<Pod> pods =
+        cache
+            .list(
+                KindRegistry.POD,
+                p ->
+                    names.namespace().equals(p.getMetadata().getNamespace())
+                        && p.getMetadata().getLabels() != null
+                        && p.getMetadata().getLabels().entrySet().containsAll(selector.entrySet()))
+            .stream()
+            .map(Pod.class::cast)
+            .toList();
     List<CSIStorageCapacity> capacities =
-        client
-            .storage()
-            .v1()
-            .csiStorageCapacities()
-            .inNamespace(names.namespace())
-            .list()
-            .getItems();
-    return new Workloads(ds, dep, registered, capacities);
+        cache
+            .list(
+                KindRegistry.CSI_STORAGE_CAPACITY,
+                c -> names.namespace().equals(c.getMetadata().getNamespace()))
+            .stream()
+            .map(CSIStorageCapacity.class::cast)
+            .toList();
+    return new Workloads(ds, dep, registered, pods, capacities);
   }
 
   private static boolean registers(CSINode node, String driverName) {

@@ -18,9 +18,8 @@ final class CsiDriverReplacer {
   }
 
   /** Returns a description of the changed fields when it deleted the CSIDriver, else null. */
-  String replaceIfImmutableChanged(CSIDriver desired) {
-    CSIDriver actual =
-        client.storage().v1().csiDrivers().withName(desired.getMetadata().getName()).get();
+  String replaceIfImmutableChanged(CSIDriver desired, ClusterCache cache) {
+    CSIDriver actual = ClusterObserver.csiDriver(cache, desired.getMetadata().getName());
     if (actual == null) {
       return null;
     }

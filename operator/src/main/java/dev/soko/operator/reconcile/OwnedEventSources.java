@@ -3,104 +3,89 @@ package dev.soko.operator.reconcile;
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.operator.model.Names;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.Namespace;
-import io.fabric8.kubernetes.api.model.storage.CSINode;
-import io.fabric8.kubernetes.api.model.storage.CSIStorageCapacity;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.processing.GroupVersionKind;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.SecondaryToPrimaryMapper;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * Watches every owned kind (selected by Soko's label) so that a hand edit or deletion triggers a
- * reconcile of the StorageCluster named in the object's label; and CSINode and CSIStorageCapacity,
- * which the status reports.
+ * One informer per watched kind of the {@link KindRegistry}: a hand edit or deletion of an owned
+ * object, a CSINode registration, a capacity change or a node plugin pod's readiness reconciles the
+ * StorageClusters it concerns, and the reconcile reads these caches instead of the API server.
+ * Informers of optional kinds start once their API is served ({@link InformerCache#follow}).
  */
 final class OwnedEventSources {
-  /** Label the external-provisioner puts on its CSIStorageCapacity objects. */
-  static final String DRIVER_NAME_LABEL = "csi.storage.k8s.io/drivername";
-
   private OwnedEventSources() {}
 
   static List<EventSource<?, StorageCluster>> create(EventSourceContext<StorageCluster> context) {
-    List<EventSource<?, StorageCluster>> sources = new ArrayList<>();
-    List<Class<? extends HasMetadata>> kinds = new ArrayList<>(OwnedKinds.TYPED);
-    kinds.add(Namespace.class);
-    for (Class<? extends HasMetadata> kind : kinds) {
-      sources.add(source(kind, context));
+    return KindRegistry.informers().stream()
+        .filter(k -> k.gate() == null)
+        .<EventSource<?, StorageCluster>>map(k -> source(k, context))
+        .toList();
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  static EventSource<?, StorageCluster> source(
+      Kind kind, EventSourceContext<StorageCluster> context) {
+    InformerEventSourceConfiguration.Builder builder =
+        kind.generic()
+            ? InformerEventSourceConfiguration.from(
+                new GroupVersionKind(kind.apiVersion(), kind.kind()), StorageCluster.class)
+            : InformerEventSourceConfiguration.from(kind.type(), StorageCluster.class);
+    builder.withName(kind.sourceName()).withSecondaryToPrimaryMapper(mapper(kind, context));
+    if (kind.labelSelector() != null) {
+      builder.withLabelSelector(kind.labelSelector());
     }
-    sources.add(csiNodes(context));
-    sources.add(storageCapacities(context));
-    return sources;
+    if (kind.namespaced()) {
+      builder.withWatchAllNamespaces();
+    }
+    return new InformerEventSource<>(builder.build(), context);
   }
 
-  /**
-   * CSINode objects change when kubelet registers or unregisters a driver on a node: every
-   * StorageCluster is reconciled so that status.nodes.registered follows at once. All of them,
-   * because an update that removes a driver no longer names it, and CSINodes change rarely.
-   */
-  private static EventSource<CSINode, StorageCluster> csiNodes(
-      EventSourceContext<StorageCluster> context) {
-    var config =
-        InformerEventSourceConfiguration.from(CSINode.class, StorageCluster.class)
-            .withName("CSINode")
-            .withSecondaryToPrimaryMapper(node -> allPrimaries(context))
-            .build();
-    return new InformerEventSource<>(config, context);
+  private static SecondaryToPrimaryMapper<HasMetadata> mapper(
+      Kind kind, EventSourceContext<StorageCluster> context) {
+    return switch (kind.mapping()) {
+      case BY_LABEL -> r -> byLabel(r);
+      case BY_LABEL_OR_FOREIGN ->
+          // Someone else's CSIDriver or default class changes what a StorageCluster may do.
+          r -> label(r, Names.LABEL_CLUSTER) == null ? all(context) : byLabel(r);
+      case BY_DRIVER_LABEL ->
+          r -> {
+            String driver = label(r, KindRegistry.DRIVER_NAME_LABEL);
+            return context
+                .getPrimaryCache()
+                .list(sc -> driver != null && driver.equals(sc.getSpec().getDriver().getName()))
+                .map(ResourceID::fromResource)
+                .collect(Collectors.toSet());
+          };
+      // An update that removes a driver from a CSINode no longer names it: every StorageCluster.
+      case ALL -> r -> all(context);
+      case NONE -> r -> Set.of();
+    };
   }
 
-  /**
-   * The external-provisioner labels the CSIStorageCapacity objects it publishes with the driver
-   * name; a change reconciles the StorageClusters of that driver, so pool capacity in status is
-   * current without waiting for the periodic resync.
-   */
-  private static EventSource<CSIStorageCapacity, StorageCluster> storageCapacities(
-      EventSourceContext<StorageCluster> context) {
-    var config =
-        InformerEventSourceConfiguration.from(CSIStorageCapacity.class, StorageCluster.class)
-            .withName("CSIStorageCapacity")
-            .withLabelSelector(DRIVER_NAME_LABEL)
-            .withWatchAllNamespaces()
-            .withSecondaryToPrimaryMapper(
-                capacity -> {
-                  String driver = capacity.getMetadata().getLabels().get(DRIVER_NAME_LABEL);
-                  return context
-                      .getPrimaryCache()
-                      .list(
-                          sc -> driver != null && driver.equals(sc.getSpec().getDriver().getName()))
-                      .map(ResourceID::fromResource)
-                      .collect(Collectors.toSet());
-                })
-            .build();
-    return new InformerEventSource<>(config, context);
+  private static Set<ResourceID> byLabel(HasMetadata r) {
+    String cluster = label(r, Names.LABEL_CLUSTER);
+    return cluster == null ? Set.of() : Set.of(new ResourceID(cluster));
   }
 
-  private static Set<ResourceID> allPrimaries(EventSourceContext<StorageCluster> context) {
+  private static String label(HasMetadata r, String key) {
+    Map<String, String> labels = r.getMetadata().getLabels();
+    return labels == null ? null : labels.get(key);
+  }
+
+  private static Set<ResourceID> all(EventSourceContext<StorageCluster> context) {
     return context
         .getPrimaryCache()
         .list()
         .map(ResourceID::fromResource)
         .collect(Collectors.toSet());
-  }
-
-  private static <R extends HasMetadata> EventSource<R, StorageCluster> source(
-      Class<R> kind, EventSourceContext<StorageCluster> context) {
-    var config =
-        InformerEventSourceConfiguration.from(kind, StorageCluster.class)
-            .withName(kind.getSimpleName())
-            .withLabelSelector(Names.LABEL_CLUSTER)
-            .withWatchAllNamespaces()
-            .withSecondaryToPrimaryMapper(
-                r -> {
-                  String cluster = r.getMetadata().getLabels().get(Names.LABEL_CLUSTER);
-                  return cluster == null ? Set.of() : Set.of(new ResourceID(cluster));
-                })
-            .build();
-    return new InformerEventSource<>(config, context);
   }
 }

@@ -6,15 +6,20 @@ import dev.soko.operator.model.Names;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Deletes owned objects that are no longer desired (or all of them, on uninstall). */
+/**
+ * Deletes owned objects that are no longer desired (or all of them, on uninstall), found in the
+ * informers' caches by Soko's label, kind by kind in the registry's delete order.
+ */
 final class Pruner {
   private static final Logger LOG = LoggerFactory.getLogger(Pruner.class);
 
@@ -25,12 +30,12 @@ final class Pruner {
   }
 
   /** Deletes this StorageCluster's objects not in {@code desired}; returns how many. */
-  int prune(StorageCluster sc, List<HasMetadata> desired, ClusterFacts facts) {
-    Set<String> keep = new HashSet<>();
-    desired.forEach(o -> keep.add(key(o)));
+  int prune(StorageCluster sc, List<HasMetadata> desired, ClusterFacts facts, ClusterCache cache) {
+    Set<Key> keep = new HashSet<>();
+    desired.forEach(o -> keep.add(Key.of(KindRegistry.of(o), o)));
     int deleted = 0;
-    for (HasMetadata actual : OwnedKinds.list(client, sc.getMetadata().getName(), facts)) {
-      if (!keep.contains(key(actual))) {
+    for (Owned actual : owned(sc.getMetadata().getName(), facts, cache, false)) {
+      if (!keep.contains(Key.of(actual.kind(), actual.object()))) {
         delete(actual);
         deleted++;
       }
@@ -42,9 +47,9 @@ final class Pruner {
    * Deletes everything the StorageCluster created. The namespace goes too unless another
    * StorageCluster still installs into it.
    */
-  void deleteAll(StorageCluster sc, ClusterFacts facts, Collection<StorageCluster> all) {
+  void deleteAll(
+      StorageCluster sc, ClusterFacts facts, Collection<StorageCluster> all, ClusterCache cache) {
     String name = sc.getMetadata().getName();
-    OwnedKinds.list(client, name, facts).forEach(this::delete);
     boolean shared =
         all.stream()
             .anyMatch(
@@ -53,31 +58,62 @@ final class Pruner {
                         && other.getMetadata().getDeletionTimestamp() == null
                         && Objects.equals(
                             other.getSpec().getNamespace(), sc.getSpec().getNamespace()));
-    if (!shared) {
-      OwnedKinds.namespaces(client, name).forEach(this::delete);
-    }
+    owned(name, facts, cache, !shared).forEach(this::delete);
   }
 
-  private void delete(HasMetadata o) {
+  /** A cached object with the registry entry of the informer it came from. */
+  private record Owned(Kind kind, HasMetadata object) {}
+
+  /**
+   * The StorageCluster's objects in delete order; its Namespace only when {@code namespace}, for a
+   * namespace is pruned only on uninstall (another StorageCluster may share it).
+   */
+  private static List<Owned> owned(
+      String cluster, ClusterFacts facts, ClusterCache cache, boolean namespace) {
+    List<Owned> out = new ArrayList<>();
+    for (Kind kind : KindRegistry.deleteOrder()) {
+      if (!kind.served(facts) || (kind == KindRegistry.NAMESPACE && !namespace)) {
+        continue;
+      }
+      cache
+          .list(kind, o -> cluster.equals(labels(o).get(Names.LABEL_CLUSTER)))
+          .forEach(o -> out.add(new Owned(kind, o)));
+    }
+    return out;
+  }
+
+  private void delete(Owned owned) {
+    HasMetadata o = owned.object();
     LOG.info(
         "deleting {} {}/{}",
-        o.getKind(),
+        owned.kind().kind(),
         Objects.toString(o.getMetadata().getNamespace(), ""),
         o.getMetadata().getName());
+    if (o instanceof GenericKubernetesResource generic) {
+      // Cached items of a generic informer may come without apiVersion and kind.
+      generic.setApiVersion(owned.kind().apiVersion());
+      generic.setKind(owned.kind().kind());
+    }
     client.resource(o).delete();
   }
 
-  private static String key(HasMetadata o) {
-    String kind =
-        o instanceof GenericKubernetesResource
-            ? OwnedKinds.SNAPSHOT_KIND
-            : HasMetadata.getKind(o.getClass());
-    return kind
-        + "/"
-        + Objects.toString(o.getMetadata().getNamespace(), "")
-        + "/"
-        + o.getMetadata().getName()
-        + "/"
-        + Objects.toString(o.getMetadata().getLabels().get(Names.LABEL_CLUSTER), "");
+  private static Map<String, String> labels(HasMetadata o) {
+    var labels = o.getMetadata().getLabels();
+    return labels == null ? Map.of() : labels;
+  }
+
+  /**
+   * Identity of an object for pruning: its registry kind (so any number of optional kinds keep
+   * apart), namespace, name and owning StorageCluster.
+   */
+  record Key(String apiVersion, String kind, String namespace, String name, String cluster) {
+    static Key of(Kind kind, HasMetadata o) {
+      return new Key(
+          kind.apiVersion(),
+          kind.kind(),
+          Objects.toString(o.getMetadata().getNamespace(), ""),
+          o.getMetadata().getName(),
+          Objects.toString(labels(o).get(Names.LABEL_CLUSTER), ""));
+    }
   }
 }

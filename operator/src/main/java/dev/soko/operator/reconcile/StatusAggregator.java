@@ -1,148 +1,206 @@
 package dev.soko.operator.reconcile;
 
-import dev.soko.api.v1alpha1.CapacityStatus;
-import dev.soko.api.v1alpha1.NodeStatus;
-import dev.soko.api.v1alpha1.PoolSpec;
-import dev.soko.api.v1alpha1.PoolStatus;
+import dev.soko.api.v1alpha1.NodeProblem;
+import dev.soko.api.v1alpha1.OrphanedVolumes;
 import dev.soko.api.v1alpha1.ReplicaStatus;
-import dev.soko.api.v1alpha1.StorageClassSpec;
 import dev.soko.api.v1alpha1.StorageCluster;
-import dev.soko.api.v1alpha1.StorageClusterSpec;
 import dev.soko.api.v1alpha1.StorageClusterStatus;
 import dev.soko.operator.model.Component;
 import dev.soko.operator.model.DesiredState;
-import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.apps.DaemonSetStatus;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DeploymentStatus;
-import io.fabric8.kubernetes.api.model.storage.CSIStorageCapacity;
-import java.math.BigDecimal;
-import java.math.RoundingMode;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 
-/** The one place that computes a StorageCluster's status and conditions. */
+/**
+ * The one place that computes a StorageCluster's status. It starts from the previous status and the
+ * generation; the reconcile's collaborators add what they found (objects applied, an error,
+ * warnings, compatibility, the workloads); {@link #build} derives the conditions:
+ *
+ * <ul>
+ *   <li>Ready: nothing failed, the controller has a ready replica and at least {@link
+ *       NodeReadiness#READY_PERCENT}% of the desired nodes serve volumes.
+ *   <li>Degraded: an error (rejected apply, invalid spec, conflict), or node plugin pods that fail
+ *       in a way waiting does not fix; the message names them (bounded).
+ *   <li>Progressing: a rollout is under way: nodes or controller replicas not ready yet for a
+ *       reason other than a failure.
+ * </ul>
+ *
+ * Conditions keep their lastTransitionTime while their status does not change; a status is compared
+ * by its serialized form ({@link #same}).
+ */
 final class StatusAggregator {
-  static final String TOPOLOGY_KEY = "topology.soko.dev/node";
+  private final StorageClusterStatus previous;
+  private final StorageClusterStatus s = new StorageClusterStatus();
+  private final long generation;
+  private final String now;
+  private final List<String> warnings = new ArrayList<>();
+  private String errorReason;
+  private String errorMessage;
+  private List<String> compatibility;
+  private NodeReadiness.Result nodes;
+  private DaemonSet daemonSet;
 
-  /** How the reconcile went before workloads are looked at. */
-  record Outcome(boolean ok, String reason, String message) {
-    static Outcome applied() {
-      return new Outcome(true, "AsExpected", "all objects applied");
+  StatusAggregator(StorageCluster sc, String now) {
+    this.previous = sc.getStatus() == null ? new StorageClusterStatus() : sc.getStatus();
+    this.generation =
+        sc.getMetadata().getGeneration() == null ? 0 : sc.getMetadata().getGeneration();
+    this.now = now;
+    // What this reconcile does not observe stays as last observed.
+    s.setKubernetesVersion(previous.getKubernetesVersion());
+    s.setRegistration(previous.getRegistration());
+    s.setImages(previous.getImages());
+    s.setController(previous.getController());
+    s.setNodes(previous.getNodes());
+    s.setCapacity(previous.getCapacity());
+    s.setPools(previous.getPools());
+    s.setMorePools(previous.getMorePools());
+    s.setOrphanedVolumes(previous.getOrphanedVolumes());
+  }
+
+  /** Every desired object was applied (or already up to date). */
+  StatusAggregator applied(DesiredState desired, int objects) {
+    s.setAppliedObjects(objects);
+    s.setRegistration(desired.registration());
+    s.setImages(usedImages(desired));
+    warnings.addAll(desired.notices());
+    return this;
+  }
+
+  /** The reconcile failed: Degraded with this reason and message, never Ready. */
+  StatusAggregator error(String reason, String message) {
+    errorReason = reason;
+    errorMessage = message;
+    return this;
+  }
+
+  StatusAggregator kubernetesVersion(String version) {
+    s.setKubernetesVersion(version);
+    return this;
+  }
+
+  /** Problems from {@code Compatibility}; empty when compatible. */
+  StatusAggregator compatibility(List<String> problems) {
+    compatibility = problems;
+    return this;
+  }
+
+  StatusAggregator workloads(ClusterObserver.Workloads w, int controllerReplicas) {
+    DeploymentStatus ds = w.deployment() == null ? null : w.deployment().getStatus();
+    int ready = ds == null || ds.getReadyReplicas() == null ? 0 : ds.getReadyReplicas();
+    s.setController(new ReplicaStatus(controllerReplicas, ready));
+    daemonSet = w.daemonSet();
+    nodes =
+        NodeReadiness.of(
+            daemonSet == null ? null : daemonSet.getStatus(), w.nodePods(), w.registeredNodes());
+    s.setNodes(nodes.status());
+    return this;
+  }
+
+  StatusAggregator pools(PoolSummary.Result pools) {
+    s.setPools(pools.listed());
+    s.setMorePools(pools.more() > 0 ? pools.more() : null);
+    s.setCapacity(pools.capacity());
+    return this;
+  }
+
+  /** What {@code NodeLoss} found; null when there are no orphaned volumes. */
+  StatusAggregator orphanedVolumes(OrphanedVolumes report) {
+    s.setOrphanedVolumes(report);
+    return this;
+  }
+
+  StorageClusterStatus build() {
+    s.setObservedGeneration(generation);
+    Conditions c = new Conditions(previous.getConditions(), generation, now);
+    if (errorReason != null) {
+      s.setAppliedObjects(null);
+      c.set(Conditions.READY, false, errorReason, errorMessage);
+      c.set(Conditions.PROGRESSING, false, errorReason, errorMessage);
+      c.set(Conditions.DEGRADED, true, errorReason, errorMessage);
+    } else {
+      rollout(c);
     }
+    compatible(c);
+    s.setConditions(c.build());
+    return s;
+  }
 
-    static Outcome failed(String reason, String message) {
-      return new Outcome(false, reason, message);
+  private void rollout(Conditions c) {
+    ReplicaStatus ctrl = s.getController() == null ? new ReplicaStatus(0, 0) : s.getController();
+    int desired = nodes == null ? 0 : nodes.desired();
+    int available = nodes == null ? 0 : nodes.available();
+    int required = NodeReadiness.required(desired);
+    boolean controllerServes = ctrl.desired() == 0 || ctrl.ready() >= 1;
+    boolean ready = nodes != null && controllerServes && desired > 0 && available >= required;
+    String summary =
+        "controller "
+            + ctrl.ready()
+            + "/"
+            + ctrl.desired()
+            + " ready, node plugin "
+            + (nodes == null ? 0 : nodes.status().ready())
+            + "/"
+            + desired
+            + " ready, "
+            + (nodes == null ? 0 : nodes.status().registered())
+            + "/"
+            + desired
+            + " registered with the kubelet, "
+            + available
+            + "/"
+            + desired
+            + " serve volumes ("
+            + required
+            + " needed for Ready)";
+    String notReady =
+        nodes == null
+            ? "NotObserved"
+            : desired == 0 && daemonSet != null && daemonSet.getStatus() != null
+                ? "NoNodes"
+                : !controllerServes ? "ControllerUnavailable" : "NodesUnavailable";
+    c.set(Conditions.READY, ready, ready ? "Ready" : notReady, summary);
+
+    int failing = nodes == null ? 0 : nodes.failing();
+    boolean progressing =
+        nodes == null
+            || nodes.inProgress() > 0
+            || available + failing < desired
+            || ctrl.ready() < ctrl.desired();
+    c.set(
+        Conditions.PROGRESSING,
+        progressing,
+        progressing ? "RollingOut" : failing > 0 ? "Stalled" : "RolloutComplete",
+        s.getAppliedObjects() + " objects applied; " + summary);
+
+    String notices = warnings.isEmpty() ? "" : "; " + String.join("; ", warnings);
+    if (failing > 0) {
+      List<NodeProblem> failed =
+          nodes.all().stream().filter(p -> NodeReadiness.FAILING.contains(p.reason())).toList();
+      c.set(
+          Conditions.DEGRADED,
+          true,
+          "NodesFailing",
+          failing
+              + " of "
+              + desired
+              + " nodes fail to run the node plugin: "
+              + NodeReadiness.describe(failed)
+              + notices);
+    } else {
+      c.set(Conditions.DEGRADED, false, "AsExpected", "all objects applied" + notices);
     }
   }
 
-  private StatusAggregator() {}
-
-  /**
-   * @param desired null when nothing was applied (invalid spec, conflict)
-   * @param compatibility problems from {@code Compatibility}; null when unknown
-   * @param workloads null when not observed
-   */
-  static StorageClusterStatus aggregate(
-      StorageCluster sc,
-      Outcome outcome,
-      DesiredState desired,
-      String kubernetesVersion,
-      List<String> compatibility,
-      ClusterObserver.Workloads workloads,
-      int applied,
-      String now) {
-    StorageClusterStatus previous =
-        sc.getStatus() == null ? new StorageClusterStatus() : sc.getStatus();
-    long generation =
-        sc.getMetadata().getGeneration() == null ? 0 : sc.getMetadata().getGeneration();
-    StorageClusterStatus s = new StorageClusterStatus();
-    s.setObservedGeneration(generation);
-    s.setKubernetesVersion(
-        kubernetesVersion != null ? kubernetesVersion : previous.getKubernetesVersion());
-    s.setAppliedObjects(outcome.ok() ? applied : null);
-    if (desired != null) {
-      s.setRegistration(desired.registration());
-      s.setImages(usedImages(sc.getSpec(), desired));
-    } else {
-      s.setRegistration(previous.getRegistration());
-    }
-    int ctrlDesired = 0;
-    int ctrlReady = 0;
-    int nodesDesired = 0;
-    int nodesReady = 0;
-    int registered = 0;
-    if (workloads != null) {
-      DeploymentStatus ds =
-          workloads.deployment() == null ? null : workloads.deployment().getStatus();
-      ctrlDesired = sc.getSpec().getController().getReplicas();
-      ctrlReady = ds == null || ds.getReadyReplicas() == null ? 0 : ds.getReadyReplicas();
-      DaemonSetStatus dss =
-          workloads.daemonSet() == null ? null : workloads.daemonSet().getStatus();
-      nodesDesired =
-          dss == null || dss.getDesiredNumberScheduled() == null
-              ? 0
-              : dss.getDesiredNumberScheduled();
-      nodesReady = dss == null || dss.getNumberReady() == null ? 0 : dss.getNumberReady();
-      s.setController(new ReplicaStatus(ctrlDesired, ctrlReady));
-      registered = workloads.registeredNodes();
-      s.setNodes(new NodeStatus(nodesDesired, nodesReady, registered));
-      s.setPools(pools(sc.getSpec(), workloads.capacities()));
-      s.setCapacity(summary(s.getPools()));
-    }
-
-    Conditions c = new Conditions(previous.getConditions(), generation, now);
-    // A node plugin pod is ready before the kubelet has registered its driver; until then no
-    // volume can be staged on that node, so Ready waits for the registrations too.
-    boolean rolledOut =
-        ctrlReady >= ctrlDesired
-            && nodesDesired > 0
-            && nodesReady >= nodesDesired
-            && registered >= nodesDesired;
-    String rollout =
-        "controller "
-            + ctrlReady
-            + "/"
-            + ctrlDesired
-            + " ready, node plugin "
-            + nodesReady
-            + "/"
-            + nodesDesired
-            + " ready, "
-            + registered
-            + "/"
-            + nodesDesired
-            + " registered with the kubelet";
-    if (!outcome.ok()) {
-      c.set(Conditions.READY, false, outcome.reason(), outcome.message());
-      c.set(Conditions.PROGRESSING, false, outcome.reason(), outcome.message());
-      c.set(Conditions.DEGRADED, true, outcome.reason(), outcome.message());
-    } else {
-      c.set(
-          Conditions.READY,
-          rolledOut,
-          rolledOut
-              ? "Ready"
-              : nodesDesired == 0
-                      && workloads != null
-                      && workloads.daemonSet() != null
-                      && workloads.daemonSet().getStatus() != null
-                  ? "NoNodes"
-                  : "RollingOut",
-          rollout);
-      c.set(
-          Conditions.PROGRESSING,
-          !rolledOut,
-          rolledOut ? "RolloutComplete" : "RollingOut",
-          applied + " objects applied; " + rollout);
-      c.set(Conditions.DEGRADED, false, "AsExpected", outcome.message() + notices(desired));
-    }
+  private void compatible(Conditions c) {
     if (compatibility == null) {
-      var old = Conditions.find(previous.getConditions(), Conditions.COMPATIBLE);
+      Condition old = Conditions.find(previous.getConditions(), Conditions.COMPATIBLE);
       if (old != null) {
         c.set(
             Conditions.COMPATIBLE,
@@ -156,25 +214,16 @@ final class StatusAggregator {
           true,
           "Supported",
           "the cluster serves every API the sidecars for Kubernetes "
-              + kubernetesVersion
+              + s.getKubernetesVersion()
               + " need");
     } else {
       c.set(Conditions.COMPATIBLE, false, "MissingApis", String.join("; ", compatibility));
     }
-    s.setConditions(c.build());
-    return s;
   }
 
-  /** Notices (e.g. unqualified images) are legal choices the admin should still know about. */
-  private static String notices(DesiredState desired) {
-    return desired == null || desired.notices().isEmpty()
-        ? ""
-        : "; " + String.join("; ", desired.notices());
-  }
-
-  private static Map<String, String> usedImages(StorageClusterSpec spec, DesiredState desired) {
+  private static Map<String, String> usedImages(DesiredState desired) {
     Map<String, String> images = new TreeMap<>();
-    List<io.fabric8.kubernetes.api.model.Container> containers = new ArrayList<>();
+    List<Container> containers = new ArrayList<>();
     containers.addAll(desired.nodeDaemonSet().getSpec().getTemplate().getSpec().getContainers());
     containers.addAll(
         desired.controllerDeployment().getSpec().getTemplate().getSpec().getContainers());
@@ -184,72 +233,11 @@ final class StatusAggregator {
   }
 
   /**
-   * Per node and pool: the configured total and the available capacity the provisioner published.
+   * Whether two statuses are the same, compared by their serialized form: every field the API
+   * server would store takes part, including fields added later.
    */
-  static List<PoolStatus> pools(StorageClusterSpec spec, List<CSIStorageCapacity> capacities) {
-    Map<String, String> poolOfClass = new HashMap<>();
-    for (StorageClassSpec c : spec.getStorageClasses()) {
-      poolOfClass.put(c.getName(), c.getPool());
-    }
-    Map<String, String> totalOfPool = new HashMap<>();
-    for (PoolSpec p : spec.getPools()) {
-      totalOfPool.put(p.getName(), p.getCapacity());
-    }
-    Map<String, PoolStatus> byNodeAndPool = new LinkedHashMap<>();
-    for (CSIStorageCapacity cap : capacities) {
-      String pool = poolOfClass.get(cap.getStorageClassName());
-      String node = node(cap);
-      if (pool == null || node == null || cap.getCapacity() == null) {
-        continue;
-      }
-      byNodeAndPool.putIfAbsent(
-          node + "/" + pool,
-          new PoolStatus(node, pool, totalOfPool.get(pool), format(bytes(cap.getCapacity()))));
-    }
-    List<PoolStatus> out = new ArrayList<>(byNodeAndPool.values());
-    out.sort(Comparator.comparing(PoolStatus::node).thenComparing(PoolStatus::pool));
-    return out;
-  }
-
-  private static String node(CSIStorageCapacity cap) {
-    if (cap.getNodeTopology() == null || cap.getNodeTopology().getMatchLabels() == null) {
-      return null;
-    }
-    return cap.getNodeTopology().getMatchLabels().get(TOPOLOGY_KEY);
-  }
-
-  /** Sums over pools whose total is known; null when none is. */
-  static CapacityStatus summary(List<PoolStatus> pools) {
-    BigDecimal total = BigDecimal.ZERO;
-    BigDecimal used = BigDecimal.ZERO;
-    boolean known = false;
-    for (PoolStatus p : pools) {
-      if (p.total() == null) {
-        continue;
-      }
-      known = true;
-      BigDecimal t = bytes(new Quantity(p.total()));
-      total = total.add(t);
-      used = used.add(t.subtract(bytes(new Quantity(p.available()))).max(BigDecimal.ZERO));
-    }
-    return known ? new CapacityStatus(format(total), format(used)) : null;
-  }
-
-  private static BigDecimal bytes(Quantity q) {
-    return q.getNumericalAmount();
-  }
-
-  /** Bytes as a binary-suffixed quantity with at most one decimal, e.g. 12.5Gi. */
-  static String format(BigDecimal bytes) {
-    String[] units = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
-    BigDecimal value = bytes;
-    int unit = 0;
-    BigDecimal k = BigDecimal.valueOf(1024);
-    while (unit < units.length - 1 && value.compareTo(k) >= 0) {
-      value = value.divide(k);
-      unit++;
-    }
-    return value.setScale(1, RoundingMode.HALF_UP).stripTrailingZeros().toPlainString()
-        + units[unit];
+  static boolean same(StorageClusterStatus a, StorageClusterStatus b) {
+    var mapper = Serialization.jsonMapper();
+    return Objects.equals(mapper.valueToTree(a), mapper.valueToTree(b));
   }
 }

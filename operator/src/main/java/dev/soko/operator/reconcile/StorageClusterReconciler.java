@@ -6,26 +6,33 @@ import dev.soko.api.v1alpha1.UninstallPolicy;
 import dev.soko.operator.model.ClusterFacts;
 import dev.soko.operator.model.Compatibility;
 import dev.soko.operator.model.DesiredState;
-import dev.soko.operator.model.Names;
 import dev.soko.operator.model.SpecValidator;
 import dev.soko.operator.model.VersionsTable;
+import dev.soko.operator.nodeloss.NodeLoss;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.storage.CSIDriver;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
+import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,9 +51,11 @@ public final class StorageClusterReconciler
   private final CsiDriverReplacer csiDriverReplacer;
   private final EventRecorder events;
   private final KubernetesClient client;
-  private final dev.soko.operator.nodeloss.NodeLoss nodeLoss;
-  private final java.util.concurrent.atomic.AtomicLong reconciles =
-      new java.util.concurrent.atomic.AtomicLong();
+  private final NodeLoss nodeLoss;
+  private final AtomicLong reconciles = new AtomicLong();
+
+  /** When the last retry failed, the next attempt comes this much later (without any event). */
+  static final Duration AFTER_LAST_RETRY = Duration.ofSeconds(30);
 
   public StorageClusterReconciler(
       KubernetesClient client,
@@ -60,15 +69,14 @@ public final class StorageClusterReconciler
     this.pruner = new Pruner(client);
     this.csiDriverReplacer = new CsiDriverReplacer(client);
     this.events = events;
-    this.nodeLoss =
-        new dev.soko.operator.nodeloss.NodeLoss(client, events::normal, events::warning);
+    this.nodeLoss = new NodeLoss(client, events::normal, events::warning);
   }
 
   @Override
   public List<EventSource<?, StorageCluster>> prepareEventSources(
       EventSourceContext<StorageCluster> context) {
     List<EventSource<?, StorageCluster>> sources =
-        new java.util.ArrayList<>(OwnedEventSources.create(context));
+        new ArrayList<>(OwnedEventSources.create(context));
     sources.addAll(nodeLoss.eventSources(context));
     return sources;
   }
@@ -76,51 +84,82 @@ public final class StorageClusterReconciler
   @Override
   public UpdateControl<StorageCluster> reconcile(StorageCluster sc, Context<StorageCluster> ctx) {
     reconciles.incrementAndGet();
+    InformerCache cache = new InformerCache(ctx.eventSourceRetriever());
     List<String> problems = SpecValidator.problems(sc.getSpec());
     if (!problems.isEmpty()) {
       return finish(sc, failed(sc, "InvalidSpec", String.join("; ", problems)));
     }
     Optional<String> conflict =
-        DriverNameConflicts.conflict(sc, ctx.getPrimaryCache().list().toList(), existingDriver(sc));
+        DriverNameConflicts.conflict(
+            sc, ctx.getPrimaryCache().list().toList(), existingDriver(sc, cache));
     if (conflict.isPresent()) {
       return finish(sc, failed(sc, "DriverNameConflict", conflict.get()));
     }
 
-    ClusterFacts facts = observer.facts(sc);
+    ClusterFacts facts = observer.facts(sc, cache);
+    cache.follow(facts);
     DesiredState desired = DesiredState.of(sc, table, facts);
-    String replaced = csiDriverReplacer.replaceIfImmutableChanged(desired.csiDriver());
+    String replaced = csiDriverReplacer.replaceIfImmutableChanged(desired.csiDriver(), cache);
     if (replaced != null) {
       events.normal(
           sc, "CSIDriverRecreated", "CSIDriver recreated for immutable changes: " + replaced);
     }
-    List<HasMetadata> objects = desired.all();
+    List<HasMetadata> objects = KindRegistry.inApplyOrder(desired.all());
     int writes = 0;
     for (HasMetadata object : objects) {
-      if (applier.apply(object, sc)) {
-        writes++;
+      try {
+        if (applier.apply(object, sc, cache)) {
+          writes++;
+        }
+      } catch (KubernetesClientException e) {
+        // Into status through updateErrorStatus; JOSDK retries with back-off.
+        throw new ReconcileFailure.ApplyRefused(object, e);
       }
     }
-    writes += pruner.prune(sc, objects, facts);
+    writes += pruner.prune(sc, objects, facts, cache);
     if (writes > 0) {
       LOG.info("{}: {} object(s) created, updated or deleted", sc.getMetadata().getName(), writes);
     }
 
-    List<String> compatibility = Compatibility.problems(sc.getSpec(), table, facts);
-    var workloads = observer.workloads(desired.names(), sc.getSpec().getDriver().getName());
+    var workloads = observer.workloads(desired.names(), sc.getSpec().getDriver().getName(), cache);
+    NodeLoss.Outcome loss = nodeLoss.reconcile(sc);
     StorageClusterStatus status =
-        StatusAggregator.aggregate(
-            sc,
-            StatusAggregator.Outcome.applied(),
-            desired,
-            facts.version().gitVersion(),
-            compatibility,
-            workloads,
-            objects.size(),
-            now());
-    dev.soko.operator.nodeloss.NodeLoss.Outcome loss = nodeLoss.reconcile(sc);
-    status.setOrphanedVolumes(loss.report());
+        new StatusAggregator(sc, now())
+            .applied(desired, objects.size())
+            .kubernetesVersion(facts.version().gitVersion())
+            .compatibility(Compatibility.problems(sc.getSpec(), table, facts))
+            .workloads(workloads, sc.getSpec().getController().getReplicas())
+            .pools(PoolSummary.of(sc.getSpec(), workloads.capacities()))
+            .orphanedVolumes(loss.report())
+            .build();
     defaultClassNotice(sc, facts);
     return loss.reschedule(finish(sc, status));
+  }
+
+  /**
+   * The error boundary: whatever made the reconcile fail (an apply the API server refused, a
+   * missing API, a lost conflict) becomes Degraded with the server's message, a Warning event, and
+   * never Ready. JOSDK retries with back-off; after its last attempt the reconcile is rescheduled,
+   * so lifting the cause heals the installation without an event.
+   */
+  @Override
+  public ErrorStatusUpdateControl<StorageCluster> updateErrorStatus(
+      StorageCluster sc, Context<StorageCluster> ctx, Exception e) {
+    if (ReconcileFailure.staleStorageCluster(e)) {
+      return ErrorStatusUpdateControl.noStatusUpdate();
+    }
+    ReconcileFailure failure = ReconcileFailure.of(e);
+    LOG.warn("{}: {}: {}", sc.getMetadata().getName(), failure.reason(), failure.message());
+    StorageClusterStatus status = failed(sc, failure.reason(), failure.message());
+    boolean last = ctx.getRetryInfo().map(r -> r.isLastAttempt()).orElse(true);
+    ErrorStatusUpdateControl<StorageCluster> control;
+    if (StatusAggregator.same(status, sc.getStatus())) {
+      control = ErrorStatusUpdateControl.noStatusUpdate();
+    } else {
+      transitionEvents(sc, sc.getStatus(), status);
+      control = ErrorStatusUpdateControl.patchStatus(statusPatch(sc, status));
+    }
+    return last ? control.rescheduleAfter(AFTER_LAST_RETRY) : control;
   }
 
   /** Warn once (on the transition) when a requested default class defers to the user's choice. */
@@ -144,24 +183,28 @@ public final class StorageClusterReconciler
   }
 
   private StorageClusterStatus failed(StorageCluster sc, String reason, String message) {
-    return StatusAggregator.aggregate(
-        sc, StatusAggregator.Outcome.failed(reason, message), null, null, null, null, 0, now());
+    return new StatusAggregator(sc, now()).error(reason, message).build();
   }
 
   /** Patches status only when it changed; records an event when Ready or Degraded flips. */
   private UpdateControl<StorageCluster> finish(StorageCluster sc, StorageClusterStatus status) {
-    if (status.equals(sc.getStatus())) {
+    if (StatusAggregator.same(status, sc.getStatus())) {
       return UpdateControl.noUpdate();
     }
     transitionEvents(sc, sc.getStatus(), status);
+    return UpdateControl.patchStatus(statusPatch(sc, status));
+  }
+
+  /** A status-only object: name, resourceVersion (optimistic lock) and status. */
+  private static StorageCluster statusPatch(StorageCluster sc, StorageClusterStatus status) {
     StorageCluster patch = new StorageCluster();
     patch.setMetadata(
-        new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
+        new ObjectMetaBuilder()
             .withName(sc.getMetadata().getName())
             .withResourceVersion(sc.getMetadata().getResourceVersion())
             .build());
     patch.setStatus(status);
-    return UpdateControl.patchStatus(patch);
+    return patch;
   }
 
   private void transitionEvents(
@@ -191,8 +234,9 @@ public final class StorageClusterReconciler
 
   @Override
   public DeleteControl cleanup(StorageCluster sc, Context<StorageCluster> ctx) {
+    InformerCache cache = new InformerCache(ctx.eventSourceRetriever());
     Collection<StorageCluster> all = ctx.getPrimaryCache().list().toList();
-    if (DriverNameConflicts.conflict(sc, all, existingDriver(sc)).isPresent()) {
+    if (DriverNameConflicts.conflict(sc, all, existingDriver(sc, cache)).isPresent()) {
       // A conflicting StorageCluster never created anything.
       return DeleteControl.defaultDelete();
     }
@@ -208,7 +252,7 @@ public final class StorageClusterReconciler
               + (volumes.size() > 10 ? ", ..." : "")
               + "); delete them or set spec.uninstallPolicy to Force";
       StorageClusterStatus status = failed(sc, "DeletionBlocked", message);
-      if (!status.equals(sc.getStatus())) {
+      if (!StatusAggregator.same(status, sc.getStatus())) {
         transitionEvents(sc, sc.getStatus(), status);
         StorageCluster copy =
             client.resources(StorageCluster.class).withName(sc.getMetadata().getName()).get();
@@ -219,14 +263,14 @@ public final class StorageClusterReconciler
       }
       return DeleteControl.noFinalizerRemoval().rescheduleAfter(15_000);
     }
-    ClusterFacts facts = observer.facts(sc);
-    pruner.deleteAll(sc, facts, all);
+    ClusterFacts facts = observer.facts(sc, cache);
+    pruner.deleteAll(sc, facts, all, cache);
     LOG.info("{}: uninstalled", sc.getMetadata().getName());
     return DeleteControl.defaultDelete();
   }
 
-  private io.fabric8.kubernetes.api.model.storage.CSIDriver existingDriver(StorageCluster sc) {
-    return client.storage().v1().csiDrivers().withName(sc.getSpec().getDriver().getName()).get();
+  private static CSIDriver existingDriver(StorageCluster sc, ClusterCache cache) {
+    return ClusterObserver.csiDriver(cache, sc.getSpec().getDriver().getName());
   }
 
   /** Reconcile calls since start (exported as a metric; tests use it to await a resync). */
@@ -236,9 +280,5 @@ public final class StorageClusterReconciler
 
   private static String now() {
     return Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
-  }
-
-  static String labelSelector() {
-    return Names.LABEL_CLUSTER;
   }
 }

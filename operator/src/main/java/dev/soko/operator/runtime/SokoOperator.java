@@ -20,7 +20,7 @@ import java.util.function.Supplier;
 /** Wires the operator in plain Java: client, observer, reconciler, metrics, leader election. */
 public final class SokoOperator implements AutoCloseable {
   private final KubernetesClient client;
-  private final WriteCounter writes = new WriteCounter();
+  private final RequestCounter calls = new RequestCounter();
   private final PrometheusMeterRegistry registry =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final Operator operator;
@@ -45,10 +45,13 @@ public final class SokoOperator implements AutoCloseable {
     this.client =
         new KubernetesClientBuilder()
             .withConfig(config)
-            .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("soko-writes", writes))
+            .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("soko-requests", calls))
             .build();
-    FunctionCounter.builder("soko.operator.api.writes", writes, WriteCounter::writes)
+    FunctionCounter.builder("soko.operator.api.writes", calls, RequestCounter::writes)
         .description("Write calls (non-GET, Leases excepted) sent to the API server")
+        .register(registry);
+    FunctionCounter.builder("soko.operator.api.requests", calls, RequestCounter::requests)
+        .description("Calls sent to the API server (watches and leader-election leases excepted)")
         .register(registry);
     this.operator =
         new Operator(
@@ -64,15 +67,14 @@ public final class SokoOperator implements AutoCloseable {
                     new LeaderElectionConfiguration("soko-operator-lock", leaseNamespace));
               }
             });
+    VersionsTable table = VersionsTable.load().withDefaultRegistry(imageRegistry);
     ClusterObserver observer =
         new ClusterObserver(
-            client, version != null ? version : ClusterObserver.serverVersion(client));
-    reconciler =
-        new StorageClusterReconciler(
             client,
-            VersionsTable.load().withDefaultRegistry(imageRegistry),
-            observer,
-            new EventRecorder(client));
+            version != null ? version : ClusterObserver.serverVersion(client, resync),
+            table,
+            resync);
+    reconciler = new StorageClusterReconciler(client, table, observer, new EventRecorder(client));
     this.clusterGauges = new StorageClusterGauges(client, registry);
     operator.register(reconciler, o -> o.withReconciliationMaxInterval(resync));
   }
@@ -95,7 +97,12 @@ public final class SokoOperator implements AutoCloseable {
   }
 
   public long writeCalls() {
-    return writes.writes();
+    return calls.writes();
+  }
+
+  /** Calls to the API server since start, watches and leader-election leases excepted. */
+  public long apiCalls() {
+    return calls.requests();
   }
 
   public PrometheusMeterRegistry registry() {

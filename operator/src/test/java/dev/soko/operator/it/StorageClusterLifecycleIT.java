@@ -49,6 +49,65 @@ class StorageClusterLifecycleIT {
     return admin.apps().daemonSets().inNamespace("soko-" + name).withName(name + "-node").get();
   }
 
+  /**
+   * A node plugin pod on {@code node} as the DaemonSet controller and kubelet would make it (this
+   * API server runs neither), ready or not.
+   */
+  static io.fabric8.kubernetes.api.model.Pod nodePod(String cluster, String node, boolean ready) {
+    DaemonSet ds = daemonSet(cluster);
+    var pod =
+        new io.fabric8.kubernetes.api.model.PodBuilder()
+            .withNewMetadata()
+            .withName(cluster + "-node-" + node)
+            .withNamespace("soko-" + cluster)
+            .withLabels(ds.getSpec().getTemplate().getMetadata().getLabels())
+            .endMetadata()
+            .withNewSpec()
+            .withNodeName(node)
+            .withServiceAccountName(cluster + "-node")
+            .withAutomountServiceAccountToken(false)
+            .addNewContainer()
+            .withName("soko-driver")
+            .withImage("registry.example/soko-driver:test")
+            .endContainer()
+            .endSpec()
+            .build();
+    var created = admin.resource(pod).create();
+    created.setStatus(
+        new io.fabric8.kubernetes.api.model.PodStatusBuilder()
+            .withPhase("Running")
+            .addNewCondition()
+            .withType("Ready")
+            .withStatus(ready ? "True" : "False")
+            .endCondition()
+            .addNewContainerStatus()
+            .withName("soko-driver")
+            .withImage("registry.example/soko-driver:test")
+            .withImageID("")
+            .withReady(ready)
+            .withRestartCount(ready ? 0 : 6)
+            .withNewState()
+            .withNewWaiting()
+            .withReason(ready ? null : "CrashLoopBackOff")
+            .endWaiting()
+            .endState()
+            .endContainerStatus()
+            .build());
+    if (ready) {
+      created
+          .getStatus()
+          .getContainerStatuses()
+          .get(0)
+          .setState(
+              new io.fabric8.kubernetes.api.model.ContainerStateBuilder()
+                  .withNewRunning()
+                  .withStartedAt("2026-01-01T00:00:00Z")
+                  .endRunning()
+                  .build());
+    }
+    return admin.resource(created).updateStatus();
+  }
+
   @Test
   void createProducesEveryObjectAndAccurateStatus() {
     StorageCluster sc = create(Specs.cluster("alpha"));
@@ -155,6 +214,7 @@ class StorageClusterLifecycleIT {
             .withReadyReplicas(1)
             .build());
     admin.resource(dep).updateStatus();
+    nodePod("alpha", "node-1", true);
 
     StorageCluster ready =
         Await.until(

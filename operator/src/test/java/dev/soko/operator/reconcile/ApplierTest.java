@@ -56,6 +56,21 @@ class ApplierTest {
   }
 
   @Test
+  void anUpToDateObjectInTheCacheIsNotSentAtAll() {
+    var sc =
+        new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
+            .withNewMetadata()
+            .withName("owner")
+            .endMetadata()
+            .build();
+    HasMetadata want = Applier.withHashAndOwner(desired(2), null);
+    FakeClusterCache cache = new FakeClusterCache().with(served(want));
+    // A null client: any call would throw.
+    assertThat(new Applier(null).apply(desired(2), sc, cache)).isFalse();
+    assertThat(cache.written).isEmpty();
+  }
+
+  @Test
   void listsMustMatchElementWise() {
     assertThat(SubsetMatcher.contained(java.util.List.of("a"), java.util.List.of("a", "b")))
         .isFalse();

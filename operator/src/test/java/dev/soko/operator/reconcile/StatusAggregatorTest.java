@@ -2,6 +2,8 @@ package dev.soko.operator.reconcile;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.introspect.BeanPropertyDefinition;
 import dev.soko.api.v1alpha1.Registration;
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.api.v1alpha1.StorageClusterStatus;
@@ -11,14 +13,30 @@ import dev.soko.operator.model.Fixtures;
 import dev.soko.operator.model.KubernetesVersion;
 import dev.soko.operator.model.VersionsTable;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.storage.CSIStorageCapacityBuilder;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class StatusAggregatorTest {
+  private static final String T0 = "2026-01-01T00:00:00Z";
+  private static final String T1 = "2026-01-01T00:05:00Z";
+
   private static Condition condition(StorageClusterStatus s, String type) {
     return Conditions.find(s.getConditions(), type);
+  }
+
+  private static StorageClusterStatus failed(StorageCluster sc, String reason, String at) {
+    return new StatusAggregator(sc, at).error(reason, "x").build();
   }
 
   @Test
@@ -26,47 +44,98 @@ class StatusAggregatorTest {
     StorageCluster sc = Fixtures.sample();
     sc.getMetadata().setGeneration(3L);
     StorageClusterStatus s =
-        StatusAggregator.aggregate(
-            sc,
-            StatusAggregator.Outcome.failed("DriverNameConflict", "taken"),
-            null,
-            null,
-            null,
-            null,
-            0,
-            "2026-01-01T00:00:00Z");
+        new StatusAggregator(sc, T0).error("DriverNameConflict", "taken").build();
     assertThat(s.getObservedGeneration()).isEqualTo(3L);
     assertThat(condition(s, "Degraded").getStatus()).isEqualTo("True");
     assertThat(condition(s, "Degraded").getReason()).isEqualTo("DriverNameConflict");
+    assertThat(condition(s, "Degraded").getMessage()).isEqualTo("taken");
     assertThat(condition(s, "Ready").getStatus()).isEqualTo("False");
   }
 
   @Test
-  void unchangedConditionKeepsItsTransitionTimeSoStatusIsEqual() {
+  void aRejectedApplyAfterReadyTakesReadyAwayAndKeepsWhatWasObserved() {
     StorageCluster sc = Fixtures.sample();
     sc.getMetadata().setGeneration(1L);
-    StorageClusterStatus first =
-        StatusAggregator.aggregate(
-            sc,
-            StatusAggregator.Outcome.failed("InvalidSpec", "x"),
-            null,
-            null,
-            null,
-            null,
-            0,
-            "2026-01-01T00:00:00Z");
+    sc.setStatus(applied(sc, workloads(sc, 3, 3, 3)));
+    assertThat(condition(sc.getStatus(), "Ready").getStatus()).isEqualTo("True");
+    sc.getMetadata().setGeneration(2L);
+    StorageClusterStatus s =
+        new StatusAggregator(sc, T1).error("AdmissionDenied", "apply of DaemonSet refused").build();
+    assertThat(condition(s, "Ready").getStatus()).isEqualTo("False");
+    assertThat(condition(s, "Ready").getReason()).isEqualTo("AdmissionDenied");
+    assertThat(condition(s, "Degraded").getLastTransitionTime()).isEqualTo(T1);
+    assertThat(s.getNodes().available()).isEqualTo(3);
+    assertThat(s.getImages()).isEqualTo(sc.getStatus().getImages());
+    assertThat(s.getAppliedObjects()).isNull();
+  }
+
+  @Test
+  void unchangedConditionKeepsItsTransitionTimeSoStatusIsTheSame() {
+    StorageCluster sc = Fixtures.sample();
+    sc.getMetadata().setGeneration(1L);
+    StorageClusterStatus first = failed(sc, "InvalidSpec", T0);
     sc.setStatus(first);
-    StorageClusterStatus second =
-        StatusAggregator.aggregate(
-            sc,
-            StatusAggregator.Outcome.failed("InvalidSpec", "x"),
-            null,
-            null,
-            null,
-            null,
-            0,
-            "2026-01-01T00:05:00Z");
-    assertThat(second).isEqualTo(first);
+    StorageClusterStatus second = failed(sc, "InvalidSpec", T1);
+    assertThat(StatusAggregator.same(second, first)).isTrue();
+    assertThat(condition(second, "Degraded").getLastTransitionTime()).isEqualTo(T0);
+    // A round trip through JSON (what the informer hands back) is still the same.
+    StorageClusterStatus read =
+        Serialization.unmarshal(Serialization.asJson(first), StorageClusterStatus.class);
+    assertThat(StatusAggregator.same(read, first)).isTrue();
+  }
+
+  /**
+   * Every property Jackson serializes takes part in {@link StatusAggregator#same}: a status that
+   * differs from another in any one of them is not the same. A new field takes part without anyone
+   * writing a comparison for it; one that is not serialized is not stored either.
+   */
+  @Test
+  void statusesThatDifferInAnyPropertyAreNotTheSame() {
+    var mapper = Serialization.jsonMapper();
+    JavaType type = mapper.constructType(StorageClusterStatus.class);
+    List<BeanPropertyDefinition> properties =
+        mapper.getSerializationConfig().introspect(type).findProperties();
+    Set<String> names = new HashSet<>();
+    for (BeanPropertyDefinition p : properties) {
+      names.add(p.getName());
+      var base = mapper.createObjectNode();
+      StorageClusterStatus a = mapper.convertValue(base, StorageClusterStatus.class);
+      var changed = base.deepCopy();
+      changed.set(p.getName(), sampleValue(p.getPrimaryType(), mapper));
+      StorageClusterStatus b = mapper.convertValue(changed, StorageClusterStatus.class);
+      assertThat(StatusAggregator.same(a, b)).as(p.getName()).isFalse();
+    }
+    assertThat(names).contains("observedGeneration", "conditions", "nodes", "pools", "morePools");
+  }
+
+  /** A non-empty JSON value for a property of this type. */
+  private static com.fasterxml.jackson.databind.JsonNode sampleValue(
+      JavaType type, com.fasterxml.jackson.databind.ObjectMapper mapper) {
+    Class<?> raw = type.getRawClass();
+    if (Number.class.isAssignableFrom(raw)) {
+      return mapper.getNodeFactory().numberNode(7);
+    }
+    if (raw.isEnum()) {
+      return mapper.getNodeFactory().textNode(raw.getEnumConstants()[0].toString());
+    }
+    if (raw == String.class) {
+      return mapper.getNodeFactory().textNode("v");
+    }
+    if (List.class.isAssignableFrom(raw)) {
+      return mapper.createArrayNode().add(sampleValue(type.getContentType(), mapper));
+    }
+    if (java.util.Map.class.isAssignableFrom(raw)) {
+      return mapper.createObjectNode().put("k", "v");
+    }
+    BeanPropertyDefinition first =
+        mapper
+            .getSerializationConfig()
+            .introspect(mapper.constructType(raw))
+            .findProperties()
+            .get(0);
+    return mapper
+        .createObjectNode()
+        .set(first.getName(), sampleValue(first.getPrimaryType(), mapper));
   }
 
   private static StorageClusterStatus applied(StorageCluster sc) {
@@ -78,15 +147,43 @@ class StatusAggregatorTest {
     DesiredState desired =
         DesiredState.of(
             sc, VersionsTable.load(), ClusterFacts.offline(KubernetesVersion.parse("1.34")));
-    return StatusAggregator.aggregate(
-        sc,
-        StatusAggregator.Outcome.applied(),
-        desired,
-        "v1.34.0",
-        List.of(),
-        workloads,
-        desired.all().size(),
-        "2026-01-01T00:00:00Z");
+    StatusAggregator a =
+        new StatusAggregator(sc, T0)
+            .applied(desired, desired.all().size())
+            .kubernetesVersion("v1.34.0")
+            .compatibility(List.of());
+    if (workloads != null) {
+      a.workloads(workloads, sc.getSpec().getController().getReplicas());
+    }
+    return a.build();
+  }
+
+  /** {@code nodes} desired, {@code ready} pods ready, {@code registered} of those registered. */
+  static ClusterObserver.Workloads workloads(
+      StorageCluster sc, int nodes, int ready, int registered) {
+    List<Pod> pods = new ArrayList<>();
+    Set<String> names = new HashSet<>();
+    for (int i = 0; i < nodes; i++) {
+      pods.add(
+          i < ready ? NodeReadinessTest.readyPod("n" + i) : NodeReadinessTest.crashing("n" + i));
+      if (i < registered) {
+        names.add("n" + i);
+      }
+    }
+    DaemonSet ds =
+        new DaemonSetBuilder()
+            .withNewStatus()
+            .withDesiredNumberScheduled(nodes)
+            .withNumberReady(ready)
+            .endStatus()
+            .build();
+    Deployment dep =
+        new DeploymentBuilder()
+            .withNewStatus()
+            .withReadyReplicas(sc.getSpec().getController().getReplicas())
+            .endStatus()
+            .build();
+    return new ClusterObserver.Workloads(ds, dep, names, pods, List.of());
   }
 
   @Test
@@ -114,16 +211,7 @@ class StatusAggregatorTest {
     sc.getSpec().getDriver().setRegistration(Registration.Sidecars);
     sc.setStatus(applied(sc));
     sc.getSpec().getDriver().setRegistration(Registration.BuiltIn);
-    StorageClusterStatus failed =
-        StatusAggregator.aggregate(
-            sc,
-            StatusAggregator.Outcome.failed("InvalidSpec", "x"),
-            null,
-            null,
-            null,
-            null,
-            0,
-            "2026-01-01T00:05:00Z");
+    StorageClusterStatus failed = failed(sc, "InvalidSpec", T1);
     assertThat(failed.getRegistration()).isEqualTo(Registration.Sidecars);
   }
 
@@ -138,38 +226,79 @@ class StatusAggregatorTest {
             .endNodeTopology()
             .withNewCapacity("40Gi")
             .build();
-    var pools = StatusAggregator.pools(sc.getSpec(), List.of(cap));
+    var pools = PoolSummary.pools(sc.getSpec(), List.of(cap));
     assertThat(pools).hasSize(1);
     assertThat(pools.get(0).total()).isEqualTo("100Gi");
     assertThat(pools.get(0).available()).isEqualTo("40Gi");
-    assertThat(StatusAggregator.summary(pools).used()).isEqualTo("60Gi");
-    assertThat(StatusAggregator.format(new BigDecimal(1536L * 1024 * 1024))).isEqualTo("1.5Gi");
+    assertThat(PoolSummary.summary(pools).used()).isEqualTo("60Gi");
+    assertThat(PoolSummary.format(new BigDecimal(1536L * 1024 * 1024))).isEqualTo("1.5Gi");
   }
 
   @Test
-  void readyWaitsUntilTheKubeletHasRegisteredTheDriverOnEveryNode() {
+  void aThousandNodesListTheTenFullestPoolsAndSumThemAll() {
+    StorageCluster sc = Fixtures.sample();
+    List<io.fabric8.kubernetes.api.model.storage.CSIStorageCapacity> caps = new ArrayList<>();
+    for (int i = 0; i < 1000; i++) {
+      caps.add(
+          new CSIStorageCapacityBuilder()
+              .withStorageClassName("soko-nvme")
+              .withNewNodeTopology()
+              .addToMatchLabels("topology.soko.dev/node", String.format("n%04d", i))
+              .endNodeTopology()
+              .withNewCapacity(i == 500 ? "1Gi" : "40Gi")
+              .build());
+    }
+    PoolSummary.Result r = PoolSummary.of(sc.getSpec(), caps);
+    assertThat(r.listed()).hasSize(PoolSummary.LISTED);
+    assertThat(r.listed().get(0).node()).isEqualTo("n0500");
+    assertThat(r.more()).isEqualTo(990);
+    assertThat(r.capacity().total())
+        .isEqualTo(
+            PoolSummary.format(new BigDecimal(100L << 30).multiply(BigDecimal.valueOf(1000))));
+  }
+
+  @Test
+  void readyWaitsUntilTheKubeletHasRegisteredTheDriverOnEveryNodeOfASmallCluster() {
     StorageCluster sc = Fixtures.sample();
     sc.getMetadata().setGeneration(1L);
-    var daemonSet =
-        new io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder()
-            .withNewStatus()
-            .withDesiredNumberScheduled(2)
-            .withNumberReady(2)
-            .endStatus()
-            .build();
-    var deployment =
-        new io.fabric8.kubernetes.api.model.apps.DeploymentBuilder()
-            .withNewStatus()
-            .withReadyReplicas(sc.getSpec().getController().getReplicas())
-            .endStatus()
-            .build();
-    StorageClusterStatus oneOfTwo =
-        applied(sc, new ClusterObserver.Workloads(daemonSet, deployment, 1, List.of()));
+    StorageClusterStatus oneOfTwo = applied(sc, workloads(sc, 2, 2, 1));
     assertThat(condition(oneOfTwo, "Ready").getStatus()).isEqualTo("False");
     assertThat(condition(oneOfTwo, "Ready").getMessage())
         .contains("node plugin 2/2 ready, 1/2 registered with the kubelet");
-    StorageClusterStatus both =
-        applied(sc, new ClusterObserver.Workloads(daemonSet, deployment, 2, List.of()));
+    assertThat(oneOfTwo.getNodes().problems())
+        .containsExactly(new dev.soko.api.v1alpha1.NodeProblem("n1", "NotRegistered", null));
+    assertThat(condition(oneOfTwo, "Progressing").getStatus()).isEqualTo("True");
+    assertThat(condition(oneOfTwo, "Degraded").getStatus()).isEqualTo("False");
+    StorageClusterStatus both = applied(sc, workloads(sc, 2, 2, 2));
     assertThat(condition(both, "Ready").getStatus()).isEqualTo("True");
+    assertThat(condition(both, "Progressing").getStatus()).isEqualTo("False");
+  }
+
+  @Test
+  void oneCrashingNodeAmongAThousandIsDegradedButReady() {
+    StorageCluster sc = Fixtures.sample();
+    sc.getMetadata().setGeneration(1L);
+    StorageClusterStatus s = applied(sc, workloads(sc, 1000, 999, 999));
+    assertThat(condition(s, "Ready").getStatus()).isEqualTo("True");
+    assertThat(condition(s, "Degraded").getStatus()).isEqualTo("True");
+    assertThat(condition(s, "Degraded").getReason()).isEqualTo("NodesFailing");
+    assertThat(condition(s, "Degraded").getMessage())
+        .contains("1 of 1000 nodes")
+        .contains("n999 (soko-driver CrashLoopBackOff)");
+    assertThat(condition(s, "Progressing").getReason()).isEqualTo("Stalled");
+    assertThat(s.getNodes().available()).isEqualTo(999);
+  }
+
+  @Test
+  void tooFewServingNodesAreNotReady() {
+    StorageCluster sc = Fixtures.sample();
+    sc.getMetadata().setGeneration(1L);
+    StorageClusterStatus s = applied(sc, workloads(sc, 1000, 899, 1000));
+    assertThat(condition(s, "Ready").getStatus()).isEqualTo("False");
+    assertThat(condition(s, "Ready").getReason()).isEqualTo("NodesUnavailable");
+    assertThat(condition(s, "Ready").getMessage()).contains("899/1000 serve volumes (900 needed");
+    assertThat(condition(s, "Degraded").getMessage()).contains("and 91 more");
+    String json = Serialization.asJson(s);
+    assertThat(json.length()).isLessThan(8 * 1024);
   }
 }

@@ -1,0 +1,140 @@
+package dev.soko.operator.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.soko.operator.model.ClusterFacts;
+import dev.soko.operator.model.DesiredState;
+import dev.soko.operator.model.Fixtures;
+import dev.soko.operator.model.KubernetesVersion;
+import dev.soko.operator.model.VersionsTable;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.InputStream;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class KindRegistryTest {
+  private static List<PolicyRule> operatorRules() throws Exception {
+    try (InputStream in = KindRegistryTest.class.getResourceAsStream("/rbac/operator-rbac.yaml")) {
+      List<HasMetadata> objects = Serialization.unmarshal(in);
+      return objects.stream()
+          .filter(ClusterRole.class::isInstance)
+          .map(ClusterRole.class::cast)
+          .filter(r -> r.getMetadata().getName().equals("soko-operator"))
+          .findFirst()
+          .orElseThrow()
+          .getRules();
+    }
+  }
+
+  private static Set<String> granted(List<PolicyRule> rules, String group, String resource) {
+    Set<String> verbs = new HashSet<>();
+    for (PolicyRule r : rules) {
+      if (r.getApiGroups().contains(group) && r.getResources().contains(resource)) {
+        verbs.addAll(r.getVerbs());
+      }
+    }
+    return verbs;
+  }
+
+  @Test
+  void theOperatorsClusterRoleGrantsEveryKindTheVerbsTheOperatorUses() throws Exception {
+    List<PolicyRule> rules = operatorRules();
+    for (Kind kind : KindRegistry.ALL) {
+      assertThat(granted(rules, kind.group(), kind.plural()))
+          .as(kind.kind() + " (" + kind.group() + "/" + kind.plural() + ")")
+          .containsAll(kind.verbs());
+    }
+    // Status and finalizers of the primary, which JOSDK patches.
+    assertThat(granted(rules, "soko.dev", "storageclusters/status")).contains("patch");
+    assertThat(granted(rules, "soko.dev", "storageclusters/finalizers")).contains("update");
+  }
+
+  @Test
+  void anInformerWatchesEveryKindItLists() {
+    for (Kind kind : KindRegistry.informers()) {
+      assertThat(kind.verbs()).as(kind.kind()).contains("list", "watch");
+    }
+    assertThat(KindRegistry.owned()).allMatch(Kind::informer);
+  }
+
+  @Test
+  void everyObjectTheModelRendersIsAnOwnedKindAndAppliesInRankOrder() {
+    var sc = Fixtures.sample();
+    sc.getSpec().getSnapshots().setEnabled(true);
+    DesiredState desired =
+        DesiredState.of(
+            sc, VersionsTable.load(), ClusterFacts.offline(KubernetesVersion.parse("1.34")));
+    Set<String> kinds = new HashSet<>();
+    for (HasMetadata o : desired.all()) {
+      Kind kind = KindRegistry.of(o);
+      assertThat(kind.use()).isEqualTo(Kind.Use.OWNED);
+      assertThat(kind.namespaced())
+          .as(o.getKind())
+          .isEqualTo(o.getMetadata().getNamespace() != null);
+      kinds.add(kind.kind());
+    }
+    assertThat(kinds).contains("VolumeSnapshotClass", "DaemonSet", "Namespace");
+    List<HasMetadata> ordered = KindRegistry.inApplyOrder(desired.all());
+    assertThat(ordered.get(0).getKind()).isEqualTo("Namespace");
+    assertThat(ordered).extracting(o -> KindRegistry.of(o).applyRank()).isSorted();
+    // Uninstall: workloads first, the namespace last.
+    assertThat(KindRegistry.deleteOrder().get(0)).isEqualTo(KindRegistry.DAEMON_SET);
+    assertThat(KindRegistry.deleteOrder().get(KindRegistry.deleteOrder().size() - 1))
+        .isEqualTo(KindRegistry.NAMESPACE);
+  }
+
+  @Test
+  void theOptionalSnapshotApiIsAGateCheckedThroughDiscovery() {
+    assertThat(KindRegistry.gates()).containsExactly(ClusterFacts.VOLUME_SNAPSHOT_CLASSES);
+    var none = new ClusterFacts(KubernetesVersion.parse("1.34"), Set.of(), true, null, null, null);
+    assertThat(KindRegistry.VOLUME_SNAPSHOT_CLASS.served(none)).isFalse();
+    assertThat(KindRegistry.DAEMON_SET.served(none)).isTrue();
+  }
+
+  @Test
+  void pruningKeysKeepTwoGenericKindsOfTheSameNameApart() {
+    GenericKubernetesResource snapshotClass =
+        generic("snapshot.storage.k8s.io/v1", "VolumeSnapshotClass");
+    GenericKubernetesResource other =
+        generic("groupsnapshot.storage.k8s.io/v1", "VolumeGroupSnapshotClass");
+    Kind second =
+        new Kind(
+            GenericKubernetesResource.class,
+            "groupsnapshot.storage.k8s.io/v1",
+            "VolumeGroupSnapshotClass",
+            "volumegroupsnapshotclasses",
+            false,
+            "groupsnapshot.storage.k8s.io/v1/volumegroupsnapshotclasses",
+            Kind.Use.OWNED,
+            6,
+            20,
+            true,
+            null,
+            Kind.Mapping.BY_LABEL_OR_FOREIGN,
+            List.of());
+    assertThat(Pruner.Key.of(KindRegistry.VOLUME_SNAPSHOT_CLASS, snapshotClass))
+        .isNotEqualTo(Pruner.Key.of(second, other));
+    assertThat(KindRegistry.find("snapshot.storage.k8s.io/v1", "VolumeSnapshotClass"))
+        .contains(KindRegistry.VOLUME_SNAPSHOT_CLASS);
+    assertThat(KindRegistry.find("groupsnapshot.storage.k8s.io/v1", "VolumeGroupSnapshotClass"))
+        .isEmpty();
+  }
+
+  private static GenericKubernetesResource generic(String apiVersion, String kind) {
+    return new GenericKubernetesResourceBuilder()
+        .withApiVersion(apiVersion)
+        .withKind(kind)
+        .withNewMetadata()
+        .withName("same")
+        .addToLabels("soko.dev/storagecluster", "a")
+        .endMetadata()
+        .build();
+  }
+}
