@@ -14,7 +14,8 @@ import java.util.function.Predicate;
 /**
  * The API server's audit log (JSON lines, level Metadata), filtered to one user: the honest count
  * of what a client asked the server, whatever the client's own metrics say. A request is counted
- * once: at ResponseComplete, or for a watch at ResponseStarted (when it opened).
+ * once: at ResponseComplete, or for a watch at ResponseStarted (when it opened) unless the server
+ * refused it.
  */
 public final class AuditLog {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -60,9 +61,13 @@ public final class AuditLog {
         JsonNode e = JSON.readTree(line);
         String stage = e.path("stage").asText();
         String verb = e.path("verb").asText();
+        int code = e.path("responseStatus").path("code").asInt(0);
+        // A watch is counted when its stream starts; one refused outright (e.g. 410) never
+        // starts, so it is counted when it completes.
         boolean counted =
             "watch".equals(verb)
                 ? "ResponseStarted".equals(stage)
+                    || ("ResponseComplete".equals(stage) && code >= 400)
                 : "ResponseComplete".equals(stage);
         if (!counted || !user.equals(e.path("user").path("username").asText())) {
           continue;
@@ -74,7 +79,7 @@ public final class AuditLog {
                 e.path("objectRef").path("resource").asText(null),
                 e.path("objectRef").path("subresource").asText(null),
                 e.path("requestURI").asText(),
-                e.path("responseStatus").path("code").asInt(0));
+                code);
         if (filter.test(r)) {
           out.add(r);
         }
