@@ -172,8 +172,12 @@ class OperatorFaultsIT {
         leaseDuration.toSeconds(),
         takeover.toMillis() / 1e3,
         reconciled.toMillis() / 1e3);
-    assertThat(takeover).isLessThanOrEqualTo(leaseDuration.plusSeconds(5));
-    assertThat(reconciled).isLessThanOrEqualTo(leaseDuration.plusSeconds(5));
+    assertThat(takeover).as("lease taken over").isLessThanOrEqualTo(leaseDuration.plusSeconds(5));
+    // The standby starts its informers only once it leads (JOSDK): its first reconcile comes a
+    // cold start later, measured 1.7-3.1 s on the shared 2-core machine.
+    assertThat(reconciled)
+        .as("change reconciled by the new leader")
+        .isLessThanOrEqualTo(leaseDuration.plusSeconds(10));
   }
 
   @Test
@@ -335,26 +339,45 @@ class OperatorFaultsIT {
           Duration.ofSeconds(60),
           Duration.ofMillis(100));
       Duration restored = Duration.ofNanos(System.nanoTime() - resumed);
-      Thread.sleep(1_000);
-      List<AuditLog.Request> after =
-          cp.audit().between(cut, Instant.now()).stream()
-              .filter(r -> "storageclasses".equals(r.resource()))
-              .toList();
+      // The informer's own list (its label selector, without a value) after the cut: it re-lists
+      // only when its resumed watch was answered 410 Gone; a plain reconnect resumes the watch.
+      String informerList = "labelSelector=" + Names.LABEL_CLUSTER.replace("/", "%2F");
+      List<AuditLog.Request> relists =
+          until(
+              "the StorageClass informer's re-list",
+              () -> storageClassRequests(cut),
+              list ->
+                  list.stream()
+                      .anyMatch(
+                          r ->
+                              "list".equals(r.verb())
+                                  && r.code() == 200
+                                  && (r.uri().endsWith(informerList)
+                                      || r.uri().contains(informerList + "&"))),
+              Duration.ofSeconds(30),
+              Duration.ofMillis(500));
       System.out.printf(
           "%s: etcd compacted at revision %d; drop-sc restored %.1f s after the network came back;"
               + " StorageClass requests after the cut: %s%n",
           testName,
           revision,
           restored.toMillis() / 1e3,
-          after.stream()
+          relists.stream()
               .map(r -> r.verb() + " " + r.code() + " " + r.uri())
               .collect(Collectors.joining("; ")));
       assertThat(op.isAlive()).isTrue();
-      assertThat(after)
-          .as("the informer re-listed StorageClasses: its resumed watch was expired")
-          .anyMatch(r -> "list".equals(r.verb()) && r.code() == 200);
       assertThat(restored).isLessThan(Duration.ofSeconds(30));
       assertThat(labelled("drop", sc)).isEqualTo(desired(get("drop")));
+    }
+  }
+
+  private static List<AuditLog.Request> storageClassRequests(Instant from) {
+    try {
+      return cp.audit().between(from, Instant.now()).stream()
+          .filter(r -> "storageclasses".equals(r.resource()))
+          .toList();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
     }
   }
 
@@ -399,11 +422,16 @@ class OperatorFaultsIT {
         .orElseThrow(() -> new AssertionError("no condition " + type + " in " + sc.getStatus()));
   }
 
+  /** This API server: no VolumeSnapshot API, no foreign defaults, no foreign namespace. */
+  private static ClusterFacts facts(KubernetesVersion version) {
+    return new ClusterFacts(version, Set.of(), true, null, null, null);
+  }
+
   /** What the operator must have applied: the model's objects, as kind/namespace/name. */
   private static Set<String> desired(StorageCluster sc) {
     KubernetesVersion version =
         KubernetesVersion.parse(admin.getKubernetesVersion().getGitVersion());
-    return DesiredState.of(sc, VersionsTable.load(), ClusterFacts.offline(version)).all().stream()
+    return DesiredState.of(sc, VersionsTable.load(), facts(version)).all().stream()
         .map(OperatorFaultsIT::key)
         .collect(Collectors.toCollection(TreeSet::new));
   }
@@ -414,7 +442,7 @@ class OperatorFaultsIT {
     KubernetesVersion version =
         KubernetesVersion.parse(admin.getKubernetesVersion().getGitVersion());
     Set<Class<? extends HasMetadata>> kinds = new java.util.LinkedHashSet<>();
-    DesiredState.of(sc, VersionsTable.load(), ClusterFacts.offline(version))
+    DesiredState.of(sc, VersionsTable.load(), facts(version))
         .all()
         .forEach(o -> kinds.add(o.getClass()));
     Set<String> out = new TreeSet<>();
