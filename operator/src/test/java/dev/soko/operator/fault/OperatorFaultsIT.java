@@ -113,6 +113,36 @@ class OperatorFaultsIT {
     assertThat(condition(done, "Degraded").getStatus()).isEqualTo("False");
     assertThat(done.getStatus().getObservedGeneration())
         .isEqualTo(done.getMetadata().getGeneration());
+
+    // Once converged, a further restart finds nothing to do: it writes nothing for kill9.
+    operators.remove(operators.size() - 1).close();
+    Instant restart = Instant.now();
+    OperatorProcess third = operator("kill9-c", null, Duration.ofMinutes(10));
+    until(
+        "kill9-c reconciled",
+        () -> metric(third, "soko_reconciles"),
+        n -> n >= 1,
+        Duration.ofSeconds(30),
+        Duration.ofMillis(200));
+    Thread.sleep(3_000);
+    assertThat(
+            cp.audit().between(restart, Instant.now()).stream()
+                .filter(AuditLog.Request::isWrite)
+                .map(AuditLog.Request::uri)
+                .filter(uri -> uri.contains("kill9")))
+        .as("writes for kill9 by a restarted operator")
+        .isEmpty();
+  }
+
+  private static double metric(OperatorProcess op, String name) {
+    try {
+      return op.metric(name);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
   }
 
   @Test
