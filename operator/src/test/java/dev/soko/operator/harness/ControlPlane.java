@@ -59,12 +59,7 @@ public final class ControlPlane implements AutoCloseable {
 
   /** Starts etcd and kube-apiserver and waits until the API server is ready. */
   public ControlPlane start() throws Exception {
-    for (String tool : List.of("etcd", "kube-apiserver", "kube-controller-manager")) {
-      if (!Files.isExecutable(bin.resolve(tool))) {
-        throw new IllegalStateException(
-            bin.resolve(tool) + " is missing: run `hack/tools.sh " + tool + "` first");
-      }
-    }
+    requireTools("etcd", "kube-apiserver");
     Files.createDirectories(dir.resolve("logs"));
     Files.createDirectories(dir.resolve("pki"));
     writeKeys();
@@ -124,6 +119,7 @@ public final class ControlPlane implements AutoCloseable {
 
   /** Starts kube-controller-manager with only the DaemonSet controller, allowed a high QPS. */
   public void startDaemonSetController() throws IOException {
+    requireTools("kube-controller-manager");
     controllerManager =
         spawn(
             "kube-controller-manager",
@@ -350,6 +346,15 @@ public final class ControlPlane implements AutoCloseable {
       stop(etcd);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  private void requireTools(String... tools) {
+    for (String tool : tools) {
+      if (!Files.isExecutable(bin.resolve(tool))) {
+        throw new IllegalStateException(
+            bin.resolve(tool) + " is missing: run `hack/tools.sh " + tool + "` first");
+      }
     }
   }
 
