@@ -60,6 +60,8 @@ public final class ControlPlane implements AutoCloseable {
   /** Starts etcd and kube-apiserver and waits until the API server is ready. */
   public ControlPlane start() throws Exception {
     requireTools("etcd", "kube-apiserver");
+    // No server outlives the JVM, even one ended by a signal (try-with-resources then never runs).
+    Runtime.getRuntime().addShutdownHook(new Thread(this::destroyChildren, "control-plane-stop"));
     Files.createDirectories(dir.resolve("logs"));
     Files.createDirectories(dir.resolve("pki"));
     writeKeys();
@@ -346,6 +348,14 @@ public final class ControlPlane implements AutoCloseable {
       stop(etcd);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  private void destroyChildren() {
+    for (Process p : new Process[] {controllerManager, apiServer, etcd}) {
+      if (p != null) {
+        p.destroyForcibly();
+      }
     }
   }
 

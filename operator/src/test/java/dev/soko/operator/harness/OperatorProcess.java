@@ -64,7 +64,10 @@ public final class OperatorProcess implements AutoCloseable {
     pb.environment().put("SOKO_OPERATOR_JAR", jar.toString());
     pb.environment().put("HOSTNAME", identity);
     pb.environment().remove("KUBECONFIG");
-    return new OperatorProcess(pb.start(), port, log);
+    Process process = pb.start();
+    Runtime.getRuntime()
+        .addShutdownHook(new Thread(process::destroyForcibly, "operator-process-stop"));
+    return new OperatorProcess(process, port, log);
   }
 
   /** The repository root: the working directory of a Maven module's tests is the module. */
