@@ -1,11 +1,12 @@
 package dev.soko.operator.reconcile;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HashMap;
@@ -86,10 +87,16 @@ public final class Applier {
 
   static String hash(HasMetadata desired) {
     try {
-      byte[] json = Serialization.asJson(desired).getBytes(StandardCharsets.UTF_8);
+      // Map entries sorted by key: a map's iteration order (e.g. keyed by enums, whose hash codes
+      // differ per JVM) must not change the hash, or every operator restart re-applies objects.
+      byte[] json =
+          Serialization.jsonMapper()
+              .writer()
+              .with(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
+              .writeValueAsBytes(desired);
       byte[] digest = MessageDigest.getInstance("SHA-256").digest(json);
       return HexFormat.of().formatHex(digest, 0, 12);
-    } catch (NoSuchAlgorithmException e) {
+    } catch (NoSuchAlgorithmException | JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
   }

@@ -77,4 +77,20 @@ class ApplierTest {
     assertThat(SubsetMatcher.contained(java.util.Map.of("k", 1), java.util.Map.of("k", 1L)))
         .isTrue();
   }
+
+  @Test
+  void theHashDoesNotDependOnTheOrderOfAMapsEntries() {
+    Deployment ab = desired(2);
+    Deployment ba = desired(2);
+    var first = new java.util.LinkedHashMap<String, String>();
+    first.put("a", "1");
+    first.put("b", "2");
+    var second = new java.util.LinkedHashMap<String, String>();
+    second.put("b", "2");
+    second.put("a", "1");
+    ab.getMetadata().setLabels(first);
+    ba.getMetadata().setLabels(second);
+    assertThat(Serialization.asJson(ab)).isNotEqualTo(Serialization.asJson(ba));
+    assertThat(Applier.hash(ab)).isEqualTo(Applier.hash(ba));
+  }
 }
