@@ -2,6 +2,7 @@ package dev.soko.driver.pool;
 
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.exec.Exec;
+import dev.soko.driver.mount.VolumeGeometry;
 import dev.soko.driver.state.Ids;
 import dev.soko.driver.state.RecordStore;
 import dev.soko.driver.volume.PoolCapacity;
@@ -37,6 +38,7 @@ public final class Pool implements AutoCloseable {
   private final RecordStore volumeRecords;
   private final RecordStore snapshotRecords;
   private final long physicalBytes;
+  private final int blockSize;
   private final Map<String, Long> reservations = new HashMap<>();
 
   /** The sum of {@link #reservations}, kept with it: a create asks for it. Guarded by "this". */
@@ -57,6 +59,7 @@ public final class Pool implements AutoCloseable {
     this.snapshotRecords =
         new RecordStore(config.path().resolve(".soko/snapshots"), Ids::isSnapshotId);
     this.physicalBytes = physicalBytes;
+    this.blockSize = VolumeGeometry.poolBlockSize(config.path());
   }
 
   /**
@@ -125,6 +128,11 @@ public final class Pool implements AutoCloseable {
 
   public boolean reflink() {
     return files.reflink();
+  }
+
+  /** The pool filesystem's block size: what volumes' direct-I/O loop devices match. */
+  public int blockSize() {
+    return blockSize;
   }
 
   public ImageFiles files() {
