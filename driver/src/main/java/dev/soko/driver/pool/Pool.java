@@ -221,6 +221,15 @@ public final class Pool implements AutoCloseable {
     provisioned += bytes - (previous == null ? 0 : previous);
   }
 
+  /**
+   * Physically allocated bytes of the pool's images and snapshots, beside {@link
+   * #provisionedBytes}: sparse images take only what was written and not discarded since.
+   * GetCapacity stays the logical headroom. Runs du: for reports, not for every call.
+   */
+  public long allocatedBytes() {
+    return files.allocatedBytes(List.of(images, snapshots));
+  }
+
   public synchronized PoolCapacity capacity() {
     long available = Math.max(0, totalBytes() - provisionedBytes());
     return new PoolCapacity(name(), totalBytes(), available, available / Sizes.MIB * Sizes.MIB);
