@@ -25,6 +25,10 @@ packages+=(fio)
 # Chart and OLM bundle generator and tests (hack/gen-dist.py, hack/test-dist.py).
 packages+=(python3 python3-yaml)
 
+# Monitoring (operator AlertRulesTest, PrometheusMonitoringIT): promtool checks and unit-tests the
+# shipped alert rules; a real Prometheus scrapes a real driver and operator on loopback.
+packages+=(prometheus)
+
 missing=()
 for pkg in "${packages[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")

@@ -356,6 +356,26 @@ KUBERNETES_TYPES = {
     "resources": "core/v1 ResourceRequirements",
     "updateStrategy": "apps/v1 DaemonSetUpdateStrategy",
 }
+SCHEMA_LIMITS = ("minimum", "maximum", "maxLength", "pattern", "enum", "maxItems", "maxProperties")
+
+
+def kubernetes_type(name, prop):
+    """The named type of a standard-Kubernetes field; a map of them says what its keys are, and
+    resources say which resource names they take."""
+    kind = KUBERNETES_TYPES[name]
+    values = prop.get("additionalProperties")
+    resources = (values or prop).get("properties", {}).get("limits", {}).get("properties")
+    if resources:
+        kind += f" ({', '.join(sorted(resources))})"
+    return f"map[container]{kind}" if values else kind
+
+
+def rule_text(prop):
+    """The field's own limits and CEL rule messages, as the reader should see them."""
+    rules = [f"{k}: {int(prop[k]) if isinstance(prop[k], float) and prop[k].is_integer() else prop[k]}"
+             for k in SCHEMA_LIMITS if k in prop]
+    rules += [r.get("message", r["rule"]) for r in prop.get("x-kubernetes-validations", [])]
+    return "; ".join(str(r) for r in rules)
 
 
 def schema_rows(schema, path="spec"):
@@ -363,9 +383,12 @@ def schema_rows(schema, path="spec"):
     for name, prop in sorted(schema.get("properties", {}).items()):
         field = f"{path}.{name}"
         kind = prop.get("type", "object")
+        text = " ".join(prop.get("description", "").split())
+        rules = rule_text(prop)
+        if rules:
+            text += (" " if text else "") + "(" + rules + ")"
         if name in KUBERNETES_TYPES:
-            text = " ".join(prop.get("description", "").split())
-            yield field, KUBERNETES_TYPES[name], "", text
+            yield field, kubernetes_type(name, prop), "", text
             continue
         if kind == "array":
             items = prop.get("items", {})
@@ -376,14 +399,20 @@ def schema_rows(schema, path="spec"):
             child = prop if prop.get("properties") else None
             field_children = field
         default = json.dumps(prop["default"]) if "default" in prop else ""
-        rules = [f"{k}: {int(prop[k]) if isinstance(prop[k], float) and prop[k].is_integer() else prop[k]}"
-                 for k in ("minimum", "maximum", "pattern", "enum", "maxItems") if k in prop]
-        text = " ".join(prop.get("description", "").split())
-        if rules:
-            text += (" " if text else "") + "(" + "; ".join(str(r) for r in rules) + ")"
         yield field, kind, default, text
         if child:
             yield from schema_rows(child, field_children)
+
+
+# What operator/.../model/SpecValidator reports instead of admission (see its ResourceChecks and
+# PoolChecks).
+STATUS_CHECKS = (
+    "What the API server cannot check on every supported Kubernetes version (a request above its"
+    " limit in any `resources`: CEL compares quantities only from 1.29 on; a pool `capacity` above"
+    " 8Ei, the driver's limit) is reported in status instead: condition `Ready` False with reason"
+    " `InvalidSpec` and a message naming the field, and nothing is applied. `soko-operator render`"
+    " refuses such a spec with the same message."
+)
 
 
 def storagecluster_reference(crd):
@@ -406,9 +435,11 @@ def storagecluster_reference(crd):
     for field, kind, default, text in schema_rows(schema):
         cell = text.replace("|", "\\|")
         lines.append(f"| `{field}` | {kind} | {('`' + default + '`') if default else ''} | {cell} |")
-    if rules:
-        lines += ["", "Cross-field rules on `spec`:", ""]
-        lines += [f"- {r.get('message', r['rule'])}" for r in rules]
+    root_rules = version["schema"]["openAPIV3Schema"].get("x-kubernetes-validations", [])
+    if rules or root_rules:
+        lines += ["", "Cross-field rules:", ""]
+        lines += [f"- {r.get('message', r['rule'])}" for r in root_rules + rules]
+    lines += ["", STATUS_CHECKS]
     lines += ["", "A complete example:", "", "```yaml", read(EXAMPLE).rstrip(), "```", ""]
     return "\n".join(lines)
 

@@ -9,6 +9,7 @@ Prints one PASS/FAIL line per check and "N passed, M failed" last.
 
 import argparse
 import glob
+import json
 import os
 import re
 import shutil
@@ -164,6 +165,66 @@ def refused(helm, setting, message):
     check(f"schema refuses --set {setting}", attempt)
 
 
+# --- monitoring --------------------------------------------------------------------------------
+
+MONITORING = os.path.join(CHART, "files/monitoring")
+MONITORING_API = ["--api-versions", "monitoring.coreos.com/v1/PrometheusRule",
+                  "--api-versions", "monitoring.coreos.com/v1/PodMonitor"]
+
+
+def kinds(docs):
+    return sorted(doc["kind"] for doc in docs)
+
+
+def monitoring_needs_the_api(helm):
+    docs = template(helm, "--set", "monitoring.prometheusRule.enabled=true",
+                    "--set", "monitoring.podMonitor.enabled=true")
+    for kind in ("PrometheusRule", "PodMonitor"):
+        assert kind not in kinds(docs), f"{kind} rendered without the monitoring API"
+
+
+def prometheus_rule_is_the_tested_file(helm):
+    rule = one(template(helm, *MONITORING_API), "PrometheusRule")
+    source = yaml.safe_load(open(os.path.join(MONITORING, "alerts.yaml")))
+    expect(rule["spec"], {"groups": source["groups"]}, "PrometheusRule spec vs alerts.yaml")
+    expect(rule["metadata"]["namespace"], "soko-system", "PrometheusRule namespace")
+
+
+def pod_monitors(helm):
+    docs = [d for d in template(helm, *MONITORING_API, "--set", "monitoring.podMonitor.labels.team=storage")
+            if d["kind"] == "PodMonitor"]
+    expect(len(docs), 2, "PodMonitors (operator and driver)")
+    operator, driver = docs
+    deployment = one(template(helm), "Deployment")
+    expect(operator["spec"]["selector"]["matchLabels"],
+           deployment["spec"]["selector"]["matchLabels"], "operator PodMonitor selector")
+    expect(operator["spec"]["podMetricsEndpoints"][0]["port"], "http", "operator metrics port")
+    expect(driver["spec"]["namespaceSelector"], {"matchNames": ["soko-system"]}, "driver namespace")
+    # The driver pods' labels and port name come from the operator's model (Names, Containers).
+    expect(driver["spec"]["selector"]["matchLabels"],
+           {"app.kubernetes.io/name": "soko", "app.kubernetes.io/managed-by": "soko-operator"},
+           "driver PodMonitor selector")
+    expect(driver["spec"]["podMetricsEndpoints"][0]["port"], "metrics", "driver metrics port")
+    expect(operator["metadata"]["labels"].get("team"), "storage", "extra labels")
+    other = [d for d in template(helm, *MONITORING_API, "--set", "storageCluster.spec.namespace=storage")
+             if d["kind"] == "PodMonitor"][1]
+    expect(other["spec"]["namespaceSelector"], {"matchNames": ["storage"]}, "driver namespace from spec")
+    off = template(helm, *MONITORING_API, "--set", "monitoring.podMonitor.enabled=false",
+                   "--set", "monitoring.prometheusRule.enabled=false")
+    assert not {"PodMonitor", "PrometheusRule"} & set(kinds(off)), "disabled yet rendered"
+
+
+def dashboard(helm):
+    assert "ConfigMap" not in kinds(template(helm)), "dashboard ConfigMap is off by default"
+    docs = template(helm, "--set", "monitoring.dashboard.enabled=true",
+                    "--set", "monitoring.dashboard.namespace=grafana")
+    config_map = one(docs, "ConfigMap")
+    expect(config_map["metadata"]["labels"].get("grafana_dashboard"), "1", "sidecar label")
+    expect(config_map["metadata"]["namespace"], "grafana", "dashboard namespace")
+    source = json.load(open(os.path.join(MONITORING, "dashboard.json")))
+    expect(json.loads(config_map["data"]["soko.json"]), source, "ConfigMap data vs dashboard.json")
+
+
 # --- bundle ------------------------------------------------------------------------------------
 
 
@@ -238,6 +299,14 @@ def main():
     refused(args.helm, "storageCluster.spec.pools=null", "pools")
     refused(args.helm, "leaderElection.enabled=false,replicaCount=2", "needs replicaCount <= 1")
     refused(args.helm, "imageRegistry=https://registry.example", "imageRegistry")
+    refused(args.helm, "monitoring.podMonitor.interval=soon", "interval")
+    check("monitoring objects need the monitoring.coreos.com/v1 API",
+          lambda: monitoring_needs_the_api(args.helm))
+    check("PrometheusRule carries files/monitoring/alerts.yaml unchanged",
+          lambda: prometheus_rule_is_the_tested_file(args.helm))
+    check("PodMonitors select the operator and the driver pods", lambda: pod_monitors(args.helm))
+    check("dashboard ConfigMap: off by default, sidecar label, dashboard.json unchanged",
+          lambda: dashboard(args.helm))
     check("CSV permissions, deployment, images and CRD equal the chart's",
           lambda: csv_equals_chart(args.helm))
     check("operator-verify: no errors or warnings on olm-bundle",

@@ -186,9 +186,10 @@ e2e_container_args() {
 }
 
 # Rewrites container args for a local process: the pod's socket path becomes a local one, the
-# downward-API node name is substituted, the driver's health endpoint (built-in registration) moves
-# to a free loopback port (node and controller driver share this host's network) and its
-# registration directory to one in the work dir (no kubelet watches it).
+# downward-API node name is substituted, the driver's health endpoint (built-in registration) and
+# a sidecar's --http-endpoint (the resizer's leader-election health) move to a free loopback port
+# (the processes share this host's network) and the registration directory to one in the work dir
+# (no kubelet watches it).
 e2e_localise_args() {
   local socket=$1 arg
   while IFS= read -r arg; do
@@ -198,6 +199,7 @@ e2e_localise_args() {
     arg=${arg//\$(NODE_NAME)/$E2E_NODE}
     case $arg in
       --health-address=*) arg=--health-address=127.0.0.1:$(e2e_free_port) ;;
+      --http-endpoint=*) arg=--http-endpoint=127.0.0.1:$(e2e_free_port) ;;
       --registration-dir=*)
         mkdir -p "$E2E_WORK/registration"
         arg=--registration-dir=$E2E_WORK/registration

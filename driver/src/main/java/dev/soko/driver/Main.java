@@ -15,6 +15,7 @@ import dev.soko.driver.http.HttpEndpoint;
 import dev.soko.driver.kubelet.RegistrationService;
 import dev.soko.driver.metrics.PrometheusRpcMetrics;
 import dev.soko.driver.metrics.RpcMetrics;
+import dev.soko.driver.metrics.StorageGauges;
 import dev.soko.driver.mount.PathPolicy;
 import dev.soko.driver.server.DriverServer;
 import dev.soko.driver.server.Endpoint;
@@ -75,6 +76,11 @@ public final class Main {
       if (config.mode() == DriverConfig.Mode.NODE) {
         VolumeManager volumes = VolumeManagers.open(config);
         resources.volumes = volumes;
+        if (prometheus != null) {
+          StorageGauges gauges =
+              new StorageGauges(prometheus.registry(), config.nodeId(), volumes::metricsView);
+          prometheus.beforeScrape(gauges::refresh);
+        }
         readiness = volumes::notReady;
         services =
             List.of(

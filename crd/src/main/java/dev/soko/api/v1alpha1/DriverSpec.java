@@ -2,6 +2,10 @@ package dev.soko.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import dev.soko.api.v1alpha1.schema.ContainerResources;
+import dev.soko.api.v1alpha1.schema.DeepMerge;
+import io.fabric8.crd.generator.annotation.SchemaFrom;
+import io.fabric8.crdv2.generator.v1.SchemaCustomizer;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
@@ -13,6 +17,10 @@ import java.util.List;
 
 /** The CSI driver's identity and process settings. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+// Bounds for the cost of the extraArgs rule (see DeepMerge).
+@SchemaCustomizer(
+    value = DeepMerge.class,
+    input = "{properties: {extraArgs: {items: {maxLength: 4096}}}}")
 public class DriverSpec {
   public static final String DEFAULT_NAME = "csi.soko.dev";
 
@@ -35,22 +43,40 @@ public class DriverSpec {
   @JsonPropertyDescription(
       "Driver image, a full reference used verbatim; defaults to the versions table's driver"
           + " image qualified with images.registry or the operator's default registry.")
+  @Size(max = 512)
+  @ValidationRule(value = Validation.IMAGE_RULE, message = Validation.IMAGE_MESSAGE)
   private String image;
 
-  @JsonPropertyDescription("Resources of the driver container (node and controller).")
+  @JsonPropertyDescription(
+      "Resources of the driver container (core/v1 ResourceRequirements) in the node and the"
+          + " controller pods, unless nodePlugin.resources or controller.resources name"
+          + " soko-driver.")
+  @SchemaFrom(type = ContainerResources.class)
   private ResourceRequirements resources;
 
-  @JsonPropertyDescription("Extra command-line arguments appended to the driver's.")
+  @JsonPropertyDescription(
+      "Extra command-line arguments appended to the driver's, each --allowed-path-root=DIR (an"
+          + " extra root that staging and target paths may lie under). Every other flag of the"
+          + " driver is set from a field of this spec, or stops the driver (--help, --version).")
   @Size(max = 32)
+  @ValidationRule(
+      value = "self.all(a, a.size() <= 4096 && a.matches('^--allowed-path-root=/[^,]*$'))",
+      message =
+          "each item must be --allowed-path-root=DIR with an absolute DIR: the driver's other"
+              + " flags are set from spec fields")
   private List<String> extraArgs = new ArrayList<>();
 
   @JsonPropertyDescription(
       "Port of the driver's Prometheus endpoint (/metrics, per-RPC counts and durations) on the"
           + " pod IP of every node and controller pod; unset: no metrics. 9808 is the health port;"
-          + " with registration Sidecars, 9809 is node-driver-registrar's.")
+          + " with registration Sidecars, 9809 is node-driver-registrar's; 9811 is csi-resizer's.")
   @Min(1)
   @Max(65535)
   @ValidationRule(value = "self != 9808", message = "9808 is the liveness probe's health port")
+  @ValidationRule(
+      value = "self != 9811",
+      message =
+          "9811 is the http endpoint (leader-election health) of the controller pod's csi-resizer")
   private Integer metricsPort;
 
   @JsonPropertyDescription(
@@ -63,6 +89,7 @@ public class DriverSpec {
 
   @JsonPropertyDescription("Maximum volumes per node reported to the scheduler; 0 means unlimited.")
   @Min(0)
+  @Max(1000000)
   private Integer maxVolumesPerNode;
 
   public Integer getMetricsPort() {

@@ -8,17 +8,20 @@ import io.fabric8.generator.annotation.ValidationRule;
 /** Full image references replacing the versions table's choice for one sidecar each. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class ImageOverrides {
-  private static final String RULE = "!self.contains(' ') && self.size() > 0";
-  private static final String MESSAGE = "must be an image reference without spaces";
+  private static final String RULE = Validation.IMAGE_RULE;
+  private static final String MESSAGE = Validation.IMAGE_MESSAGE;
 
+  @JsonPropertyDescription("external-provisioner (csi-provisioner).")
   @Size(max = 512)
   @ValidationRule(value = RULE, message = MESSAGE)
   private String provisioner;
 
+  @JsonPropertyDescription("external-resizer (csi-resizer).")
   @Size(max = 512)
   @ValidationRule(value = RULE, message = MESSAGE)
   private String resizer;
 
+  @JsonPropertyDescription("csi-snapshotter; used only with snapshots enabled.")
   @Size(max = 512)
   @ValidationRule(value = RULE, message = MESSAGE)
   private String snapshotter;
@@ -33,6 +36,9 @@ public class ImageOverrides {
   @ValidationRule(value = RULE, message = MESSAGE)
   private String livenessProbe;
 
+  @JsonPropertyDescription(
+      "csi-external-health-monitor-controller; not deployed yet (see"
+          + " features.volumeHealthMonitor).")
   @Size(max = 512)
   @ValidationRule(value = RULE, message = MESSAGE)
   private String healthMonitor;

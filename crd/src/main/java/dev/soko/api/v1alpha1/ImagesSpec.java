@@ -2,6 +2,8 @@ package dev.soko.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import dev.soko.api.v1alpha1.schema.DeepMerge;
+import io.fabric8.crdv2.generator.v1.SchemaCustomizer;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
@@ -10,6 +12,10 @@ import java.util.List;
 
 /** Where images come from. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+// Bounds for the cost of the pullSecrets rule (see DeepMerge).
+@SchemaCustomizer(
+    value = DeepMerge.class,
+    input = "{properties: {pullSecrets: {items: {maxLength: 253}}}}")
 public class ImagesSpec {
   @JsonPropertyDescription(
       "Registry host and optional path prefix the driver and sidecar images are pulled from."
@@ -21,8 +27,12 @@ public class ImagesSpec {
           + " so). overrides and driver.image are used verbatim.")
   @Size(max = 253)
   @ValidationRule(
-      value = "!self.endsWith('/') && !self.contains('://') && self.size() > 0",
-      message = "must be a registry host with optional path, without scheme or trailing '/'")
+      value =
+          "self.matches('^[a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?(\\\\.[a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?)*"
+              + "(:[0-9]+)?(/[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*)*$')",
+      message =
+          "must be a registry host with optional port and path, such as mirror.example:5000/k8s,"
+              + " without scheme or trailing '/'")
   private String registry;
 
   @JsonPropertyDescription(
@@ -33,8 +43,12 @@ public class ImagesSpec {
   @Default("IfNotPresent")
   private PullPolicy pullPolicy = PullPolicy.IfNotPresent;
 
-  @JsonPropertyDescription("Names of image pull secrets, copied to every ServiceAccount's pods.")
+  @JsonPropertyDescription(
+      "Names of image pull secrets in spec.namespace, copied to every ServiceAccount's pods.")
   @Size(max = 16)
+  @ValidationRule(
+      value = "self.all(s, s.size() <= 253 && " + "s.matches('" + Validation.DNS_SUBDOMAIN + "'))",
+      message = "each item must be a Secret name (lower case letters, digits, '-' and '.')")
   private List<String> pullSecrets = new ArrayList<>();
 
   public String getRegistry() {

@@ -3,6 +3,8 @@ package dev.soko.api.v1alpha1;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import dev.soko.api.v1alpha1.schema.DeepMerge;
+import io.fabric8.crdv2.generator.v1.SchemaCustomizer;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
@@ -11,6 +13,10 @@ import java.util.List;
 
 /** One StorageClass backed by one pool. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+// Bounds for the cost of the mountOptions rule (see DeepMerge).
+@SchemaCustomizer(
+    value = DeepMerge.class,
+    input = "{properties: {mountOptions: {items: {maxLength: 256}}}}")
 public class StorageClassSpec {
   @JsonPropertyDescription("StorageClass name (cluster-wide).")
   @Required
@@ -22,7 +28,7 @@ public class StorageClassSpec {
 
   @JsonPropertyDescription("Name of the pool in spec.pools that backs this class.")
   @Required
-  @Size(max = 63)
+  @Size(max = 58)
   private String pool;
 
   @JsonPropertyDescription("Filesystem of volumes of this class.")
@@ -43,6 +49,9 @@ public class StorageClassSpec {
 
   @JsonPropertyDescription("Mount options of volumes of this class.")
   @Size(max = 32)
+  @ValidationRule(
+      value = "self.all(o, o.size() <= 256 && o.matches('^[^\\\\s]+$'))",
+      message = "each item must be a mount option without spaces, at most 256 characters")
   private List<String> mountOptions;
 
   @JsonPropertyDescription(

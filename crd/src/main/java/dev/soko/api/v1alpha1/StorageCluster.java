@@ -1,6 +1,7 @@
 package dev.soko.api.v1alpha1;
 
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Group;
 import io.fabric8.kubernetes.model.annotation.Plural;
@@ -49,6 +50,12 @@ import io.fabric8.kubernetes.model.annotation.Version;
     name = "Age",
     jsonPath = ".metadata.creationTimestamp",
     type = AdditionalPrinterColumn.Type.DATE)
+// The name is the value of the soko.dev/storagecluster label on every owned object.
+@ValidationRule(
+    value = "self.metadata.name.size() <= 63",
+    message =
+        "metadata.name must be at most 63 characters: it is a label value on every object the"
+            + " StorageCluster owns")
 public class StorageCluster extends CustomResource<StorageClusterSpec, StorageClusterStatus> {
   public static final String GROUP = "soko.dev";
   public static final String VERSION = "v1alpha1";

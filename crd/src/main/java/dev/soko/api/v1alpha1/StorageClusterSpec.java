@@ -14,39 +14,99 @@ import java.util.List;
  * an offline {@code render} of a file sees the same values the API server would fill in.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+// Cross-field rules: each message names the fields it is about. The paths are absent when not
+// given (the API server defaults fields only inside objects that are present), hence the has().
 @ValidationRule(
     value = "self.pools.all(a, self.pools.exists_one(b, b.name == a.name))",
-    message = "pool names must be unique")
+    message = "spec.pools[].name must be unique")
+@ValidationRule(
+    value = "self.pools.all(a, self.pools.exists_one(b, b.path == a.path))",
+    message = "spec.pools[].path must be unique: two pools would share one host directory")
+@ValidationRule(
+    value = "self.pools.all(a, !self.pools.exists(b, b.path.startsWith(a.path + '/')))",
+    message = "spec.pools[].path must not lie inside another pool's path")
+@ValidationRule(
+    value =
+        "self.pools.all(p, !["
+            + StorageClusterSpec.POD_PATHS
+            + "].exists(d, p.path == d || p.path.startsWith(d + '/')))",
+    message =
+        "spec.pools[].path must not be or lie under /csi, /dev, /registration or"
+            + " nodePlugin.kubeletDir: the node pods mount those")
 @ValidationRule(
     value =
         "!has(self.storageClasses) ||"
             + " self.storageClasses.all(a, self.storageClasses.exists_one(b, b.name == a.name))",
-    message = "storage class names must be unique")
+    message = "spec.storageClasses[].name must be unique")
 @ValidationRule(
     value =
         "!has(self.storageClasses) ||"
             + " self.storageClasses.all(c, self.pools.exists(p, p.name == c.pool))",
-    message = "every storage class must name a pool listed in spec.pools")
+    message = "spec.storageClasses[].pool must name a pool listed in spec.pools")
 @ValidationRule(
     value =
         "!has(self.storageClasses) ||"
             + " self.storageClasses.filter(c, has(c.default) && c.default).size() <= 1",
-    message = "at most one storage class may be marked default")
+    message = "at most one of spec.storageClasses[] may be marked default")
 @ValidationRule(
     value =
         "!has(self.storageClasses) || self.storageClasses.all(c, !has(c.fsType) ||"
             + " self.pools.exists(p, p.name == c.pool && (!has(p.fsTypes) || c.fsType in"
             + " p.fsTypes)))",
-    message = "a storage class fsType must be one of its pool's fsTypes")
+    message = "spec.storageClasses[].fsType must be one of its pool's spec.pools[].fsTypes")
 @ValidationRule(
     value =
         "!has(self.driver) || !has(self.driver.registration) || self.driver.registration !="
             + " 'Sidecars' || !has(self.driver.metricsPort) || self.driver.metricsPort != 9809",
     message =
-        "with driver.registration Sidecars, driver.metricsPort must not be 9809, the health port"
-            + " of node-driver-registrar")
+        "with spec.driver.registration Sidecars, spec.driver.metricsPort must not be 9809, the"
+            + " health port of node-driver-registrar")
+@ValidationRule(
+    value =
+        StorageClusterSpec.SIDECARS
+            + " || !has(self.nodePlugin) || !has(self.nodePlugin.resources) ||"
+            + " !self.nodePlugin.resources.exists(k, k in ['node-driver-registrar',"
+            + " 'liveness-probe'])",
+    message =
+        "spec.nodePlugin.resources may name node-driver-registrar and liveness-probe only with"
+            + " spec.driver.registration Sidecars: with BuiltIn those containers do not run")
+@ValidationRule(
+    value =
+        StorageClusterSpec.SIDECARS
+            + " || !has(self.controller) || !has(self.controller.resources) ||"
+            + " !('liveness-probe' in self.controller.resources)",
+    message =
+        "spec.controller.resources may name liveness-probe only with spec.driver.registration"
+            + " Sidecars: with BuiltIn that container does not run")
+@ValidationRule(
+    value =
+        "!has(self.snapshots) || !has(self.snapshots.enabled) || self.snapshots.enabled ||"
+            + " !has(self.nodePlugin) || !has(self.nodePlugin.resources) ||"
+            + " !('csi-snapshotter' in self.nodePlugin.resources)",
+    message =
+        "spec.nodePlugin.resources may name csi-snapshotter only with spec.snapshots.enabled:"
+            + " without snapshots that container does not run")
+@ValidationRule(
+    value =
+        "!has(self.snapshots) || !has(self.snapshots.enabled) || self.snapshots.enabled ||"
+            + " !has(self.snapshots.default) || !self.snapshots.default",
+    message =
+        "spec.snapshots.default needs spec.snapshots.enabled: without snapshots there is no"
+            + " VolumeSnapshotClass to mark default")
 public class StorageClusterSpec {
   public static final String DEFAULT_NAMESPACE = "soko-system";
+
+  /** Whether registration is Sidecars; BuiltIn when driver or registration is not given. */
+  static final String SIDECARS =
+      "(has(self.driver) && has(self.driver.registration) && self.driver.registration =="
+          + " 'Sidecars')";
+
+  /** Directories the node pods mount besides the pools (see the operator's NodeDaemonSet). */
+  static final String POD_PATHS =
+      "'/csi', '/dev', '/registration', (has(self.nodePlugin) && has(self.nodePlugin.kubeletDir)"
+          + " ? self.nodePlugin.kubeletDir : '"
+          + NodePluginSpec.DEFAULT_KUBELET_DIR
+          + "')";
 
   @JsonPropertyDescription(
       "Namespace for the driver's Deployment, DaemonSet and ServiceAccounts. Created if absent.")
@@ -88,6 +148,11 @@ public class StorageClusterSpec {
       "What deleting this StorageCluster does while PersistentVolumes of its driver exist.")
   @Default("RefuseWhileVolumesExist")
   private UninstallPolicy uninstallPolicy = UninstallPolicy.RefuseWhileVolumesExist;
+
+  @JsonPropertyDescription(
+      "What happens to the driver's PersistentVolumes when the Node they are bound to is"
+          + " deleted: Retain (the default) or Delete after a delay.")
+  private NodeLossSpec nodeLoss = new NodeLossSpec();
 
   public String getNamespace() {
     return namespace;
@@ -167,5 +232,13 @@ public class StorageClusterSpec {
 
   public void setUninstallPolicy(UninstallPolicy uninstallPolicy) {
     this.uninstallPolicy = uninstallPolicy;
+  }
+
+  public NodeLossSpec getNodeLoss() {
+    return nodeLoss;
+  }
+
+  public void setNodeLoss(NodeLossSpec nodeLoss) {
+    this.nodeLoss = nodeLoss;
   }
 }

@@ -44,6 +44,11 @@ public class StorageClusterStatus {
   @JsonPropertyDescription("Objects the operator applied and verified for observedGeneration.")
   private Integer appliedObjects;
 
+  @JsonPropertyDescription(
+      "PersistentVolumes bound to deleted Nodes and what spec.nodeLoss does with them; unset when"
+          + " there are none.")
+  private OrphanedVolumes orphanedVolumes;
+
   public Integer getAppliedObjects() {
     return appliedObjects;
   }
@@ -141,11 +146,20 @@ public class StorageClusterStatus {
         && Objects.equals(nodes, s.nodes)
         && Objects.equals(capacity, s.capacity)
         && Objects.equals(pools, s.pools)
-        && Objects.equals(appliedObjects, s.appliedObjects);
+        && Objects.equals(appliedObjects, s.appliedObjects)
+        && Objects.equals(orphanedVolumes, s.orphanedVolumes);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(observedGeneration, kubernetesVersion, images, nodes);
+  }
+
+  public OrphanedVolumes getOrphanedVolumes() {
+    return orphanedVolumes;
+  }
+
+  public void setOrphanedVolumes(OrphanedVolumes orphanedVolumes) {
+    this.orphanedVolumes = orphanedVolumes;
   }
 }

@@ -1,18 +1,22 @@
 package dev.soko.driver.metrics;
 
 import dev.soko.driver.http.HttpEndpoint;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Per-RPC counts and latency histograms, tagged by method and code. The histogram has fixed buckets
  * from 1 ms to 60 s (mount and mkfs calls take seconds) instead of micrometer's 70+ percentile
- * buckets, which would multiply the series for every method and code.
+ * buckets, which would multiply the series for every method and code. The endpoint also serves the
+ * pool and volume gauges of {@link StorageGauges} from the same registry.
  */
 public final class PrometheusRpcMetrics implements RpcMetrics {
   static final String NAME = "soko.csi.rpc";
@@ -47,8 +51,21 @@ public final class PrometheusRpcMetrics implements RpcMetrics {
         .record(nanos, TimeUnit.NANOSECONDS);
   }
 
+  /** Runs before every scrape (gauges that read their source fresh, e.g. {@link StorageGauges}). */
+  private final List<Runnable> beforeScrape = new CopyOnWriteArrayList<>();
+
+  /** The registry, for gauges served beside the RPC metrics. */
+  public MeterRegistry registry() {
+    return registry;
+  }
+
+  public void beforeScrape(Runnable refresh) {
+    beforeScrape.add(refresh);
+  }
+
   /** The Prometheus text exposition of every metric. */
-  public String scrape() {
+  public synchronized String scrape() {
+    beforeScrape.forEach(Runnable::run);
     return registry.scrape();
   }
 

@@ -10,8 +10,6 @@ import dev.soko.driver.volume.StorageException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
-import java.nio.file.DirectoryStream;
-import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -25,8 +23,10 @@ import org.slf4j.LoggerFactory;
  * A pool: a host directory holding sparse image files for volumes ({@code images/<id>.img}) and
  * snapshots ({@code snapshots/<id>.img}) and their records ({@code .soko/volumes}, {@code
  * .soko/snapshots}). It owns the space accounting: every volume and snapshot reserves its size, and
- * the sum of reservations may not exceed the pool's size times its over-provisioning ratio. Every
- * path it hands out is built from a validated ID.
+ * the sum of reservations may not exceed the pool's size times its over-provisioning ratio. Growth
+ * is also refused beyond the physical free space of the pool's filesystem, read (statfs) whenever
+ * asked: sparse images over-promise, and a physically full pool must take no new volumes while its
+ * logical numbers still look healthy. Every path it hands out is built from a validated ID.
  */
 public final class Pool implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Pool.class);
@@ -37,14 +37,17 @@ public final class Pool implements AutoCloseable {
   private final Path snapshots;
   private final RecordStore volumeRecords;
   private final RecordStore snapshotRecords;
-  private final long physicalBytes;
+  private final PoolUsage.Reader usage;
   private final int blockSize;
   private final Map<String, Long> reservations = new HashMap<>();
+
+  /** Whether the last capacity answer was cut by physical free space; logged on each change. */
+  private boolean physicallyLimited;
 
   /** The sum of {@link #reservations}, kept with it: a create asks for it. Guarded by "this". */
   private long provisioned;
 
-  private Pool(PoolConfig config, ImageFiles files, long physicalBytes) {
+  private Pool(PoolConfig config, ImageFiles files, PoolUsage.Reader usage) {
     this.config = config;
     this.files = files;
     this.images = config.path().resolve("images");
@@ -58,7 +61,7 @@ public final class Pool implements AutoCloseable {
             id -> fsyncIfPresent(images.resolve(id + ".img")));
     this.snapshotRecords =
         new RecordStore(config.path().resolve(".soko/snapshots"), Ids::isSnapshotId);
-    this.physicalBytes = physicalBytes;
+    this.usage = usage;
     this.blockSize = VolumeGeometry.poolBlockSize(config.path());
   }
 
@@ -68,6 +71,13 @@ public final class Pool implements AutoCloseable {
    * @throws StorageException UNAVAILABLE when the directory is not usable
    */
   public static Pool open(PoolConfig config, Exec exec) {
+    return open(config, exec, null);
+  }
+
+  /**
+   * @param usage reads the pool's filesystem; null: statfs of the pool directory
+   */
+  public static Pool open(PoolConfig config, Exec exec, PoolUsage.Reader usage) {
     Path root = config.path();
     if (!root.isAbsolute()) {
       throw new StorageException(
@@ -77,45 +87,25 @@ public final class Pool implements AutoCloseable {
       Files.createDirectories(root.resolve("images"));
       Files.createDirectories(root.resolve("snapshots"));
       Files.createDirectories(root.resolve(".soko"));
-      long physical = config.capacityBytes();
-      if (physical <= 0) {
-        physical = freeSpaceBaseline(root);
-      }
+      PoolUsage.Reader reader = usage != null ? usage : PoolUsage.of(root);
+      PoolUsage now = reader.read();
       ImageFiles files = new ImageFiles(exec, ImageFiles.probeReflink(exec, root.resolve(".soko")));
-      Pool pool = new Pool(config, files, physical);
+      Pool pool = new Pool(config, files, reader);
       LOG.info(
-          "pool {} at {}: {} bytes x {} over-provisioning, reflink {}",
+          "pool {} at {}: {} bytes x {} over-provisioning on a filesystem of {} bytes, {} free,"
+              + " reflink {}",
           config.name(),
           root,
-          physical,
+          pool.sizeBytes(now),
           config.overprovisionRatio(),
+          now.sizeBytes(),
+          now.availableBytes(),
           files.reflink() ? "supported" : "unsupported (sparse copies)");
       return pool;
     } catch (IOException e) {
       throw new StorageException(
           StorageException.Reason.UNAVAILABLE, "pool " + config.name() + " is not usable: " + e, e);
     }
-  }
-
-  /**
-   * A pool configured with capacity 0 may use the free space of its filesystem. Measured at open
-   * and counting the images the pool already holds (they are this pool's, not someone else's use),
-   * so the figure stays put while the process runs instead of shrinking as volumes fill.
-   */
-  private static long freeSpaceBaseline(Path root) throws IOException {
-    FileStore store = Files.getFileStore(root);
-    long held = apparentSize(root.resolve("images")) + apparentSize(root.resolve("snapshots"));
-    return Math.min(store.getTotalSpace(), store.getUsableSpace() + held);
-  }
-
-  private static long apparentSize(Path dir) throws IOException {
-    long total = 0;
-    try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir, "*.img")) {
-      for (Path entry : entries) {
-        total += Files.size(entry);
-      }
-    }
-    return total;
   }
 
   public String name() {
@@ -181,8 +171,34 @@ public final class Pool implements AutoCloseable {
 
   // ---- accounting ------------------------------------------------------------------------
 
+  /** The pool's logical capacity: its size times the over-provisioning ratio. */
   public long totalBytes() {
-    return (long) (physicalBytes * Math.max(1.0, config.overprovisionRatio()));
+    return totalBytes(usage());
+  }
+
+  private long totalBytes(PoolUsage now) {
+    return (long) (sizeBytes(now) * Math.max(1.0, config.overprovisionRatio()));
+  }
+
+  /** The configured size, or (capacity 0) the whole filesystem as it is now. */
+  private long sizeBytes(PoolUsage now) {
+    return config.capacityBytes() > 0 ? config.capacityBytes() : now.sizeBytes();
+  }
+
+  /**
+   * The pool filesystem now (statfs).
+   *
+   * @throws StorageException UNAVAILABLE when it cannot be read (the disk is gone, say)
+   */
+  public PoolUsage usage() {
+    try {
+      return usage.read();
+    } catch (IOException | RuntimeException e) {
+      throw new StorageException(
+          StorageException.Reason.UNAVAILABLE,
+          "cannot read the filesystem of pool " + name() + ": " + e.getMessage(),
+          e);
+    }
   }
 
   public synchronized long provisionedBytes() {
@@ -196,10 +212,19 @@ public final class Pool implements AutoCloseable {
    */
   public synchronized void reserve(String id, long bytes) {
     long growth = bytes - reservations.getOrDefault(id, 0L);
-    long available = totalBytes() - provisionedBytes();
-    if (growth > available) {
-      throw StorageException.exhausted(
-          "pool %s has %d bytes available, %d more are needed", name(), available, growth);
+    if (growth > 0) {
+      PoolUsage now = usage();
+      long logical = totalBytes(now) - provisioned;
+      if (growth > logical) {
+        throw StorageException.exhausted(
+            "pool %s has %d bytes available, %d more are needed", name(), logical, growth);
+      }
+      if (growth > now.availableBytes()) {
+        throw StorageException.exhausted(
+            "pool %s has %d bytes of logical headroom but its filesystem has only %d bytes"
+                + " free, %d more are needed",
+            name(), logical, now.availableBytes(), growth);
+      }
     }
     setReservation(id, bytes);
   }
@@ -223,16 +248,56 @@ public final class Pool implements AutoCloseable {
 
   /**
    * Physically allocated bytes of the pool's images and snapshots, beside {@link
-   * #provisionedBytes}: sparse images take only what was written and not discarded since.
-   * GetCapacity stays the logical headroom. Runs du: for reports, not for every call.
+   * #provisionedBytes}: sparse images take only what was written and not discarded since (the
+   * filesystem-wide use in {@link PoolUsage} also counts whatever else lives on that disk). Runs
+   * du: for reports, not for every call.
    */
   public long allocatedBytes() {
     return files.allocatedBytes(List.of(images, snapshots));
   }
 
+  /**
+   * What GetCapacity offers: the lower of the logical headroom (capacity × ratio − provisioned) and
+   * the physical free space. A pool that cannot be read offers nothing.
+   */
   public synchronized PoolCapacity capacity() {
-    long available = Math.max(0, totalBytes() - provisionedBytes());
-    return new PoolCapacity(name(), totalBytes(), available, available / Sizes.MIB * Sizes.MIB);
+    return report().capacity();
+  }
+
+  /** Capacity, physical use and accounting in one reading, for GetCapacity and the metrics. */
+  public synchronized PoolReport report() {
+    PoolUsage now;
+    try {
+      now = usage();
+    } catch (StorageException e) {
+      LOG.warn("{}", e.getMessage());
+      return new PoolReport(name(), new PoolUsage(0, 0, 0), 0, provisioned, 0);
+    }
+    long total = totalBytes(now);
+    long logical = Math.max(0, total - provisioned);
+    long headroom = Math.min(logical, Math.max(0, now.availableBytes()));
+    notePhysicalLimit(logical, now);
+    return new PoolReport(name(), now, total, provisioned, headroom);
+  }
+
+  /** Says in the log, once per change, that the disk and not the accounting limits the pool. */
+  private void notePhysicalLimit(long logical, PoolUsage now) {
+    boolean limited = now.availableBytes() < logical;
+    if (limited != physicallyLimited) {
+      physicallyLimited = limited;
+      if (limited) {
+        LOG.warn(
+            "pool {} is limited by its filesystem: {} bytes free of {}, below the {} bytes of"
+                + " logical headroom; new volumes get at most the free space, existing ones keep"
+                + " working until the disk is full",
+            name(),
+            now.availableBytes(),
+            now.sizeBytes(),
+            logical);
+      } else {
+        LOG.info("pool {} is no longer limited by its filesystem's free space", name());
+      }
+    }
   }
 
   /** Writes every record file up to date and closes the pool's journals. */

@@ -16,7 +16,9 @@ import dev.soko.driver.state.SnapshotRecord;
 import dev.soko.driver.state.VolumeRecord;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import org.slf4j.Logger;
@@ -164,6 +166,35 @@ public final class LocalVolumeManager implements VolumeManager {
   @Override
   public List<PoolCapacity> capacity() {
     return catalog.pools().stream().map(Pool::capacity).toList();
+  }
+
+  @Override
+  public MetricsView metricsView() {
+    Map<String, Integer> volumeCounts = new HashMap<>();
+    Map<String, Integer> snapshotCounts = new HashMap<>();
+    Health.View view = health.view();
+    List<MetricsView.VolumeRow> volumeRows = new ArrayList<>();
+    for (VolumeRecord r : catalog.volumes().values()) {
+      if (r.state() == RecordState.READY) {
+        volumeCounts.merge(r.pool(), 1, Integer::sum);
+        volumeRows.add(
+            new MetricsView.VolumeRow(
+                r.id(), r.pool(), r.capacityBytes(), view.condition(r).abnormal()));
+      }
+    }
+    catalog.snapshots().values().stream()
+        .filter(s -> s.state() == RecordState.READY)
+        .forEach(s -> snapshotCounts.merge(s.pool(), 1, Integer::sum));
+    List<MetricsView.PoolRow> poolRows =
+        catalog.pools().stream()
+            .map(
+                p ->
+                    new MetricsView.PoolRow(
+                        p.report(),
+                        volumeCounts.getOrDefault(p.name(), 0),
+                        snapshotCounts.getOrDefault(p.name(), 0)))
+            .toList();
+    return new MetricsView(poolRows, volumeRows);
   }
 
   @Override

@@ -56,6 +56,11 @@ public interface VolumeManager extends AutoCloseable {
   /** Capacity of every pool on this node. */
   List<PoolCapacity> capacity();
 
+  /** Pools and volumes as the metrics endpoint exports them; read fresh on every call. */
+  default MetricsView metricsView() {
+    return MetricsView.EMPTY;
+  }
+
   // ---- node side ------------------------------------------------------------------------
 
   /**

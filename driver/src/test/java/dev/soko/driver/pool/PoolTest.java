@@ -18,6 +18,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class PoolTest {
+  private static final long GIB = 1024 * MIB;
+
   @TempDir Path dir;
 
   private PoolConfig config(long capacity, double ratio) {
@@ -76,10 +78,60 @@ class PoolTest {
   }
 
   @Test
-  void zeroCapacityMeansTheFilesystemsFreeSpace() throws Exception {
-    Pool pool = Pool.open(config(0, 1.0), new FakeExec());
-    long usable = Files.getFileStore(dir).getUsableSpace();
-    assertThat(pool.totalBytes()).isBetween(usable / 2, Files.getFileStore(dir).getTotalSpace());
+  void zeroCapacityMeansTheWholeFilesystemAsItIsNow() throws Exception {
+    java.util.concurrent.atomic.AtomicLong size = new java.util.concurrent.atomic.AtomicLong(GIB);
+    Pool pool =
+        Pool.open(config(0, 1.0), new FakeExec(), () -> new PoolUsage(size.get(), 0, size.get()));
+    assertThat(pool.totalBytes()).isEqualTo(GIB);
+    size.set(2 * GIB); // the filesystem grew (an LV extended under it): read again, not cached
+    assertThat(pool.totalBytes()).isEqualTo(2 * GIB);
+    assertThat(Pool.open(config(0, 1.0), new FakeExec()).totalBytes())
+        .isEqualTo(Files.getFileStore(dir).getTotalSpace());
+  }
+
+  @Test
+  void capacityIsTheLowerOfLogicalHeadroomAndPhysicalFreeSpace() {
+    // 1 GiB × 4 over-provisioning, 300 MiB reserved: 3.7 GiB of logical headroom.
+    PoolUsage[] disk = {new PoolUsage(GIB, 100 * MIB, 900 * MIB)};
+    Pool pool = Pool.open(config(GIB, 4.0), new FakeExec(), () -> disk[0]);
+    pool.reserve("a", 300 * MIB);
+    assertThat(pool.capacity()).isEqualTo(new PoolCapacity("fast", 4 * GIB, 900 * MIB, 900 * MIB));
+    assertThat(pool.report().physicallyLimited()).isTrue();
+
+    disk[0] = new PoolUsage(GIB, GIB - 10 * MIB, 10 * MIB); // the images were written full
+    assertThat(pool.capacity().availableBytes()).isEqualTo(10 * MIB);
+    assertThatThrownBy(() -> pool.reserve("b", 20 * MIB))
+        .isInstanceOf(StorageException.class)
+        .hasMessageContaining("its filesystem has only 10485760 bytes free")
+        .extracting(e -> ((StorageException) e).reason())
+        .isEqualTo(StorageException.Reason.RESOURCE_EXHAUSTED);
+    pool.reserve("a", 200 * MIB); // shrinking or keeping a reservation never needs free space
+    pool.reserve("b", 10 * MIB);
+
+    disk[0] = new PoolUsage(8 * GIB, 0, 8 * GIB); // plenty of disk: the accounting limits again
+    assertThat(pool.capacity().availableBytes()).isEqualTo(4 * GIB - 210 * MIB);
+    assertThat(pool.report().physicallyLimited()).isFalse();
+  }
+
+  @Test
+  void anUnreadableFilesystemOffersNothing() {
+    boolean[] gone = {false};
+    Pool pool =
+        Pool.open(
+            config(GIB, 1.0),
+            new FakeExec(),
+            () -> {
+              if (gone[0]) {
+                throw new java.io.IOException("No such device");
+              }
+              return new PoolUsage(GIB, 0, GIB);
+            });
+    gone[0] = true;
+    assertThat(pool.capacity().availableBytes()).isZero();
+    assertThatThrownBy(() -> pool.reserve("a", MIB))
+        .isInstanceOf(StorageException.class)
+        .extracting(e -> ((StorageException) e).reason())
+        .isEqualTo(StorageException.Reason.UNAVAILABLE);
   }
 
   @Test

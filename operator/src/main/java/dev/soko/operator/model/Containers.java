@@ -24,6 +24,18 @@ final class Containers {
   static final String SOCKET_VOLUME = "socket-dir";
   static final int HEALTH_PORT = 9808;
 
+  /**
+   * The controller pod's sidecars' --http-endpoint (metrics and {@code /healthz/leader-election}).
+   * Not 9809 (node-driver-registrar's, in the node pod) nor the port the docs' example gives
+   * driver.metricsPort (9810).
+   */
+  static final int RESIZER_HTTP_PORT = 9811;
+
+  static final int HEALTH_MONITOR_HTTP_PORT = 9812;
+
+  /** The port name of a sidecar's --http-endpoint, as in the sidecars' deploy/kubernetes. */
+  static final String HTTP_ENDPOINT = "http-endpoint";
+
   private Containers() {}
 
   static ContainerBuilder sidecar(
@@ -61,6 +73,31 @@ final class Containers {
         .withName("healthz")
         .withContainerPort(HEALTH_PORT)
         .withProtocol("TCP")
+        .build();
+  }
+
+  static ContainerPort httpEndpointPort(int port) {
+    return new ContainerPortBuilder()
+        .withName(HTTP_ENDPOINT)
+        .withContainerPort(port)
+        .withProtocol("TCP")
+        .build();
+  }
+
+  /**
+   * Restarts a leader-elected sidecar whose leader cannot renew its lease: the probe of
+   * external-resizer's deploy/kubernetes/deployment.yaml (the same at v1.10.1, v1.13.2, v2.3.0).
+   */
+  static Probe leaderElectionLivenessProbe() {
+    return new ProbeBuilder()
+        .withNewHttpGet()
+        .withPath("/healthz/leader-election")
+        .withNewPort(HTTP_ENDPOINT)
+        .endHttpGet()
+        .withFailureThreshold(1)
+        .withInitialDelaySeconds(10)
+        .withTimeoutSeconds(10)
+        .withPeriodSeconds(20)
         .build();
   }
 

@@ -22,7 +22,11 @@ final class ControllerDeployment {
    *     DesiredState#CONTROLLER_REPORTS_VOLUME_CONDITION})
    */
   static Deployment build(
-      Names n, StorageClusterSpec spec, ResolvedImages images, boolean healthMonitor) {
+      Names n,
+      StorageClusterSpec spec,
+      ResolvedImages images,
+      VersionsTable.Row row,
+      boolean healthMonitor) {
     ControllerSpec ctrl =
         spec.getController() == null ? new ControllerSpec() : spec.getController();
     List<String> driverArgs = new ArrayList<>();
@@ -50,14 +54,26 @@ final class ControllerDeployment {
             .addToPorts(Containers.healthPort())
             .withLivenessProbe(Containers.driverLivenessProbe())
             .build());
+    // --handle-volume-inuse-error=false: the driver expands online, so the resizer needs no Pod
+    // informer (nor the RBAC for one) to wait for a volume to be unused.
+    List<String> resizerArgs = leaderElected(n, Containers.RESIZER_HTTP_PORT, "--timeout=60s");
+    resizerArgs.add("--handle-volume-inuse-error=false");
+    resizerArgs.addAll(row.featureGateArgs(Component.RESIZER));
     containers.add(
         Containers.sidecar(Component.RESIZER, images, spec, ctrl)
-            .withArgs(leaderElected(n, "--timeout=60s", "--handle-volume-inuse-error=false"))
+            .withArgs(resizerArgs)
+            .withPorts(Containers.httpEndpointPort(Containers.RESIZER_HTTP_PORT))
+            .withLivenessProbe(Containers.leaderElectionLivenessProbe())
             .build());
     if (healthMonitor) {
+      List<String> monitorArgs =
+          leaderElected(n, Containers.HEALTH_MONITOR_HTTP_PORT, "--enable-node-watcher=false");
+      monitorArgs.addAll(row.featureGateArgs(Component.HEALTH_MONITOR));
       containers.add(
           Containers.sidecar(Component.HEALTH_MONITOR, images, spec, ctrl)
-              .withArgs(leaderElected(n, "--enable-node-watcher=false"))
+              .withArgs(monitorArgs)
+              .withPorts(Containers.httpEndpointPort(Containers.HEALTH_MONITOR_HTTP_PORT))
+              .withLivenessProbe(Containers.leaderElectionLivenessProbe())
               .build());
     }
     containers.addAll(KubeletRegistration.controllerSidecars(spec, images, ctrl));
@@ -93,11 +109,17 @@ final class ControllerDeployment {
         .build();
   }
 
-  private static List<String> leaderElected(Names n, String... extra) {
+  /**
+   * A leader-elected sidecar's flags, with --http-endpoint: that is where it serves {@code
+   * /healthz/leader-election}, which fails when the leader can no longer renew its lease.
+   */
+  private static List<String> leaderElected(Names n, int httpPort, String... extra) {
     List<String> args = new ArrayList<>();
     args.add("--csi-address=" + Containers.SOCKET);
     args.add("--leader-election=true");
     args.add("--leader-election-namespace=" + n.namespace());
+    // All interfaces of the pod: the kubelet probes the pod IP.
+    args.add("--http-endpoint=:" + httpPort);
     args.add("--v=2");
     args.addAll(List.of(extra));
     return args;

@@ -40,6 +40,7 @@ public record DesiredState(
     StorageClusterSpec spec = sc.getSpec();
     Names n = Names.of(sc);
     ResolvedImages images = ResolvedImages.resolve(spec, table, facts.version());
+    VersionsTable.Row row = table.rowFor(facts.version());
     boolean snapshots = snapshotsEnabled(spec, facts);
     boolean capacity = Boolean.TRUE.equals(spec.getFeatures().getCapacityTracking());
     boolean health =
@@ -52,8 +53,8 @@ public record DesiredState(
         facts.foreignNamespace() == null ? OperandNamespace.build(n) : null,
         Rbac.objects(n, snapshots, capacity, health),
         StorageObjects.csiDriver(n, spec),
-        NodeDaemonSet.build(n, spec, images, snapshots),
-        ControllerDeployment.build(n, spec, images, health),
+        NodeDaemonSet.build(n, spec, images, row, snapshots),
+        ControllerDeployment.build(n, spec, images, row, health),
         StorageObjects.storageClasses(n, spec, facts.foreignDefaultStorageClass()),
         snapshots
             ? StorageObjects.snapshotClass(n, spec, facts.foreignDefaultSnapshotClass())

@@ -106,11 +106,15 @@ final class KubeletRegistration {
         : List.of();
   }
 
-  /** Serves the driver's health port by calling its Probe over the socket. */
+  /**
+   * Serves the driver's health port by calling its Probe over the socket. --http-endpoint, not the
+   * deprecated --health-port (cmd/livenessprobe/main.go at v2.12.0, v2.15.0 and v2.19.0).
+   */
   private static Container livenessProbe(
       StorageClusterSpec spec, ResolvedImages images, Placement p) {
     return Containers.sidecar(Component.LIVENESS_PROBE, images, spec, p)
-        .withArgs("--csi-address=" + Containers.SOCKET, "--health-port=" + Containers.HEALTH_PORT)
+        .withArgs(
+            "--csi-address=" + Containers.SOCKET, "--http-endpoint=:" + Containers.HEALTH_PORT)
         .build();
   }
 

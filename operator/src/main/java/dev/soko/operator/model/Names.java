@@ -47,8 +47,15 @@ public record Names(String cluster, String namespace) {
     return labels;
   }
 
-  /** The pod selector of a workload: stable, never includes labels that may change. */
+  /**
+   * The pod selector of a workload: stable, never includes labels that may change. In a fixed order
+   * (not {@code Map.of}, whose order changes from one JVM to the next), so that two renders print
+   * the same text.
+   */
   public Map<String, String> selector(String component) {
-    return Map.of("app.kubernetes.io/instance", cluster, "app.kubernetes.io/component", component);
+    Map<String, String> selector = new LinkedHashMap<>();
+    selector.put("app.kubernetes.io/instance", cluster);
+    selector.put("app.kubernetes.io/component", component);
+    return selector;
   }
 }

@@ -25,8 +25,15 @@ import java.util.stream.Collectors;
 final class NodeDaemonSet {
   private NodeDaemonSet() {}
 
+  /**
+   * @param row the versions-table row the images come from: the feature gates its sidecars need
+   */
   static DaemonSet build(
-      Names n, StorageClusterSpec spec, ResolvedImages images, boolean snapshots) {
+      Names n,
+      StorageClusterSpec spec,
+      ResolvedImages images,
+      VersionsTable.Row row,
+      boolean snapshots) {
     NodePluginSpec node =
         spec.getNodePlugin() == null ? new NodePluginSpec() : spec.getNodePlugin();
     String kubeletDir = canonicalDir(node.getKubeletDir());
@@ -36,13 +43,9 @@ final class NodeDaemonSet {
 
     List<Container> containers = new ArrayList<>();
     containers.add(driver(spec, images, node, kubeletDir, socketOnHost));
-    containers.add(provisioner(spec, images, node));
+    containers.add(provisioner(spec, images, row, node));
     if (snapshots) {
-      containers.add(
-          Containers.sidecar(Component.SNAPSHOTTER, images, spec, node)
-              .withArgs("--csi-address=" + Containers.SOCKET, "--node-deployment=true", "--v=2")
-              .withEnv(Containers.fieldEnv("NODE_NAME", "spec.nodeName"))
-              .build());
+      containers.add(snapshotter(spec, images, row, node));
     }
     containers.addAll(KubeletRegistration.nodeSidecars(spec, images, node, socketOnHost));
 
@@ -133,14 +136,21 @@ final class NodeDaemonSet {
         .build();
   }
 
+  /**
+   * external-provisioner on every node (README "Deployment on each node"): --node-deployment with
+   * NODE_NAME, strict topology and no immediate topology (the README's recommendation), its own
+   * node's capacity published with the DaemonSet as owner (README "Capacity support": level 1 with
+   * POD_NAME and NAMESPACE), and the row's feature gates (Topology).
+   */
   private static Container provisioner(
-      StorageClusterSpec spec, ResolvedImages images, NodePluginSpec node) {
+      StorageClusterSpec spec, ResolvedImages images, VersionsTable.Row row, NodePluginSpec node) {
     List<String> args = new ArrayList<>();
     args.add("--csi-address=" + Containers.SOCKET);
     args.add("--node-deployment=true");
     args.add("--strict-topology=true");
     args.add("--immediate-topology=false");
     args.add("--extra-create-metadata=true");
+    args.addAll(row.featureGateArgs(Component.PROVISIONER));
     args.add("--v=2");
     boolean capacity = Boolean.TRUE.equals(spec.getFeatures().getCapacityTracking());
     if (capacity) {
@@ -154,6 +164,25 @@ final class NodeDaemonSet {
             Containers.fieldEnv("NODE_NAME", "spec.nodeName"),
             Containers.fieldEnv("NAMESPACE", "metadata.namespace"),
             Containers.fieldEnv("POD_NAME", "metadata.name"))
+        .build();
+  }
+
+  /**
+   * csi-snapshotter on every node (external-snapshotter README "Distributed Snapshotting"):
+   * --node-deployment with NODE_NAME, never leader election (v8.7.0 exits when both are set), and
+   * the row's feature gates. The cluster's snapshot-controller must run with
+   * --enable-distributed-snapshotting, or no snapshot content is ever handed to a node.
+   */
+  private static Container snapshotter(
+      StorageClusterSpec spec, ResolvedImages images, VersionsTable.Row row, NodePluginSpec node) {
+    List<String> args = new ArrayList<>();
+    args.add("--csi-address=" + Containers.SOCKET);
+    args.add("--node-deployment=true");
+    args.addAll(row.featureGateArgs(Component.SNAPSHOTTER));
+    args.add("--v=2");
+    return Containers.sidecar(Component.SNAPSHOTTER, images, spec, node)
+        .withArgs(args)
+        .withEnv(Containers.fieldEnv("NODE_NAME", "spec.nodeName"))
         .build();
   }
 

@@ -15,13 +15,16 @@ import java.util.List;
 
 /**
  * ServiceAccounts and least-privilege roles per component, following each sidecar's documented RBAC
- * (deploy/kubernetes/rbac.yaml of each kubernetes-csi sidecar), minus what Soko never uses
- * (VolumeAttachments: attachRequired is false; group snapshots).
+ * (deploy/kubernetes/rbac.yaml of each kubernetes-csi sidecar at the tags of the versions table),
+ * minus what Soko never uses: VolumeAttachments (the driver has no PUBLISH_UNPUBLISH_VOLUME, so the
+ * provisioner watches none), group snapshots, Pods for the resizer (--handle-volume-inuse-error is
+ * off, so it starts no Pod informer), leases for the node's sidecars (no leader election) and a GET
+ * of the capacity owner (level 1: the pod's controller reference names it). One rule set for every
+ * row: what the newest sidecar needs. RenderRowsTest compares each rule with each tag.
  */
 final class Rbac {
   private static final List<String> READ = List.of("get", "list", "watch");
-  private static final List<String> EVENTS =
-      List.of("get", "list", "watch", "create", "update", "patch");
+  private static final List<String> EVENTS = List.of("list", "watch", "create", "update", "patch");
 
   private Rbac() {}
 
@@ -43,10 +46,10 @@ final class Rbac {
                     "",
                     List.of("persistentvolumeclaims"),
                     List.of("get", "list", "watch", "update")),
-                rule(
-                    "storage.k8s.io",
-                    List.of("storageclasses", "csinodes", "volumeattributesclasses"),
-                    READ),
+                rule("storage.k8s.io", List.of("storageclasses", "csinodes"), READ),
+                // The class a PVC names, read with a GET when it creates the volume
+                // (pkg/controller/controller.go); not in upstream's rbac.yaml.
+                rule("storage.k8s.io", List.of("volumeattributesclasses"), List.of("get")),
                 rule("", List.of("nodes"), READ),
                 rule("", List.of("events"), EVENTS),
                 // watch and update on snapshots: from v6 the provisioner puts a finalizer on a
@@ -73,8 +76,7 @@ final class Rbac {
                       "storage.k8s.io",
                       List.of("csistoragecapacities"),
                       List.of("get", "list", "watch", "create", "update", "patch", "delete")),
-                  rule("", List.of("pods"), List.of("get")),
-                  rule("apps", List.of("daemonsets"), List.of("get")))));
+                  rule("", List.of("pods"), List.of("get")))));
       out.add(roleBinding(n, "capacity", Names.NODE, nodeSa));
     }
     if (snapshots) {
@@ -105,7 +107,6 @@ final class Rbac {
             List.of(
                 rule("", List.of("persistentvolumes"), List.of("get", "list", "watch", "patch")),
                 rule("", List.of("persistentvolumeclaims"), READ),
-                rule("", List.of("pods"), List.of("list", "watch")),
                 rule("", List.of("persistentvolumeclaims/status"), List.of("patch")),
                 rule("", List.of("events"), EVENTS),
                 rule("storage.k8s.io", List.of("volumeattributesclasses"), READ))));
@@ -134,7 +135,7 @@ final class Rbac {
                 rule(
                     "coordination.k8s.io",
                     List.of("leases"),
-                    List.of("get", "list", "watch", "create", "update", "patch", "delete")))));
+                    List.of("get", "list", "watch", "create", "update", "delete")))));
     out.add(roleBinding(n, "leader-election", Names.CONTROLLER, ctrlSa));
     return out;
   }

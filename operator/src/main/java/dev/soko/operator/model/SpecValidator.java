@@ -11,7 +11,9 @@ import java.util.Set;
 
 /**
  * The cross-field checks of the CRD's CEL rules, repeated for {@code render} (no API server) and
- * for clusters where an old CRD without the rules is installed. Returns readable problems.
+ * for clusters where an old CRD without the rules is installed, and the checks admission cannot
+ * make ({@link ResourceChecks}, {@link PoolChecks}); the reconciler reports them in status
+ * (InvalidSpec). Returns readable problems that name the field.
  */
 public final class SpecValidator {
   private SpecValidator() {}
@@ -25,6 +27,8 @@ public final class SpecValidator {
       problems.add("spec.pools must list at least one pool");
       return problems;
     }
+    PoolChecks.check(spec.getPools(), problems);
+    ResourceChecks.check(spec, problems);
     Set<String> pools = new HashSet<>();
     for (PoolSpec p : spec.getPools()) {
       if (p.getName() == null || p.getPath() == null) {
@@ -56,6 +60,13 @@ public final class SpecValidator {
       problems.add(
           "with driver.registration Sidecars, driver.metricsPort must not be 9809, the health port"
               + " of node-driver-registrar");
+    }
+    Integer metricsPort = spec.getDriver() == null ? null : spec.getDriver().getMetricsPort();
+    if (Integer.valueOf(Containers.RESIZER_HTTP_PORT).equals(metricsPort)) {
+      problems.add(
+          "driver.metricsPort must not be "
+              + Containers.RESIZER_HTTP_PORT
+              + ", the http endpoint (leader-election health) of the controller pod's csi-resizer");
     }
     return problems;
   }

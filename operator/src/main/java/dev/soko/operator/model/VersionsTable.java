@@ -5,9 +5,12 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
 
 /**
  * The versions table (resource {@code versions.yaml}): Kubernetes minor → sidecar images, as
@@ -20,8 +23,41 @@ public final class VersionsTable {
   private final List<Row> rows;
   private final String defaultRegistry;
 
-  /** One row: images for clusters of at least 1.{@code minMinor}, and the APIs they need. */
-  public record Row(int minMinor, Map<String, String> images, List<String> requiredApis) {}
+  /**
+   * One row: images for clusters of at least 1.{@code minMinor}, the APIs they need, and the
+   * feature gates the render sets on each of the row's sidecars (by image key) because that
+   * release's default is not what Soko needs.
+   */
+  public record Row(
+      int minMinor,
+      Map<String, String> images,
+      List<String> requiredApis,
+      Map<String, Map<String, Boolean>> featureGates) {
+    public Row {
+      requiredApis = requiredApis == null ? List.of() : List.copyOf(requiredApis);
+      featureGates =
+          featureGates == null
+              ? Map.of()
+              : Collections.unmodifiableMap(new TreeMap<>(featureGates));
+    }
+
+    /**
+     * The sidecar's {@code --feature-gates=A=true,B=false} (gates sorted by name), or none when the
+     * row sets no gate on it.
+     */
+    public List<String> featureGateArgs(Component c) {
+      Map<String, Boolean> gates = featureGates.getOrDefault(c.key(), Map.of());
+      if (gates.isEmpty()) {
+        return List.of();
+      }
+      return List.of(
+          "--feature-gates="
+              + new TreeMap<>(gates)
+                  .entrySet().stream()
+                      .map(e -> e.getKey() + "=" + e.getValue())
+                      .collect(Collectors.joining(",")));
+    }
+  }
 
   @JsonIgnoreProperties(ignoreUnknown = true)
   private record Document(String driver, List<Row> rows) {}
@@ -36,6 +72,7 @@ public final class VersionsTable {
     }
     requireRepositoryPath(driverImage);
     rows.forEach(r -> r.images().values().forEach(VersionsTable::requireRepositoryPath));
+    rows.forEach(VersionsTable::requireGatesOfItsOwnSidecars);
     this.driverImage = driverImage;
     this.rows = rows.stream().sorted(Comparator.comparingInt(Row::minMinor).reversed()).toList();
     this.defaultRegistry =
@@ -71,6 +108,33 @@ public final class VersionsTable {
     }
   }
 
+  /** Feature gates are set on a sidecar the row names, and every gate has a value. */
+  private static void requireGatesOfItsOwnSidecars(Row row) {
+    row.featureGates()
+        .forEach(
+            (sidecar, gates) -> {
+              if (!row.images().containsKey(sidecar) || gates == null || gates.isEmpty()) {
+                throw new IllegalArgumentException(
+                    "versions table row 1."
+                        + row.minMinor()
+                        + " sets feature gates on "
+                        + sidecar
+                        + ", which it has no image for or no gates");
+              }
+              gates.forEach(
+                  (gate, value) -> {
+                    if (value == null) {
+                      throw new IllegalArgumentException(
+                          "versions table row 1."
+                              + row.minMinor()
+                              + ": gate "
+                              + gate
+                              + " has no value");
+                    }
+                  });
+            });
+  }
+
   /** Loads the table shipped in the operator jar. */
   public static VersionsTable load() {
     try (InputStream in = VersionsTable.class.getResourceAsStream(RESOURCE)) {
@@ -82,6 +146,11 @@ public final class VersionsTable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** The rows, newest first. */
+  public List<Row> rows() {
+    return rows;
   }
 
   public String driverImage() {

@@ -44,6 +44,7 @@ public final class StorageClusterReconciler
   private final CsiDriverReplacer csiDriverReplacer;
   private final EventRecorder events;
   private final KubernetesClient client;
+  private final dev.soko.operator.nodeloss.NodeLoss nodeLoss;
   private final java.util.concurrent.atomic.AtomicLong reconciles =
       new java.util.concurrent.atomic.AtomicLong();
 
@@ -59,12 +60,17 @@ public final class StorageClusterReconciler
     this.pruner = new Pruner(client);
     this.csiDriverReplacer = new CsiDriverReplacer(client);
     this.events = events;
+    this.nodeLoss =
+        new dev.soko.operator.nodeloss.NodeLoss(client, events::normal, events::warning);
   }
 
   @Override
   public List<EventSource<?, StorageCluster>> prepareEventSources(
       EventSourceContext<StorageCluster> context) {
-    return OwnedEventSources.create(context);
+    List<EventSource<?, StorageCluster>> sources =
+        new java.util.ArrayList<>(OwnedEventSources.create(context));
+    sources.addAll(nodeLoss.eventSources(context));
+    return sources;
   }
 
   @Override
@@ -111,8 +117,10 @@ public final class StorageClusterReconciler
             workloads,
             objects.size(),
             now());
+    dev.soko.operator.nodeloss.NodeLoss.Outcome loss = nodeLoss.reconcile(sc);
+    status.setOrphanedVolumes(loss.report());
     defaultClassNotice(sc, facts);
-    return finish(sc, status);
+    return loss.reschedule(finish(sc, status));
   }
 
   /** Warn once (on the transition) when a requested default class defers to the user's choice. */

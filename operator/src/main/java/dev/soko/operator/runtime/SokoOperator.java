@@ -11,7 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
-import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
@@ -25,6 +25,7 @@ public final class SokoOperator implements AutoCloseable {
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final Operator operator;
   private final StorageClusterReconciler reconciler;
+  private final StorageClusterGauges clusterGauges;
 
   /**
    * @param config API server connection
@@ -46,14 +47,16 @@ public final class SokoOperator implements AutoCloseable {
             .withConfig(config)
             .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("soko-writes", writes))
             .build();
-    Gauge.builder("soko_api_write_calls", writes, WriteCounter::writes)
-        .description("Write calls (non-GET) sent to the API server")
+    FunctionCounter.builder("soko.operator.api.writes", writes, WriteCounter::writes)
+        .description("Write calls (non-GET, Leases excepted) sent to the API server")
         .register(registry);
     this.operator =
         new Operator(
             o -> {
               o.withKubernetesClient(client)
-                  .withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry))
+                  .withMetrics(
+                      new ReconcileMetrics(
+                          MicrometerMetrics.withoutPerResourceMetrics(registry), registry))
                   .withCloseClientOnStop(true)
                   .withUseSSAToPatchPrimaryResource(true);
               if (leaseNamespace != null) {
@@ -70,14 +73,13 @@ public final class SokoOperator implements AutoCloseable {
             VersionsTable.load().withDefaultRegistry(imageRegistry),
             observer,
             new EventRecorder(client));
-    Gauge.builder("soko_reconciles", reconciler, StorageClusterReconciler::reconciles)
-        .description("StorageCluster reconcile calls since start")
-        .register(registry);
+    this.clusterGauges = new StorageClusterGauges(client, registry);
     operator.register(reconciler, o -> o.withReconciliationMaxInterval(resync));
   }
 
   public void start() {
     operator.start();
+    clusterGauges.start();
   }
 
   public boolean isRunning() {
@@ -106,6 +108,7 @@ public final class SokoOperator implements AutoCloseable {
 
   @Override
   public void close() {
+    clusterGauges.close();
     operator.stop();
   }
 }

@@ -86,7 +86,7 @@ class RenderCommandTest {
             "- \"--http-endpoint=:9809\"",
             "name: \"liveness-probe\"",
             "image: \"sig-storage/livenessprobe:v2.19.0\"",
-            "- \"--health-port=9808\"")
+            "- \"--http-endpoint=:9808\"")
         .doesNotContain("--health-address", "--registration-dir");
   }
 

@@ -293,4 +293,14 @@ class DesiredStateTest {
         .containsExactly("storage class 'soko-nvme' names unknown pool 'missing'");
     assertThat(SpecValidator.problems(Fixtures.sample().getSpec())).isEmpty();
   }
+
+  @Test
+  void validatorRefusesTheResizersHttpPortAsMetricsPort() {
+    StorageCluster sc = Fixtures.sample();
+    sc.getSpec().getDriver().setMetricsPort(9811);
+    assertThat(SpecValidator.problems(sc.getSpec()))
+        .singleElement()
+        .asString()
+        .contains("driver.metricsPort must not be 9811");
+  }
 }

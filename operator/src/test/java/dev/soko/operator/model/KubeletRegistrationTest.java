@@ -142,7 +142,7 @@ class KubeletRegistrationTest {
     assertThat(registrar.getLivenessProbe().getHttpGet().getPort().getStrVal())
         .isEqualTo("reg-healthz");
     assertThat(container(pod, "liveness-probe").getArgs())
-        .containsExactly("--csi-address=/csi/csi.sock", "--health-port=9808");
+        .containsExactly("--csi-address=/csi/csi.sock", "--http-endpoint=:9808");
     assertThat(container(pod, "liveness-probe").getImage())
         .isEqualTo("sig-storage/livenessprobe:v2.19.0");
 
@@ -169,7 +169,7 @@ class KubeletRegistrationTest {
         .containsExactly("soko-driver", "csi-resizer", "liveness-probe");
     assertThat(container(pod, "soko-driver").getArgs())
         .noneMatch(a -> a.startsWith("--health-address"));
-    assertThat(container(pod, "liveness-probe").getArgs()).contains("--health-port=9808");
+    assertThat(container(pod, "liveness-probe").getArgs()).contains("--http-endpoint=:9808");
   }
 
   @Test

@@ -1,11 +1,13 @@
 package dev.soko.operator.model;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -35,5 +37,42 @@ class VersionsTableTest {
         .contains("sig-storage/csi-provisioner:" + pins.get("CSI_PROVISIONER_VERSION"))
         .contains("sig-storage/csi-resizer:" + pins.get("CSI_RESIZER_VERSION"))
         .contains("sig-storage/csi-snapshotter:" + pins.get("CSI_SNAPSHOTTER_VERSION"));
+  }
+
+  @Test
+  void aRowsFeatureGatesBecomeOneSortedFlagOfItsSidecarAndNoneOfTheOthers() {
+    VersionsTable.Row row =
+        new VersionsTable.Row(
+            30,
+            Map.of("csi-provisioner", "sig-storage/csi-provisioner:v9", "csi-resizer", "r:v1"),
+            null,
+            Map.of("csi-provisioner", Map.of("Topology", true, "Alpha", false)));
+    assertThat(row.featureGateArgs(Component.PROVISIONER))
+        .containsExactly("--feature-gates=Alpha=false,Topology=true");
+    assertThat(row.featureGateArgs(Component.RESIZER)).isEmpty();
+    assertThat(row.requiredApis()).isEmpty();
+  }
+
+  @Test
+  void gatesOnASidecarTheRowHasNoImageForAreRefused() {
+    VersionsTable.Row row =
+        new VersionsTable.Row(
+            30,
+            Map.of("csi-resizer", "sig-storage/csi-resizer:v1"),
+            List.of(),
+            Map.of("csi-provisoner", Map.of("Topology", true)));
+    assertThatThrownBy(() -> new VersionsTable("soko-driver:v1", List.of(row)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("csi-provisoner");
+  }
+
+  @Test
+  void theShippedOldestRowTurnsTheProvisionersTopologyGateOn() {
+    VersionsTable table = VersionsTable.load();
+    VersionsTable.Row oldest =
+        table.rowFor(KubernetesVersion.parse("1." + table.oldestSupportedMinor()));
+    assertThat(oldest.images().get("csi-provisioner")).endsWith(":v4.0.1");
+    assertThat(oldest.featureGateArgs(Component.PROVISIONER))
+        .containsExactly("--feature-gates=Topology=true");
   }
 }

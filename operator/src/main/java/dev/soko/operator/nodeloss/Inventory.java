@@ -1,0 +1,12 @@
+package dev.soko.operator.nodeloss;
+
+import io.fabric8.kubernetes.api.model.PersistentVolume;
+import java.util.List;
+import java.util.Set;
+
+/** What node-loss handling reads: the Nodes that exist and the PVs of one driver. */
+interface Inventory {
+  Set<String> nodeNames();
+
+  List<PersistentVolume> volumesOf(String driver);
+}
