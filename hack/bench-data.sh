@@ -39,8 +39,8 @@ trap cleanup EXIT
 
 # The pool's disk: an image file attached with direct I/O, so that the raw side goes to the
 # virtio disk rather than to the root filesystem's page cache; else it would not be the limit.
-say "making a 6 GiB XFS pool (reflink=1) on a direct-I/O loop device"
-truncate -s 6G "$work/pool.img"
+say "making a 12 GiB XFS pool (reflink=1) on a direct-I/O loop device"
+truncate -s 12G "$work/pool.img"
 pool_dev=$(losetup --find --show --direct-io=on "$work/pool.img")
 mkfs.xfs -q -m reflink=1 "$pool_dev"
 mkdir -p "$work/poolfs" "$work/mnt" "$work/results"
@@ -116,10 +116,6 @@ for t in ext4 xfs; do
 done
 java -cp "$classpath" dev.soko.driver.bench.DataVolumes down "$work/csi.sock" "$work/volumes"
 rm -f "$work/volumes"
-say "snapshot and clone times with 512 MiB and 4 GiB written; copies without reflink"
-java -cp "$classpath" dev.soko.driver.bench.SnapshotScaling "$work/csi.sock" "$work/mnt" \
-  plain "$work/plain" >"$work/results/snapshots.tsv"
-
 {
   python3 "$root/hack/bench-data-table.py" "$work/results" "${targets[@]}"
   echo
@@ -127,6 +123,11 @@ java -cp "$classpath" dev.soko.driver.bench.SnapshotScaling "$work/csi.sock" "$w
   echo "|---|---:|---:|---:|---:|"
   awk '{m = 1048576; printf "| %s volume | %.0f | %.0f | %.0f | %.0f%% |\n", $1, $2/m, $3/m, $4/m,
     ($3 - $2 > 0 ? 100 * ($3 - $4) / ($3 - $2) : 0)}' "$work/results/discard.txt"
+} | tee "$work/table.md"
+say "snapshot and clone times with 512 MiB and 4 GiB written; copies without reflink"
+java -cp "$classpath" dev.soko.driver.bench.SnapshotScaling "$work/csi.sock" "$work/mnt" \
+  plain "$work/plain" >"$work/results/snapshots.tsv"
+{
   echo
   awk -F'\t' '{v[$1] = $2}
     END {
@@ -148,6 +149,6 @@ java -cp "$classpath" dev.soko.driver.bench.SnapshotScaling "$work/csi.sock" "$w
       printf "| driver CreateSnapshot (freeze, cp, fsync) | %.0f | %.2f |\n", v["plain_copy_driver_mb_s"],
         v["plain_copy_driver_mb_s"] / c
     }' "$work/results/snapshots.tsv"
-} | tee "$work/table.md"
+} | tee -a "$work/table.md"
 cp "$work/table.md" "$root/driver/target/bench-data.md"
 say "table saved to driver/target/bench-data.md"
