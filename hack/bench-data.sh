@@ -114,8 +114,6 @@ for t in ext4 xfs; do
   a2=$(allocated)
   echo "$t $a0 $a1 $a2" >>"$work/results/discard.txt"
 done
-java -cp "$classpath" dev.soko.driver.bench.DataVolumes down "$work/csi.sock" "$work/volumes"
-rm -f "$work/volumes"
 {
   python3 "$root/hack/bench-data-table.py" "$work/results" "${targets[@]}"
   echo
@@ -124,6 +122,8 @@ rm -f "$work/volumes"
   awk '{m = 1048576; printf "| %s volume | %.0f | %.0f | %.0f | %.0f%% |\n", $1, $2/m, $3/m, $4/m,
     ($3 - $2 > 0 ? 100 * ($3 - $4) / ($3 - $2) : 0)}' "$work/results/discard.txt"
 } | tee "$work/table.md"
+java -cp "$classpath" dev.soko.driver.bench.DataVolumes down "$work/csi.sock" "$work/volumes"
+rm -f "$work/volumes"
 say "snapshot and clone times with 512 MiB and 4 GiB written; copies without reflink"
 java -cp "$classpath" dev.soko.driver.bench.SnapshotScaling "$work/csi.sock" "$work/mnt" \
   plain "$work/plain" >"$work/results/snapshots.tsv"

@@ -3,6 +3,8 @@ package dev.soko.driver.bench;
 import csi.v1.Csi;
 import dev.soko.driver.client.CsiClient;
 import dev.soko.driver.client.Requests;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -60,7 +62,26 @@ public final class DataVolumes {
       String[] f = line.split(" ");
       csi.node().nodeUnpublishVolume(Requests.unpublish(f[1], f[3]));
       csi.node().nodeUnstageVolume(Requests.unstage(f[1], f[2]));
-      csi.controller().deleteVolume(Requests.deleteVolume(f[1]));
+      deleteOnceDetached(csi, f[1]);
+    }
+  }
+
+  /**
+   * The kernel frees a loop device on its last close, and udev may still hold it open to probe it
+   * on a loaded host for longer than the driver waits at unstage; DeleteVolume refuses while the
+   * device is attached (FAILED_PRECONDITION), so it is asked again for a while.
+   */
+  private static void deleteOnceDetached(CsiClient csi, String volumeId) throws Exception {
+    for (int attempt = 0; ; attempt++) {
+      try {
+        csi.controller().deleteVolume(Requests.deleteVolume(volumeId));
+        return;
+      } catch (StatusRuntimeException e) {
+        if (e.getStatus().getCode() != Status.Code.FAILED_PRECONDITION || attempt == 30) {
+          throw e;
+        }
+        Thread.sleep(1000);
+      }
     }
   }
 }
