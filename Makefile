@@ -61,8 +61,9 @@ test-images: deps ## Build both images offline and run them (driver Probe + Crea
 	bash hack/test-images.sh
 
 .PHONY: bench
-bench: deps build ## Benchmarks: the driver beside csi-driver-host-path (HOSTPATH_BIN), then the operator
+bench: deps build ## Benchmarks: the driver beside csi-driver-host-path (HOSTPATH_BIN), its data path (fio), then the operator
 	bash hack/bench.sh
+	bash hack/bench-data.sh
 	bash hack/bench-operator.sh
 
 ##@ Build

@@ -76,18 +76,21 @@ mkdir -p "$work/xfs/flush"
 java -cp "$classpath" dev.soko.driver.bench.FlushBench "$work/xfs/flush" >>"$work/results/soko.tsv"
 printf 'durable_flush_p50_ms\tnever syncs\n' >>"$work/results/hostpath.tsv"
 
-# Side-by-side table, with the issue's targets for Soko and whether this run met them.
+# Side-by-side table, with issue 11's targets for Soko and whether this run met them: at steady
+# state, CreateVolume+DeleteVolume at concurrency 1 within host-path's p50 plus the two durable
+# flushes Soko keeps (measured in this run), at concurrency 16 within host-path's p50; the stage
+# cycle within host-path's p50. First calls after a start are reported, not targeted.
+flush=$(awk -F'\t' '$1 == "durable_flush_p50_ms" {print $2}' "$work/results/soko.tsv")
 {
   echo
   echo "| metric | soko | csi-driver-host-path | target for soko | met |"
   echo "|---|---:|---:|---|---|"
   # Both files list the same metrics in the same order (CsiBench writes them).
   paste "$work/results/soko.tsv" "$work/results/hostpath.tsv" | cut -f1,2,4
-} | awk -F'\t' '
+} | awk -F'\t' -v flush="$flush" '
   BEGIN {
     t["ready_ms"] = "< 1500 ms"; t["idle_rss_mib"] = "< 64 MiB";
-    t["create_delete_c1_p50_ms"] = "<= host-path"; t["create_delete_c16_p50_ms"] = "<= host-path";
-    t["create_delete_c1_p50_ms_steady"] = "<= host-path";
+    t["create_delete_c1_p50_ms_steady"] = "<= host-path + 2 flushes";
     t["create_delete_c16_p50_ms_steady"] = "<= host-path";
     t["stage_publish_cycle_p50_ms"] = "<= host-path"; t["snapshot_512mib_ms"] = ">= 10x faster";
   }
@@ -97,6 +100,10 @@ printf 'durable_flush_p50_ms\tnever syncs\n' >>"$work/results/hostpath.tsv"
     if (t[metric] == "< 64 MiB") return soko < 64 ? "yes" : "NO"
     if (peer == "not measured") return "no peer"
     if (t[metric] == "<= host-path") return soko <= peer ? "yes" : "NO"
+    if (t[metric] == "<= host-path + 2 flushes") {
+      bound = peer + 2 * flush
+      return sprintf("%s (%.2f ms)", soko <= bound ? "yes" : "NO", bound)
+    }
     return soko * 10 <= peer ? sprintf("yes (%.0fx)", peer / soko) : "NO"
   }
   NF == 3 {

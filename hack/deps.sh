@@ -19,6 +19,9 @@ packages+=(openssl curl)
 # API server from the host's loopback, busybox-static for the test workloads' image.
 packages+=(runc containernetworking-plugins iptables socat busybox-static)
 
+# The data-path benchmark (hack/bench-data.sh): fio.
+packages+=(fio)
+
 # Chart and OLM bundle generator and tests (hack/gen-dist.py, hack/test-dist.py).
 packages+=(python3 python3-yaml)
 

@@ -7,8 +7,17 @@ import java.util.Optional;
 /** Loop devices: how image files become block devices. */
 public interface LoopDevices {
 
-  /** Attaches a new loop device to {@code image}; returns its path, e.g. {@code /dev/loop3}. */
-  String attach(Path image);
+  /**
+   * Attaches a new loop device to {@code image}; returns its path, e.g. {@code /dev/loop3}. A
+   * {@code directIoBlockSize} above 0 asks for direct I/O with that logical block size (the kernel
+   * stays buffered where the backing file cannot do it); 0 means buffered, 512-byte blocks.
+   */
+  String attach(Path image, int directIoBlockSize);
+
+  /** A buffered device (512-byte blocks), as every volume had before direct I/O. */
+  default String attach(Path image) {
+    return attach(image, 0);
+  }
 
   /** Every attached loop device on the host, its backing file as the kernel names it. Cheap. */
   List<LoopDevice> list();

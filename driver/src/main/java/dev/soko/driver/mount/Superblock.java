@@ -21,6 +21,10 @@ final class Superblock {
   private static final int EXT4_MAGIC = 0xEF53;
   private static final int EXT4_FEATURE_INCOMPAT_64BIT = 0x80;
   private static final byte[] XFS_MAGIC = {'X', 'F', 'S', 'B'};
+  // struct xfs_dsb (big-endian): sb_sectsize and sb_logsectsize (0 on old filesystems: 512).
+  private static final int XFS_SECTOR_SIZE = 102;
+  private static final int XFS_LOG_SECTOR_SIZE = 194;
+  private static final int XFS_DEFAULT_LOG_SECTOR = 512;
 
   /** What the first bytes say. */
   enum Kind {
@@ -69,6 +73,25 @@ final class Superblock {
       }
     }
     return Kind.ZEROS;
+  }
+
+  /**
+   * The smallest unit the filesystem reads and writes its device in: a device whose logical blocks
+   * are larger no longer mounts it. ext4: its block size (1 KiB for ext4 under 512 MiB made with
+   * mke2fs's defaults); xfs: the smaller of its data and log sector sizes (512 on filesystems made
+   * on 512-byte devices). Empty when the head holds neither.
+   */
+  Optional<Integer> smallestIo() {
+    return switch (kind()) {
+      case EXT4 -> Optional.of(1024 << head.getInt(EXT4_SUPERBLOCK + 0x18));
+      case XFS -> {
+        ByteBuffer xfs = head.duplicate().order(ByteOrder.BIG_ENDIAN);
+        int sector = xfs.getShort(XFS_SECTOR_SIZE) & 0xFFFF;
+        int logSector = xfs.getShort(XFS_LOG_SECTOR_SIZE) & 0xFFFF;
+        yield Optional.of(Math.min(sector, logSector == 0 ? XFS_DEFAULT_LOG_SECTOR : logSector));
+      }
+      default -> Optional.empty();
+    };
   }
 
   /** The ext4 filesystem's size in bytes (block count times block size); empty if not ext4. */

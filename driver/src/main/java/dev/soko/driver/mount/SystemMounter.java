@@ -118,10 +118,20 @@ public final class SystemMounter implements Mounter {
     List<String> command =
         switch (MountOptions.checkFsType(fsType)) {
           // Lazy init keeps mkfs of a large sparse image fast; the kernel finishes it in the
-          // background after mount.
+          // background after mount. 4 KiB blocks and sectors, whatever the size and the device
+          // says: the filesystem then mounts on a direct-I/O device with the pool's block size
+          // (VolumeGeometry) and stays mountable on a 512-byte one.
           case "ext4" ->
-              List.of("mkfs.ext4", "-q", "-E", "lazy_itable_init=1,lazy_journal_init=1", device);
-          case "xfs" -> List.of("mkfs.xfs", "-q", device);
+              List.of(
+                  "mkfs.ext4",
+                  "-q",
+                  "-b",
+                  Integer.toString(VolumeGeometry.NEW_FILESYSTEM_UNIT),
+                  "-E",
+                  "lazy_itable_init=1,lazy_journal_init=1",
+                  device);
+          case "xfs" ->
+              List.of("mkfs.xfs", "-q", "-s", "size=" + VolumeGeometry.NEW_FILESYSTEM_UNIT, device);
           default -> throw new IllegalStateException(fsType);
         };
     exec.check(command, Exec.LONG);

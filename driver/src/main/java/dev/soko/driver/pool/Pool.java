@@ -2,6 +2,7 @@ package dev.soko.driver.pool;
 
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.exec.Exec;
+import dev.soko.driver.mount.VolumeGeometry;
 import dev.soko.driver.state.Ids;
 import dev.soko.driver.state.RecordStore;
 import dev.soko.driver.volume.PoolCapacity;
@@ -37,6 +38,7 @@ public final class Pool implements AutoCloseable {
   private final RecordStore volumeRecords;
   private final RecordStore snapshotRecords;
   private final PoolUsage.Reader usage;
+  private final int blockSize;
   private final Map<String, Long> reservations = new HashMap<>();
 
   /** Whether the last capacity answer was cut by physical free space; logged on each change. */
@@ -60,6 +62,7 @@ public final class Pool implements AutoCloseable {
     this.snapshotRecords =
         new RecordStore(config.path().resolve(".soko/snapshots"), Ids::isSnapshotId);
     this.usage = usage;
+    this.blockSize = VolumeGeometry.poolBlockSize(config.path());
   }
 
   /**
@@ -115,6 +118,11 @@ public final class Pool implements AutoCloseable {
 
   public boolean reflink() {
     return files.reflink();
+  }
+
+  /** The pool filesystem's block size: what volumes' direct-I/O loop devices match. */
+  public int blockSize() {
+    return blockSize;
   }
 
   public ImageFiles files() {
@@ -236,6 +244,16 @@ public final class Pool implements AutoCloseable {
   private void setReservation(String id, long bytes) {
     Long previous = reservations.put(id, bytes);
     provisioned += bytes - (previous == null ? 0 : previous);
+  }
+
+  /**
+   * Physically allocated bytes of the pool's images and snapshots, beside {@link
+   * #provisionedBytes}: sparse images take only what was written and not discarded since (the
+   * filesystem-wide use in {@link PoolUsage} also counts whatever else lives on that disk). Runs
+   * du: for reports, not for every call.
+   */
+  public long allocatedBytes() {
+    return files.allocatedBytes(List.of(images, snapshots));
   }
 
   /**

@@ -5,6 +5,7 @@ import dev.soko.driver.mount.MountEntry;
 import dev.soko.driver.mount.MountOptions;
 import dev.soko.driver.mount.Mounter;
 import dev.soko.driver.mount.PathPolicy;
+import dev.soko.driver.mount.VolumeGeometry;
 import dev.soko.driver.state.VolumeRecord;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -58,7 +59,7 @@ final class NodeVolumes {
       catalog.pool(record.pool()).files().grow(image, record.capacityBytes());
       List<String> attached = loops.devicesFor(image);
       refuseSecondStagingPath(record, staging, attached);
-      String device = attached.isEmpty() ? loops.attach(image) : attached.get(0);
+      String device = attached.isEmpty() ? attach(record, image) : attached.get(0);
       if (!attached.isEmpty()) {
         loops.refreshSize(device); // the image may have grown while the driver was down
       }
@@ -76,6 +77,15 @@ final class NodeVolumes {
         throw VolumeProvisioner.wrap("cannot stage volume " + record.id(), e);
       }
     }
+  }
+
+  /** A direct-I/O loop device whose block size the volume's content allows (VolumeGeometry). */
+  private String attach(VolumeRecord record, Path image) {
+    int blockSize =
+        record.accessType() == AccessType.BLOCK
+            ? VolumeGeometry.BLOCK_VOLUME_SECTOR
+            : VolumeGeometry.forFilesystem(image, catalog.pool(record.pool()).blockSize());
+    return loops.attach(image, blockSize);
   }
 
   /**

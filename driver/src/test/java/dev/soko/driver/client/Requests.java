@@ -16,6 +16,16 @@ public final class Requests {
         .build();
   }
 
+  /** A single-node-writer raw block capability. */
+  public static Csi.VolumeCapability block() {
+    return Csi.VolumeCapability.newBuilder()
+        .setBlock(Csi.VolumeCapability.BlockVolume.getDefaultInstance())
+        .setAccessMode(
+            Csi.VolumeCapability.AccessMode.newBuilder()
+                .setMode(Csi.VolumeCapability.AccessMode.Mode.SINGLE_NODE_WRITER))
+        .build();
+  }
+
   public static Csi.CreateVolumeRequest createVolume(
       String name, long bytes, Csi.VolumeCapability capability) {
     return Csi.CreateVolumeRequest.newBuilder()
@@ -32,6 +42,16 @@ public final class Requests {
             Csi.VolumeContentSource.newBuilder()
                 .setSnapshot(
                     Csi.VolumeContentSource.SnapshotSource.newBuilder().setSnapshotId(snapshotId)))
+        .build();
+  }
+
+  public static Csi.CreateVolumeRequest cloneVolume(
+      String name, long bytes, Csi.VolumeCapability capability, String sourceVolumeId) {
+    return createVolume(name, bytes, capability).toBuilder()
+        .setVolumeContentSource(
+            Csi.VolumeContentSource.newBuilder()
+                .setVolume(
+                    Csi.VolumeContentSource.VolumeSource.newBuilder().setVolumeId(sourceVolumeId)))
         .build();
   }
 

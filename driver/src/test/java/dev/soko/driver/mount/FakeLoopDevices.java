@@ -14,26 +14,30 @@ import java.util.TreeMap;
  */
 public final class FakeLoopDevices implements LoopDevices {
   /** An attachment: the image, the path the kernel shows for it, the file it holds. */
-  private record Attached(Path image, Path shown, FileId id) {}
+  private record Attached(Path image, Path shown, FileId id, int blockSize) {}
 
   private final Map<String, Attached> attached = new TreeMap<>();
   private final List<String> refreshed = new ArrayList<>();
   private int next;
 
   @Override
-  public String attach(Path image) {
-    return attachShownAs(image, image);
+  public String attach(Path image, int directIoBlockSize) {
+    return attach(image, image, directIoBlockSize);
   }
 
   /**
    * Attaches {@code image} as a driver in another mount namespace did, one that is gone now: the
    * kernel shows the file by {@code shown}, its path relative to the vanished mount.
    */
-  public synchronized String attachShownAs(Path image, Path shown) {
+  public String attachShownAs(Path image, Path shown) {
+    return attach(image, shown, 0);
+  }
+
+  private synchronized String attach(Path image, Path shown, int blockSize) {
     FileId id =
         FileId.of(image).orElseThrow(() -> new IllegalStateException("no image file " + image));
     String device = "/dev/loop" + next++;
-    attached.put(device, new Attached(image, shown, id));
+    attached.put(device, new Attached(image, shown, id, blockSize));
     return device;
   }
 
@@ -45,7 +49,11 @@ public final class FakeLoopDevices implements LoopDevices {
     attached.replaceAll(
         (device, a) ->
             a.shown().startsWith(mount)
-                ? new Attached(a.image(), Path.of("/").resolve(mount.relativize(a.shown())), a.id())
+                ? new Attached(
+                    a.image(),
+                    Path.of("/").resolve(mount.relativize(a.shown())),
+                    a.id(),
+                    a.blockSize())
                 : a);
   }
 
@@ -58,6 +66,11 @@ public final class FakeLoopDevices implements LoopDevices {
                 new LoopDevice(
                     device, a.shown(), !FileId.of(a.image()).equals(Optional.of(a.id())))));
     return devices;
+  }
+
+  /** The direct-I/O block size {@code device} was attached with; 0 for a buffered one. */
+  public synchronized int blockSize(String device) {
+    return attached.get(device).blockSize();
   }
 
   @Override

@@ -162,6 +162,32 @@ class LosetupTest {
   }
 
   @Test
+  void directIoAsksForTheFlagAndAnExplicitBlockSize() {
+    sys.freeLoops(7);
+    losetup.attach(Path.of("/p/v.img"), 4096);
+    ByteBuffer config = ByteBuffer.wrap(sys.structs().get(0)).order(ByteOrder.nativeOrder());
+    assertThat(config.getInt(4)).as("loop_config.block_size").isEqualTo(4096);
+    assertThat(config.getInt(8 + 52)).as("lo_flags").isEqualTo(LoopStructs.LO_FLAGS_DIRECT_IO);
+    assertThat(LoopStructs.config(10, Path.of("/p/v.img")))
+        .as("a buffered device leaves both zero, as before")
+        .isEqualTo(LoopStructs.config(10, Path.of("/p/v.img"), 0));
+  }
+
+  @Test
+  void kernelsWithoutLoopConfigureGetTheBlockSizeAndDirectIoByIoctl() {
+    sys.freeLoops(2).failOn("ioctl loop2 0x4c0a", Errno.EINVAL);
+    sys.failOn("ioctl loop2 0x4c08", Errno.EINVAL); // this backing file cannot do direct I/O
+    assertThat(losetup.attach(Path.of("/p/v.img"), 1024)).isEqualTo("/dev/loop2");
+    assertThat(sys.calls())
+        .endsWith(
+            "ioctl loop2 0x4c00 10",
+            "ioctl loop2 0x4c04 struct",
+            "ioctl loop2 0x4c09 1024", // LOOP_SET_BLOCK_SIZE
+            "ioctl loop2 0x4c08 1"); // LOOP_SET_DIRECT_IO, refused: the device stays buffered
+    assertThat(sys.openFiles()).isEmpty();
+  }
+
+  @Test
   void aDeviceTakenByAnotherProcessIsSkipped() {
     sys.freeLoops(3, 4).failOn("ioctl loop3 0x4c0a", Errno.EBUSY);
     assertThat(losetup.attach(Path.of("/p/v.img"))).isEqualTo("/dev/loop4");

@@ -44,6 +44,24 @@ class SuperblockTest {
     assertThat(Superblock.of(partitionTable).kind()).isEqualTo(Superblock.Kind.OTHER);
   }
 
+  /** An XFS head with the given data and log sector sizes (0: an old filesystem's default). */
+  static byte[] xfs(int sectorSize, int logSectorSize) {
+    ByteBuffer b = ByteBuffer.wrap(xfs()).order(ByteOrder.BIG_ENDIAN);
+    b.putShort(102, (short) sectorSize);
+    b.putShort(194, (short) logSectorSize);
+    return b.array();
+  }
+
+  @Test
+  void theSmallestUnitIsExt4sBlockAndXfssSmallerSector() {
+    assertThat(Superblock.of(ext4(1, 0, 0)).smallestIo()).contains(1024);
+    assertThat(Superblock.of(ext4(1, 2, 0)).smallestIo()).contains(4096);
+    assertThat(Superblock.of(xfs(4096, 4096)).smallestIo()).contains(4096);
+    assertThat(Superblock.of(xfs(512, 0)).smallestIo()).contains(512);
+    assertThat(Superblock.of(xfs(4096, 0)).smallestIo()).as("log sectors of 512").contains(512);
+    assertThat(Superblock.of(new byte[0]).smallestIo()).isEmpty();
+  }
+
   @Test
   void ext4SizeIsBlockCountTimesBlockSize() {
     assertThat(Superblock.of(ext4(20480, 2, 0)).ext4Bytes()).contains(20480L * 4096);

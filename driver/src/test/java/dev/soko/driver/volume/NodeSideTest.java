@@ -6,10 +6,15 @@ import static dev.soko.driver.volume.EngineFixture.fs;
 import static dev.soko.driver.volume.EngineFixture.reason;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.soko.driver.mount.VolumeGeometry;
 import dev.soko.driver.state.Ids;
 import dev.soko.driver.volume.StorageException.Reason;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -67,6 +72,36 @@ class NodeSideTest {
     assertThat(f.loops.attached()).isEmpty();
     assertThat(f.mounter.mounts()).isEmpty();
     engine.deleteVolume(volume.id());
+  }
+
+  @Test
+  void loopDevicesGetDirectIoWithABlockSizeTheVolumesContentAllows() throws Exception {
+    int poolBlock = VolumeGeometry.poolBlockSize(f.pool);
+    Volume fresh = engine.createVolume(fs("fresh", 20 * MIB));
+    engine.stage(stage(fresh.id()));
+    assertThat(f.loops.blockSize(f.loops.attached().keySet().iterator().next()))
+        .as("a blank image is made with 4 KiB units and gets the pool's block size")
+        .isEqualTo(Math.min(poolBlock, 4096));
+    engine.unstage(fresh.id(), staging);
+
+    // A volume made before direct I/O: ext4 with 1 KiB blocks (mke2fs's default under 512 MiB).
+    Volume old = engine.createVolume(fs("old", 20 * MIB));
+    ByteBuffer superblock = ByteBuffer.allocate(4096).order(ByteOrder.LITTLE_ENDIAN);
+    superblock.putInt(1024 + 0x18, 0).putShort(1024 + 0x38, (short) 0xEF53);
+    try (FileChannel image = FileChannel.open(f.image(old.id()), StandardOpenOption.WRITE)) {
+      image.write(ByteBuffer.wrap(superblock.array()));
+    }
+    engine.stage(stage(old.id()));
+    assertThat(f.loops.blockSize(f.loops.attached().keySet().iterator().next()))
+        .as("read from its superblock: larger blocks would not mount it")
+        .isEqualTo(1024);
+    engine.unstage(old.id(), staging);
+
+    Volume raw = engine.createVolume(block("raw", 20 * MIB));
+    engine.stage(new StageRequest(raw.id(), staging, AccessType.BLOCK, "", List.of()));
+    assertThat(f.loops.blockSize(f.loops.attached().keySet().iterator().next()))
+        .as("a block volume keeps its 512-byte sectors")
+        .isEqualTo(512);
   }
 
   @Test
