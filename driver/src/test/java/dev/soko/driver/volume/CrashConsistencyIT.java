@@ -37,7 +37,8 @@ class CrashConsistencyIT {
               .redirectErrorStream(true)
               .redirectOutput(dir.resolve("child-" + run + ".log").toFile())
               .start();
-      Thread.sleep(600 + random.nextInt(1200));
+      awaitFirstOperation(journal, child);
+      Thread.sleep(200 + random.nextInt(1200));
       child.destroyForcibly(); // SIGKILL: no shutdown hook, no finally block runs
       assertThat(child.waitFor(10, TimeUnit.SECONDS)).isTrue();
     }
@@ -49,6 +50,19 @@ class CrashConsistencyIT {
     try (LocalVolumeManager engine =
         LocalVolumeManager.open(CrashWorkload.engineConfig(pool, dir))) {
       CrashAudit.verify(engine, pool, told);
+    }
+  }
+
+  /**
+   * Waits until the child has written to the client log, so a kill lands in its work and not in the
+   * JVM's start, which takes seconds on a loaded machine.
+   */
+  private static void awaitFirstOperation(Path journal, Process child) throws Exception {
+    long before = Files.exists(journal) ? Files.size(journal) : 0;
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while ((!Files.exists(journal) || Files.size(journal) == before) && child.isAlive()) {
+      assertThat(System.nanoTime()).as("the workload started within 60 s").isLessThan(deadline);
+      Thread.sleep(20);
     }
   }
 }

@@ -75,7 +75,9 @@ class PowerLossIT {
         String device = loops.attach(cut.image());
         // nouuid: the clone has the live filesystem's UUID, and that one is still mounted.
         host.sh("mount", "-t", "xfs", "-o", "nouuid", device, mountPoint.toString());
-        Path pool = mountPoint.resolve("pool");
+        // The pool's directory is the admin's, not the driver's: a cut taken before the workload's
+        // mkdir reached the disk holds no pool yet, and no acknowledged volume either.
+        Path pool = Files.createDirectories(mountPoint.resolve("pool"));
         try (LocalVolumeManager engine =
             LocalVolumeManager.open(CrashWorkload.engineConfig(pool, host.base))) {
           CrashAudit.verify(engine, pool, expected);
@@ -103,8 +105,9 @@ class PowerLossIT {
       Path target = host.base.resolve("target");
       List<Cut> cuts = new ArrayList<>();
       String volumeId;
+      Path pool = Files.createDirectories(live.resolve("pool")); // the admin's, as in a cluster
       try (LocalVolumeManager engine =
-          LocalVolumeManager.open(CrashWorkload.engineConfig(live.resolve("pool"), host.base))) {
+          LocalVolumeManager.open(CrashWorkload.engineConfig(pool, host.base))) {
         Volume volume =
             engine.createVolume(
                 new VolumeRequest(
