@@ -113,7 +113,7 @@ public final class OperatorProcess implements AutoCloseable {
     }
   }
 
-  /** A metric's value from /metrics (first sample of that name), or -1 when absent. */
+  /** A metric's value from /metrics (the sum over its labels), or -1 when absent. */
   public double metric(String name) throws IOException, InterruptedException {
     String body =
         http.send(
@@ -122,12 +122,15 @@ public final class OperatorProcess implements AutoCloseable {
                     .build(),
                 HttpResponse.BodyHandlers.ofString())
             .body();
+    double sum = 0;
+    boolean found = false;
     for (String line : body.split("\n")) {
       if (line.startsWith(name + " ") || line.startsWith(name + "{")) {
-        return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+        sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+        found = true;
       }
     }
-    return -1;
+    return found ? sum : -1;
   }
 
   public long pid() {
