@@ -248,9 +248,14 @@ def csv_equals_chart(helm):
     expect(csv["spec"]["version"], version(), "CSV version")
     chart = yaml.safe_load(open(os.path.join(CHART, "Chart.yaml")))
     expect(chart["appVersion"], version(), "chart appVersion")
-    crd = yaml.safe_load(open(os.path.join(BUNDLE, "manifests/soko.dev_storageclusters.yaml")))
-    chart_crd = yaml.safe_load(open(glob.glob(os.path.join(CHART, "crds/*"))[0]))
-    expect(crd, chart_crd, "bundle CRD vs chart CRD")
+    chart_crds = sorted(glob.glob(os.path.join(CHART, "crds/*")))
+    expect([os.path.basename(c) for c in chart_crds],
+           ["storageclusters.soko.dev-v1.yml", "storagenodes.soko.dev-v1.yml"], "chart CRDs")
+    for chart_file in chart_crds:
+        chart_crd = yaml.safe_load(open(chart_file))
+        plural = chart_crd["spec"]["names"]["plural"]
+        crd = yaml.safe_load(open(os.path.join(BUNDLE, f"manifests/soko.dev_{plural}.yaml")))
+        expect(crd, chart_crd, f"bundle CRD vs chart CRD ({plural})")
 
 
 # The tool warns that its own "operatorhub" validator is deprecated; that says nothing of the bundle.

@@ -17,6 +17,7 @@ import dev.soko.driver.metrics.PrometheusRpcMetrics;
 import dev.soko.driver.metrics.RpcMetrics;
 import dev.soko.driver.metrics.StorageGauges;
 import dev.soko.driver.mount.PathPolicy;
+import dev.soko.driver.report.PoolReporter;
 import dev.soko.driver.server.DriverServer;
 import dev.soko.driver.server.Endpoint;
 import dev.soko.driver.server.SideServer;
@@ -82,6 +83,7 @@ public final class Main {
           prometheus.beforeScrape(gauges::refresh);
         }
         readiness = volumes::notReady;
+        resources.reporter = PoolReports.start(config, volumes);
         services =
             List.of(
                 new IdentityService(config.driverName(), Version.current(), readiness),
@@ -144,6 +146,7 @@ public final class Main {
     volatile SideServer registration;
     volatile DriverServer server;
     volatile VolumeManager volumes;
+    volatile PoolReporter reporter;
     volatile List<HttpEndpoint> http = List.of();
 
     void close() {
@@ -155,6 +158,9 @@ public final class Main {
           log.atInfo()
               .addKeyValue("socket", registration.socket())
               .log("removed the kubelet registration socket");
+        }
+        if (reporter != null) {
+          reporter.close();
         }
         http.forEach(HttpEndpoint::close);
         if (server != null) {

@@ -14,26 +14,26 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Puts a generated CRD's printer columns in the order StorageCluster declares them, so that {@code
- * kubectl get storageclusters} shows Ready first and Age last. fabric8's generator sorts them by
- * JSON path (fabric8io/kubernetes-client#7454), which put Age first. The build runs this on both
- * generated copies (see crd/pom.xml) before any test or package reads them; it edits the YAML as
- * text, so everything else in the file stays byte for byte as generated.
+ * Puts a generated CRD's printer columns in the order its model class (StorageCluster, StorageNode)
+ * declares them, so that {@code kubectl get} shows Ready first and Age last. fabric8's generator
+ * sorts them by JSON path (fabric8io/kubernetes-client#7454), which put Age first. The build runs
+ * this on both generated copies (see crd/pom.xml) before any test or package reads them; it edits
+ * the YAML as text, so everything else in the file stays byte for byte as generated.
  *
  * <pre>PrinterColumnOrder CRD_FILE...</pre>
  */
 public final class PrinterColumnOrder {
   private static final Pattern BLOCK = Pattern.compile("^(\\s*)-? ?additionalPrinterColumns:$");
+  private static final Pattern KIND = Pattern.compile("(?m)^    kind: \"([A-Za-z0-9]+)\"$");
   private static final Pattern NAME = Pattern.compile("^\\s*-?\\s*name: \"([^\"]+)\"$");
 
   private PrinterColumnOrder() {}
 
-  public static void main(String[] args) throws IOException {
-    List<String> order = declaredOrder();
+  public static void main(String[] args) throws IOException, ClassNotFoundException {
     for (String arg : args) {
       Path file = Path.of(arg);
       String yaml = Files.readString(file, StandardCharsets.UTF_8);
-      String ordered = reorder(yaml, order);
+      String ordered = reorder(yaml, declaredOrder(modelOf(yaml)));
       if (!ordered.equals(yaml)) {
         Files.writeString(file, ordered, StandardCharsets.UTF_8);
       }
@@ -42,7 +42,21 @@ public final class PrinterColumnOrder {
 
   /** The column names in the order of StorageCluster's {@code @AdditionalPrinterColumn}s. */
   static List<String> declaredOrder() {
-    return Arrays.stream(StorageCluster.class.getAnnotationsByType(AdditionalPrinterColumn.class))
+    return declaredOrder(StorageCluster.class);
+  }
+
+  /** The model class of a generated CRD: its kind in the API's package. */
+  static Class<?> modelOf(String yaml) throws ClassNotFoundException {
+    Matcher kind = KIND.matcher(yaml);
+    if (!kind.find()) {
+      throw new IllegalArgumentException("no spec.names.kind in the CRD");
+    }
+    return Class.forName(StorageCluster.class.getPackageName() + "." + kind.group(1));
+  }
+
+  /** The column names in the order of the class's {@code @AdditionalPrinterColumn}s. */
+  static List<String> declaredOrder(Class<?> model) {
+    return Arrays.stream(model.getAnnotationsByType(AdditionalPrinterColumn.class))
         .map(AdditionalPrinterColumn::name)
         .toList();
   }

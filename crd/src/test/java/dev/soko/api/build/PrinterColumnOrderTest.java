@@ -3,6 +3,7 @@ package dev.soko.api.build;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.soko.api.v1alpha1.StorageNode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -86,5 +87,15 @@ class PrinterColumnOrderTest {
       names.add(m.group(1));
     }
     return names;
+  }
+
+  @Test
+  void theStorageNodeCrdIsOrderedByItsOwnModel() throws Exception {
+    String committedCopy =
+        Files.readString(Path.of("src/generated/crds/storagenodes.soko.dev-v1.yml"));
+
+    assertThat(PrinterColumnOrder.modelOf(committedCopy)).isEqualTo(StorageNode.class);
+    assertThat(columnNames(committedCopy))
+        .containsExactly("Ready", "Refused", "Volumes", "Observed", "Age");
   }
 }

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -126,11 +127,6 @@ public final class LocalVolumeManager implements VolumeManager {
             + " (the driver log says why)");
   }
 
-  /** Every configured pool's verdict on this node, re-checked now and then. */
-  public Map<String, PoolVerdict> poolVerdicts() {
-    return states.refresh();
-  }
-
   @Override
   public Volume createVolume(VolumeRequest request) {
     if (catalog.volumeByName(request.name()).isEmpty()) {
@@ -205,6 +201,16 @@ public final class LocalVolumeManager implements VolumeManager {
         .filter(p -> verdicts.get(p.name()).ready())
         .map(Pool::capacity)
         .toList();
+  }
+
+  @Override
+  public Map<String, PoolVerdict> poolVerdicts() {
+    return states.refresh();
+  }
+
+  @Override
+  public void onPoolVerdicts(Consumer<Map<String, PoolVerdict>> listener) {
+    states.onChange(listener);
   }
 
   @Override

@@ -1,8 +1,11 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.pool.PoolVerdict;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * What the CSI services ask of the storage engine. Implementations validate their input, are
@@ -60,6 +63,14 @@ public interface VolumeManager extends AutoCloseable {
   default MetricsView metricsView() {
     return MetricsView.EMPTY;
   }
+
+  /** Every configured pool's verdict on this node, in configuration order; re-checked when old. */
+  default Map<String, PoolVerdict> poolVerdicts() {
+    return Map.of();
+  }
+
+  /** Hands {@code listener} the current verdicts at once and every changed set afterwards. */
+  default void onPoolVerdicts(Consumer<Map<String, PoolVerdict>> listener) {}
 
   // ---- node side ------------------------------------------------------------------------
 

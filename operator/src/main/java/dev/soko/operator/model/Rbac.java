@@ -64,6 +64,17 @@ final class Rbac {
                     List.of("get", "list"))));
     out.add(clusterRole(n, "provisioner", Names.NODE, provisioner));
     out.add(clusterBinding(n, "provisioner", Names.NODE, nodeSa));
+    // The driver itself: it applies its node's StorageNode (server-side apply: get, create and
+    // patch, no list or watch) and records an Event when a pool is refused.
+    out.add(
+        clusterRole(
+            n,
+            "pool-report",
+            Names.NODE,
+            List.of(
+                rule("soko.dev", List.of("storagenodes"), List.of("get", "create", "patch")),
+                rule("", List.of("events"), List.of("create", "patch")))));
+    out.add(clusterBinding(n, "pool-report", Names.NODE, nodeSa));
     if (capacity) {
       // The provisioner publishes CSIStorageCapacity in its own namespace, owned by its DaemonSet.
       out.add(

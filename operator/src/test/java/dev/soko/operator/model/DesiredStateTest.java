@@ -280,6 +280,26 @@ class DesiredStateTest {
   }
 
   @Test
+  void theNodePluginMayWriteItsStorageNodeAndEventsButNotListOrWatchThem() {
+    List<HasMetadata> rbac = desired(Fixtures.sample(), "1.34").rbac();
+    ClusterRole report =
+        rbac.stream()
+            .filter(
+                o -> o instanceof ClusterRole && o.getMetadata().getName().endsWith(":pool-report"))
+            .map(ClusterRole.class::cast)
+            .findFirst()
+            .orElseThrow();
+    assertThat(report.getRules())
+        .extracting(r -> r.getApiGroups().get(0) + "/" + r.getResources() + " " + r.getVerbs())
+        .containsExactly(
+            "soko.dev/[storagenodes] [get, create, patch]", "/[events] [create, patch]");
+    assertThat(rbac)
+        .filteredOn(o -> o.getMetadata().getName().endsWith(":pool-report"))
+        .extracting(HasMetadata::getKind)
+        .containsExactly("ClusterRole", "ClusterRoleBinding");
+  }
+
+  @Test
   void rbacIsLeastPrivilegePerComponent() {
     List<HasMetadata> rbac = desired(Fixtures.sample(), "1.34").rbac();
     ClusterRole resizer =

@@ -1,0 +1,49 @@
+package dev.soko.driver;
+
+import dev.soko.driver.cli.Version;
+import dev.soko.driver.config.DriverConfig;
+import dev.soko.driver.report.KubeApi;
+import dev.soko.driver.report.PoolReporter;
+import dev.soko.driver.volume.VolumeManager;
+import java.io.IOException;
+import java.time.Clock;
+import java.util.Optional;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Starts the node's pool report (its StorageNode and the PoolRefused Events) when the driver runs
+ * in a cluster; see {@link KubeApi#fromEnvironment} for when it does and the overrides.
+ */
+final class PoolReports {
+  private PoolReports() {}
+
+  /** The running reporter, or null when there is no API server to report to. */
+  static PoolReporter start(DriverConfig config, VolumeManager volumes) {
+    Optional<KubeApi> api;
+    try {
+      api = KubeApi.fromEnvironment(System.getenv());
+    } catch (IOException e) {
+      LoggerFactory.getLogger(PoolReports.class)
+          .warn("not reporting pools to the API server: {}", e.getMessage());
+      return null;
+    }
+    if (api.isEmpty()) {
+      LoggerFactory.getLogger(PoolReports.class)
+          .info("not in a cluster (no service-account token): pools are not reported");
+      return null;
+    }
+    PoolReporter reporter =
+        new PoolReporter(
+            api.get(),
+            config.nodeId(),
+            Version.current(),
+            volumes::poolVerdicts,
+            volumes::metricsView,
+            Clock.systemUTC(),
+            PoolReporter.PERIOD,
+            PoolReporter.MIN_INTERVAL);
+    volumes.onPoolVerdicts(reporter::onVerdicts);
+    reporter.start();
+    return reporter;
+  }
+}

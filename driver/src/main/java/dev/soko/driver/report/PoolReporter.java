@@ -1,0 +1,193 @@
+package dev.soko.driver.report;
+
+import dev.soko.driver.pool.PoolVerdict;
+import dev.soko.driver.volume.MetricsView;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps this node's StorageNode up to date and records an Event when a pool is refused. Writes on
+ * start, soon after every change of a pool's verdict (at most once per {@code minInterval}), and
+ * every {@code period} (jittered by up to a tenth, so that a thousand nodes do not write in step)
+ * with fresh physical readings. It never throws into the driver: a failed write is logged at warn
+ * once per kind of error (then at debug) and the next write tries again. One daemon thread.
+ */
+public final class PoolReporter implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(PoolReporter.class);
+  public static final Duration PERIOD = Duration.ofSeconds(60);
+  public static final Duration MIN_INTERVAL = Duration.ofSeconds(5);
+  static final int MAX_PENDING_EVENTS = 32;
+  static final String APPLY = "application/apply-patch+yaml";
+  private static final TimeUnit MILLIS = TimeUnit.MILLISECONDS;
+
+  private final KubeApi api;
+  private final String node;
+  private final String version;
+  private final Supplier<Map<String, PoolVerdict>> verdicts;
+  private final Supplier<MetricsView> metrics;
+  private final Clock clock;
+  private final Duration period;
+  private final Duration minInterval;
+  private final ScheduledExecutorService executor;
+  private final Queue<String[]> events = new ArrayDeque<>();
+  private final Set<String> warned = new HashSet<>();
+  private Map<String, PoolVerdict> known = new LinkedHashMap<>();
+  private boolean soonPending;
+  private long lastWrite = Long.MIN_VALUE;
+
+  /**
+   * @param verdicts every configured pool's verdict, re-checked when old enough
+   * @param metrics the open pools' readings
+   */
+  public PoolReporter(
+      KubeApi api,
+      String node,
+      String version,
+      Supplier<Map<String, PoolVerdict>> verdicts,
+      Supplier<MetricsView> metrics,
+      Clock clock,
+      Duration period,
+      Duration minInterval) {
+    this.api = api;
+    this.node = node;
+    this.version = version;
+    this.verdicts = verdicts;
+    this.metrics = metrics;
+    this.clock = clock;
+    this.period = period;
+    this.minInterval = minInterval;
+    this.executor =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "pool-report");
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  /** Writes now and then every period. */
+  public void start() {
+    LOG.atInfo()
+        .addKeyValue("server", api.server())
+        .addKeyValue("node", node)
+        .log("reporting pools to the API server");
+    executor.execute(this::periodic);
+  }
+
+  /**
+   * A listener for verdict changes (it runs under the caller's lock, so it only takes note): a pool
+   * that became refused, or is refused for a new reason, gets an Event; the StorageNode is written
+   * soon.
+   */
+  public synchronized void onVerdicts(Map<String, PoolVerdict> next) {
+    for (Map.Entry<String, PoolVerdict> entry : next.entrySet()) {
+      PoolVerdict verdict = entry.getValue();
+      if (verdict.state() == PoolVerdict.State.REFUSED
+          && !verdict.equals(known.get(entry.getKey()))
+          && events.size() < MAX_PENDING_EVENTS) {
+        events.add(new String[] {entry.getKey(), verdict.reason()});
+      }
+    }
+    known = new LinkedHashMap<>(next);
+    if (!soonPending && !executor.isShutdown()) {
+      soonPending = true;
+      long wait = Math.max(0, lastWrite + minInterval.toMillis() - clock.millis());
+      executor.schedule(this::reportSoon, lastWrite == Long.MIN_VALUE ? 0 : wait, MILLIS);
+    }
+  }
+
+  private void reportSoon() {
+    synchronized (this) {
+      soonPending = false;
+    }
+    report();
+  }
+
+  private void periodic() {
+    report();
+    long jitter = ThreadLocalRandom.current().nextLong(period.toMillis() / 10 + 1);
+    if (!executor.isShutdown()) {
+      executor.schedule(
+          this::periodic, period.toMillis() - period.toMillis() / 20 + jitter, MILLIS);
+    }
+  }
+
+  /** One round: pending Events first, then the StorageNode. Never throws. */
+  void report() {
+    try {
+      Map<String, PoolVerdict> now = verdicts.get(); // may hand a change to onVerdicts
+      String[] event;
+      while ((event = nextEvent()) != null) {
+        send(
+            "POST",
+            "/api/v1/namespaces/default/events",
+            "application/json",
+            NodeReport.refusedEvent(node, event[0], event[1], clock.instant()),
+            "event");
+      }
+      synchronized (this) {
+        lastWrite = clock.millis();
+      }
+      send(
+          "PATCH",
+          "/apis/soko.dev/v1alpha1/storagenodes/" + node + "?fieldManager=soko-driver&force=true",
+          APPLY,
+          NodeReport.storageNode(node, version, clock.instant(), now, metrics.get()),
+          "storagenode");
+    } catch (RuntimeException e) {
+      failed("reading pools", e.toString());
+    }
+  }
+
+  private synchronized String[] nextEvent() {
+    return events.poll();
+  }
+
+  private void send(String method, String path, String type, String body, String what) {
+    try {
+      KubeApi.Response response = api.send(method, path, type, body);
+      if (response.ok()) {
+        succeeded(what);
+      } else {
+        failed(what + " HTTP " + response.status(), response.body());
+      }
+    } catch (IOException e) {
+      failed(what + " " + e.getClass().getSimpleName(), e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private synchronized void succeeded(String what) {
+    if (warned.removeIf(kind -> kind.startsWith(what + " "))) {
+      LOG.info("writing the {} to the API server works again", what);
+    }
+  }
+
+  private synchronized void failed(String kind, String detail) {
+    if (warned.add(kind)) {
+      LOG.warn("pool report: {} failed (logged once; retried): {}", kind, detail);
+    } else {
+      LOG.debug("pool report: {} failed: {}", kind, detail);
+    }
+  }
+
+  @Override
+  public void close() {
+    executor.shutdownNow();
+  }
+}

@@ -1,0 +1,161 @@
+package dev.soko.driver.report;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.soko.driver.pool.PoolVerdict;
+import dev.soko.driver.volume.MetricsView;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PoolReporterTest {
+  static final Clock CLOCK = Clock.fixed(NodeReportTest.NOW, ZoneOffset.UTC);
+  static final String APPLY_PATH =
+      "/apis/soko.dev/v1alpha1/storagenodes/node-1?fieldManager=soko-driver&force=true";
+
+  @TempDir Path dir;
+  ApiServerFake api;
+  final AtomicReference<Map<String, PoolVerdict>> verdicts =
+      new AtomicReference<>(Map.of("fast", PoolVerdict.READY));
+  PoolReporter reporter;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    api = new ApiServerFake();
+  }
+
+  @AfterEach
+  void tearDown() {
+    if (reporter != null) {
+      reporter.close();
+    }
+    api.close();
+  }
+
+  PoolReporter reporter(Duration period, Duration minInterval) throws Exception {
+    reporter =
+        new PoolReporter(
+            api.client(dir, "sa-token"),
+            "node-1",
+            "0.1.0",
+            verdicts::get,
+            () -> new MetricsView(List.of(NodeReportTest.row("fast", 2)), List.of()),
+            CLOCK,
+            period,
+            minInterval);
+    return reporter;
+  }
+
+  @Test
+  void appliesTheWholeStorageNodeWithTheTokenAsFieldManagerSokoDriver() throws Exception {
+    reporter(Duration.ofHours(1), Duration.ZERO).report();
+
+    ApiServerFake.Request r = api.next();
+    assertThat(r.method()).isEqualTo("PATCH");
+    assertThat(r.uri()).isEqualTo(APPLY_PATH);
+    assertThat(r.contentType()).isEqualTo("application/apply-patch+yaml");
+    assertThat(r.authorization()).isEqualTo("Bearer sa-token");
+    assertThat(r.body())
+        .isEqualTo(
+            NodeReport.storageNode(
+                "node-1",
+                "0.1.0",
+                CLOCK.instant(),
+                Map.of("fast", PoolVerdict.READY),
+                new MetricsView(List.of(NodeReportTest.row("fast", 2)), List.of())))
+        .contains("\"sizeBytes\":1000");
+  }
+
+  @Test
+  void aPoolThatBecomesRefusedGetsOneWarningEventBeforeTheStorageNode() throws Exception {
+    PoolReporter r = reporter(Duration.ofHours(1), Duration.ZERO);
+    Map<String, PoolVerdict> refused = new LinkedHashMap<>();
+    refused.put("fast", PoolVerdict.refused("pool path /p is missing"));
+    verdicts.set(refused);
+
+    r.onVerdicts(Map.of("fast", PoolVerdict.READY));
+    r.onVerdicts(refused);
+    r.onVerdicts(refused); // the same verdict again: no second event
+    r.report();
+
+    Thread.sleep(300); // the write onVerdicts scheduled
+    List<ApiServerFake.Request> all = api.drain();
+
+    List<ApiServerFake.Request> events =
+        all.stream().filter(q -> q.method().equals("POST")).toList();
+    assertThat(events).hasSize(1);
+    ApiServerFake.Request event = events.get(0);
+    assertThat(event.uri()).isEqualTo("/api/v1/namespaces/default/events");
+    assertThat(event.contentType()).isEqualTo("application/json");
+    assertThat(event.body())
+        .contains("\"reason\":\"PoolRefused\"")
+        .contains("\"message\":\"pool fast refused: pool path /p is missing\"");
+    List<ApiServerFake.Request> after = all.subList(all.indexOf(event) + 1, all.size());
+    assertThat(after).as("the StorageNode follows the event").isNotEmpty();
+    assertThat(after).allSatisfy(q -> assertThat(q.uri()).isEqualTo(APPLY_PATH));
+    assertThat(after.get(after.size() - 1).body()).contains("\"state\":\"Refused\"");
+  }
+
+  @Test
+  void aFailedWriteNeverThrowsAndTheNextOneTriesAgain() throws Exception {
+    PoolReporter r = reporter(Duration.ofHours(1), Duration.ZERO);
+    api.status = 403;
+
+    r.report();
+    r.report();
+    api.status = 200;
+    r.report();
+
+    assertThat(List.of(api.next(), api.next(), api.next()))
+        .extracting(ApiServerFake.Request::uri)
+        .containsOnly(APPLY_PATH);
+  }
+
+  @Test
+  void anUnreachableServerNeverThrows() throws Exception {
+    PoolReporter r = reporter(Duration.ofHours(1), Duration.ZERO);
+    api.close();
+
+    r.report(); // connection refused: logged, not thrown
+
+    assertThat(api.drain()).isEmpty();
+  }
+
+  @Test
+  void writesOnStartAndAgainEveryPeriod() throws Exception {
+    reporter(Duration.ofMillis(200), Duration.ZERO).start();
+
+    long start = System.nanoTime();
+    api.next();
+    api.next();
+    api.next();
+
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThan(Duration.ofMillis(300));
+  }
+
+  @Test
+  void verdictChangesAreWrittenAtMostOncePerMinimumInterval() throws Exception {
+    PoolReporter r = reporter(Duration.ofHours(1), Duration.ofMillis(500));
+    r.report();
+    api.next();
+
+    for (int i = 0; i < 20; i++) {
+      r.onVerdicts(Map.of("fast", PoolVerdict.notSelected("change " + i)));
+    }
+    Thread.sleep(200);
+    assertThat(api.drain()).as("not before the minimum interval").isEmpty();
+
+    api.next();
+    Thread.sleep(700);
+    assertThat(api.drain()).as("twenty changes, one write").isEmpty();
+  }
+}
