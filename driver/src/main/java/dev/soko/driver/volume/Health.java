@@ -1,5 +1,7 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.model.AccessType;
+import dev.soko.driver.model.VolumeCondition;
 import dev.soko.driver.mount.LoopDevice;
 import dev.soko.driver.mount.LoopDevices;
 import dev.soko.driver.mount.MountEntry;

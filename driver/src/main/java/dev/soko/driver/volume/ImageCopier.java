@@ -1,5 +1,6 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.model.AccessType;
 import dev.soko.driver.mount.LoopDevices;
 import dev.soko.driver.mount.Mounter;
 import dev.soko.driver.pool.Pool;
@@ -46,7 +47,7 @@ final class ImageCopier {
       if (frozen.isPresent()) {
         try {
           mounter.unfreeze(frozen.get());
-        } catch (StorageException e) {
+        } catch (RuntimeException e) {
           LOG.error("cannot unfreeze {}: {}", frozen.get(), e.getMessage());
           throw e;
         }

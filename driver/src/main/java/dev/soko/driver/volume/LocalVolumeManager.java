@@ -4,6 +4,9 @@ import dev.soko.driver.config.DriverConfig;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.exec.Exec;
 import dev.soko.driver.exec.ProcessExec;
+import dev.soko.driver.model.PoolCapacity;
+import dev.soko.driver.model.Snapshot;
+import dev.soko.driver.model.Volume;
 import dev.soko.driver.mount.LoopDevices;
 import dev.soko.driver.mount.Losetup;
 import dev.soko.driver.mount.Mounter;
@@ -34,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * keep working), offers no capacity and takes no new volumes; it is checked again now and then. The
  * work is done by small collaborators: {@link VolumeProvisioner} and {@link SnapshotProvisioner}
  * (controller side), {@link NodeVolumes}, {@link NodeExpansion} and {@link VolumeStats} (node
- * side).
+ * side). Every operation reports the lower layers' typed failures as {@link StorageException}s
+ * ({@link Failures}), which is what the {@link VolumeManager} contract promises.
  */
 public final class LocalVolumeManager implements VolumeManager {
   private static final Logger LOG = LoggerFactory.getLogger(LocalVolumeManager.class);
@@ -139,12 +143,12 @@ public final class LocalVolumeManager implements VolumeManager {
     if (!unusablePools.isEmpty()) {
       notReady(); // a pool refused at start may have been mounted since
     }
-    return volumes.create(request);
+    return Failures.mapped(() -> volumes.create(request));
   }
 
   @Override
   public void deleteVolume(String volumeId) {
-    volumes.delete(volumeId);
+    Failures.mapped(() -> volumes.delete(volumeId));
   }
 
   @Override
@@ -169,12 +173,12 @@ public final class LocalVolumeManager implements VolumeManager {
 
   @Override
   public Snapshot createSnapshot(String name, String sourceVolumeId) {
-    return snapshots.create(name, sourceVolumeId);
+    return Failures.mapped(() -> snapshots.create(name, sourceVolumeId));
   }
 
   @Override
   public void deleteSnapshot(String snapshotId) {
-    snapshots.delete(snapshotId);
+    Failures.mapped(() -> snapshots.delete(snapshotId));
   }
 
   @Override
@@ -192,7 +196,7 @@ public final class LocalVolumeManager implements VolumeManager {
 
   @Override
   public ExpandResult expandVolume(String volumeId, long requiredBytes, long limitBytes) {
-    return volumes.expand(volumeId, requiredBytes, limitBytes);
+    return Failures.mapped(() -> volumes.expand(volumeId, requiredBytes, limitBytes));
   }
 
   @Override
@@ -238,32 +242,32 @@ public final class LocalVolumeManager implements VolumeManager {
 
   @Override
   public void stage(StageRequest request) {
-    node.stage(request);
+    Failures.mapped(() -> node.stage(request));
   }
 
   @Override
   public void unstage(String volumeId, Path stagingPath) {
-    node.unstage(volumeId, stagingPath);
+    Failures.mapped(() -> node.unstage(volumeId, stagingPath));
   }
 
   @Override
   public void publish(PublishRequest request) {
-    node.publish(request);
+    Failures.mapped(() -> node.publish(request));
   }
 
   @Override
   public void unpublish(String volumeId, Path targetPath) {
-    node.unpublish(volumeId, targetPath);
+    Failures.mapped(() -> node.unpublish(volumeId, targetPath));
   }
 
   @Override
   public VolumeUsage usage(String volumeId, Path volumePath) {
-    return stats.usage(volumeId, volumePath);
+    return Failures.mapped(() -> stats.usage(volumeId, volumePath));
   }
 
   @Override
   public long expandOnNode(String volumeId, Path volumePath, long requiredBytes, long limitBytes) {
-    return expansion.expand(volumeId, volumePath, requiredBytes, limitBytes);
+    return Failures.mapped(() -> expansion.expand(volumeId, volumePath, requiredBytes, limitBytes));
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.model.AccessType;
 import dev.soko.driver.mount.LoopDevices;
 import dev.soko.driver.mount.MountEntry;
 import dev.soko.driver.mount.Mounter;

@@ -1,5 +1,9 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.model.AccessType;
+import dev.soko.driver.model.ContentSource;
+import dev.soko.driver.model.Volume;
+import dev.soko.driver.model.VolumeCondition;
 import dev.soko.driver.mount.LoopDevices;
 import dev.soko.driver.mount.MountOptions;
 import dev.soko.driver.pool.Pool;

@@ -1,5 +1,7 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.model.AccessType;
+import dev.soko.driver.model.VolumeCondition;
 import dev.soko.driver.mount.FsStats;
 import dev.soko.driver.mount.MountEntry;
 import dev.soko.driver.mount.Mounter;

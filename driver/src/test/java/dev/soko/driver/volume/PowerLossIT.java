@@ -2,6 +2,9 @@ package dev.soko.driver.volume;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.soko.driver.model.AccessType;
+import dev.soko.driver.model.ContentSource;
+import dev.soko.driver.model.Volume;
 import dev.soko.driver.mount.Losetup;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
