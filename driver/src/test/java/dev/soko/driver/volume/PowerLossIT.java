@@ -102,6 +102,8 @@ class PowerLossIT {
       host.sh("mkfs.xfs", "-q", "-m", "reflink=1", disk.toString());
       Path live = Files.createDirectories(host.base.resolve("live"));
       host.sh("mount", "-t", "xfs", new Losetup().attach(disk), live.toString());
+      // The pool is a directory on the mounted disk; the driver refuses to create one itself.
+      Files.createDirectories(live.resolve("pool"));
       Path staging = host.base.resolve("staging");
       Path target = host.base.resolve("target");
       List<Cut> cuts = new ArrayList<>();
