@@ -1,9 +1,9 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.backend.VolumeBackend;
 import dev.soko.driver.model.AccessType;
 import dev.soko.driver.model.VolumeCondition;
 import dev.soko.driver.mount.LoopDevice;
-import dev.soko.driver.mount.LoopDevices;
 import dev.soko.driver.mount.MountEntry;
 import dev.soko.driver.mount.Mounter;
 import dev.soko.driver.state.VolumeRecord;
@@ -16,17 +16,17 @@ import java.util.Optional;
 final class Health {
   private final Catalog catalog;
   private final Mounter mounter;
-  private final LoopDevices loops;
+  private final VolumeBackend backend;
 
-  Health(Catalog catalog, Mounter mounter, LoopDevices loops) {
+  Health(Catalog catalog, Mounter mounter, VolumeBackend backend) {
     this.catalog = catalog;
     this.mounter = mounter;
-    this.loops = loops;
+    this.backend = backend;
   }
 
   /** Takes one look at loop devices and mounts, for a whole listing. */
   View view() {
-    return new View(loops.list(), mounter.mounts());
+    return new View(backend.inventory(), mounter.mounts());
   }
 
   /** True when {@code entry} mounts {@code device}: directly, or as a bind of its device node. */
@@ -53,7 +53,7 @@ final class Health {
     }
 
     Optional<String> device(Path image) {
-      return loops.backedBy(devices, image, false).stream().findFirst();
+      return backend.backedBy(devices, image, false).stream().findFirst();
     }
 
     Optional<MountEntry> mountAt(Path path) {

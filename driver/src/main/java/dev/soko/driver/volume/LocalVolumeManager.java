@@ -1,5 +1,7 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.backend.ImageFileBackend;
+import dev.soko.driver.backend.VolumeBackend;
 import dev.soko.driver.config.DriverConfig;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.exec.Exec;
@@ -69,14 +71,16 @@ public final class LocalVolumeManager implements VolumeManager {
     this.catalog = new Catalog(config.pools().stream().map(PoolConfig::name).toList());
     KeyedLocks locks = new KeyedLocks();
     PathPolicy paths = new PathPolicy(config.allowedPathRoots());
-    ImageCopier copier = new ImageCopier(mounter, loops);
-    this.health = new Health(catalog, mounter, loops);
-    this.volumes = new VolumeProvisioner(catalog, locks, loops, copier);
-    this.snapshots = new SnapshotProvisioner(catalog, locks, copier);
-    this.node = new NodeVolumes(catalog, locks, mounter, loops, paths);
-    this.expansion = new NodeExpansion(catalog, locks, mounter, loops, paths, volumes);
-    this.stats = new VolumeStats(catalog, mounter, health, paths);
-    this.recovery = new Recovery(catalog, mounter, loops);
+    // The one place that chooses the backend; nothing below names its implementation.
+    VolumeBackend backend = new ImageFileBackend(loops);
+    VolumeCopier copier = new VolumeCopier(mounter, backend);
+    this.health = new Health(catalog, mounter, backend);
+    this.volumes = new VolumeProvisioner(catalog, locks, backend, copier);
+    this.snapshots = new SnapshotProvisioner(catalog, locks, copier, backend);
+    this.node = new NodeVolumes(catalog, locks, mounter, backend, paths);
+    this.expansion = new NodeExpansion(catalog, locks, mounter, backend, paths, volumes);
+    this.stats = new VolumeStats(catalog, mounter, health, paths, backend);
+    this.recovery = new Recovery(catalog, mounter, backend);
     this.states =
         new PoolStates(
             config.pools(), PoolCheck.forHost(config.kubeletDir())::check, System::nanoTime);

@@ -1,8 +1,8 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.backend.VolumeBackend;
 import dev.soko.driver.model.ContentSource;
 import dev.soko.driver.mount.LoopDevice;
-import dev.soko.driver.mount.LoopDevices;
 import dev.soko.driver.mount.MountEntry;
 import dev.soko.driver.mount.Mounter;
 import dev.soko.driver.pool.Pool;
@@ -71,12 +71,12 @@ final class Recovery {
 
   private final Catalog catalog;
   private final Mounter mounter;
-  private final LoopDevices loops;
+  private final VolumeBackend backend;
 
-  Recovery(Catalog catalog, Mounter mounter, LoopDevices loops) {
+  Recovery(Catalog catalog, Mounter mounter, VolumeBackend backend) {
     this.catalog = catalog;
     this.mounter = mounter;
-    this.loops = loops;
+    this.backend = backend;
   }
 
   /** Loads the pool's records into the catalog, repairing as it goes. */
@@ -197,21 +197,21 @@ final class Recovery {
    * a volume was never staged (staging flushes the image) and so never held data: it is made again.
    * Anything else that lacks its image is reported, never papered over.
    */
-  private static boolean remakeLostBlankImage(Pool pool, VolumeRecord record, Path image) {
+  private boolean remakeLostBlankImage(Pool pool, VolumeRecord record, Path image) {
     if (!record.source().equals(ContentSource.EMPTY)
         || !record.stagedAt().isEmpty()
         || !pool.volumeRecords().replayedFromJournal(record.id())) {
       return false;
     }
     if (!Files.isRegularFile(image)) {
-      pool.files().createSparse(image, record.capacityBytes());
+      backend.create(pool, image, record.capacityBytes());
       // Flushed here: the pool opened with a checkpoint that already wrote this record's file, so
       // no later checkpoint flushes the image for it.
       Pool.fsync(image);
       return true;
     }
-    if (pool.files().size(image) < record.capacityBytes()) {
-      pool.files().grow(image, record.capacityBytes());
+    if (backend.size(pool, image) < record.capacityBytes()) {
+      backend.grow(pool, image, record.capacityBytes());
       return true;
     }
     return false;
@@ -254,14 +254,14 @@ final class Recovery {
    */
   private Map<LoopDevice, Path> poolFilesHeld(Pool pool) {
     Map<LoopDevice, Path> held = new LinkedHashMap<>();
-    for (LoopDevice loop : loops.list()) {
+    for (LoopDevice loop : backend.inventory()) {
       Path name = loop.backingFile().getFileName();
       if (name == null) {
         continue;
       }
       for (Path dir : List.of(pool.imagesDir(), pool.snapshotsDir())) {
         Path file = dir.resolve(name);
-        if (!loops.backedBy(List.of(loop), file, true).isEmpty()) {
+        if (!backend.backedBy(List.of(loop), file, true).isEmpty()) {
           held.put(loop, file);
         }
       }
@@ -296,7 +296,7 @@ final class Recovery {
         continue;
       }
       try {
-        loops.detach(loop.device());
+        backend.detach(loop.device());
         detached++;
         LOG.warn(
             "recovery: detached {} (its image {} backs no volume)",
@@ -311,7 +311,7 @@ final class Recovery {
 
   /** Volumes recorded as staged whose loop device or staging mount is gone (e.g. a reboot). */
   private int reportLostStagings(Pool pool, List<MountEntry> mounts) {
-    Health.View view = new Health(catalog, mounter, loops).view();
+    Health.View view = new Health(catalog, mounter, backend).view();
     int lost = 0;
     for (VolumeRecord record : catalog.volumes().values()) {
       if (record.pool().equals(pool.name())

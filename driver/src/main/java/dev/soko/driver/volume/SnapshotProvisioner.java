@@ -1,5 +1,6 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.backend.VolumeBackend;
 import dev.soko.driver.model.Snapshot;
 import dev.soko.driver.pool.Pool;
 import dev.soko.driver.state.Ids;
@@ -24,9 +25,12 @@ final class SnapshotProvisioner {
 
   private final Catalog catalog;
   private final KeyedLocks locks;
-  private final ImageCopier copier;
+  private final VolumeCopier copier;
+  private final VolumeBackend backend;
 
-  SnapshotProvisioner(Catalog catalog, KeyedLocks locks, ImageCopier copier) {
+  SnapshotProvisioner(
+      Catalog catalog, KeyedLocks locks, VolumeCopier copier, VolumeBackend backend) {
+    this.backend = backend;
     this.catalog = catalog;
     this.locks = locks;
     this.copier = copier;
@@ -64,7 +68,7 @@ final class SnapshotProvisioner {
       throw StorageException.precondition(
           "volume %s has lost its image file; it cannot be snapshotted", source.id());
     }
-    long size = pool.files().size(sourceImage);
+    long size = backend.size(pool, sourceImage);
     String id = Ids.newSnapshotId();
     pool.reserve(id, size);
     SnapshotRecord record =

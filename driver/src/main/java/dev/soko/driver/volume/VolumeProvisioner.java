@@ -1,10 +1,10 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.backend.VolumeBackend;
 import dev.soko.driver.model.AccessType;
 import dev.soko.driver.model.ContentSource;
 import dev.soko.driver.model.Volume;
 import dev.soko.driver.model.VolumeCondition;
-import dev.soko.driver.mount.LoopDevices;
 import dev.soko.driver.mount.MountOptions;
 import dev.soko.driver.pool.Pool;
 import dev.soko.driver.pool.Sizes;
@@ -35,13 +35,13 @@ final class VolumeProvisioner {
 
   private final Catalog catalog;
   private final KeyedLocks locks;
-  private final LoopDevices loops;
-  private final ImageCopier copier;
+  private final VolumeBackend backend;
+  private final VolumeCopier copier;
 
-  VolumeProvisioner(Catalog catalog, KeyedLocks locks, LoopDevices loops, ImageCopier copier) {
+  VolumeProvisioner(Catalog catalog, KeyedLocks locks, VolumeBackend backend, VolumeCopier copier) {
     this.catalog = catalog;
     this.locks = locks;
-    this.loops = loops;
+    this.backend = backend;
     this.copier = copier;
   }
 
@@ -151,14 +151,14 @@ final class VolumeProvisioner {
     Path image = pool.volumeImage(id);
     try {
       if (origin == null) {
-        pool.files().createSparse(image, size);
+        backend.create(pool, image, size);
       } else {
         if (origin.volume() != null) {
           copier.copyVolume(origin.volume(), origin.image(), image, pool, origin.pool() == pool);
         } else {
           copier.copy(origin.image(), image, pool, origin.pool() == pool);
         }
-        pool.files().grow(image, size);
+        backend.grow(pool, image, size);
       }
       catalog.saveVolume(record);
       LOG.info(
@@ -233,7 +233,7 @@ final class VolumeProvisioner {
       Path image = catalog.image(record);
       // What is really attached decides, not the record: after a node reboot stagedAt may be
       // stale, and such a volume must still be deletable.
-      if (!loops.devicesFor(image).isEmpty()) {
+      if (!backend.devices(image).isEmpty()) {
         throw StorageException.precondition(
             "volume %s is staged on this node; unstage it before deleting", volumeId);
       }
@@ -254,10 +254,10 @@ final class VolumeProvisioner {
       // its new size at once; an attached loop device and any filesystem grow on the node.
       Path image = catalog.image(record);
       if (Files.isRegularFile(image)) {
-        catalog.pool(record.pool()).files().grow(image, size);
+        backend.grow(catalog.pool(record.pool()), image, size);
       }
       boolean nodeWork =
-          record.accessType() == AccessType.FILESYSTEM || !loops.devicesFor(image).isEmpty();
+          record.accessType() == AccessType.FILESYSTEM || !backend.devices(image).isEmpty();
       return new ExpandResult(size, nodeWork);
     }
   }

@@ -1,10 +1,18 @@
 package dev.soko.driver.arch;
 
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongToAnyOf;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import dev.soko.driver.backend.ImageFileBackend;
+import dev.soko.driver.mount.LoopDevices;
+import dev.soko.driver.pool.ImageFiles;
+import dev.soko.driver.pool.Pool;
+import dev.soko.driver.volume.LocalVolumeManager;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,5 +35,27 @@ class ArchitectureTest {
   @Test
   void theDriversPackagesHaveNoCycles() {
     slices().matching("dev.soko.driver.(*)..").should().beFreeOfCycles().check(DRIVER);
+  }
+
+  /**
+   * The services and the engine (provisioning, staging, expansion, recovery) reach storage only
+   * through {@code backend.VolumeBackend}, so a second backend (LVM, ZFS, a raw partition) plugs in
+   * without touching them. Only the engine's wiring ({@link LocalVolumeManager}) names the
+   * image-file implementation.
+   */
+  @Test
+  void onlyTheWiringKnowsTheImageFileBackend() {
+    noClasses()
+        .that()
+        .resideInAnyPackage("dev.soko.driver.csi..", "dev.soko.driver.volume..")
+        .and()
+        .doNotBelongToAnyOf(LocalVolumeManager.class)
+        .should()
+        .dependOnClassesThat(
+            belongToAnyOf(ImageFileBackend.class, ImageFiles.class)
+                .or(assignableTo(LoopDevices.class)))
+        .orShould()
+        .callMethod(Pool.class, "files")
+        .check(DRIVER);
   }
 }
