@@ -3,8 +3,14 @@ package dev.soko.driver.backend;
 import dev.soko.driver.mount.LoopDevice;
 import dev.soko.driver.mount.LoopDevices;
 import dev.soko.driver.pool.Pool;
+import dev.soko.driver.state.Ids;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * The first backend: a volume is a sparse image file in its pool's directory ({@code
@@ -31,6 +37,16 @@ public final class ImageFileBackend implements VolumeBackend {
       // Reflinks cannot cross filesystems.
       targetPool.files().sparseCopy(source, target);
     }
+  }
+
+  @Override
+  public boolean exists(Path location) {
+    return Files.isRegularFile(location);
+  }
+
+  @Override
+  public void delete(Path location) throws IOException {
+    Files.deleteIfExists(location);
   }
 
   @Override
@@ -76,5 +92,41 @@ public final class ImageFileBackend implements VolumeBackend {
   @Override
   public List<String> backedBy(List<LoopDevice> inventory, Path location, boolean deletedToo) {
     return loops.backedBy(inventory, location, deletedToo);
+  }
+
+  @Override
+  public List<Path> stored(Pool pool) {
+    return pool.imageFiles();
+  }
+
+  @Override
+  public Optional<String> idOf(Path location) {
+    Path file = location.getFileName();
+    String name = file == null ? "" : file.toString();
+    String id = name.endsWith(".img") ? name.substring(0, name.length() - 4) : "";
+    return Ids.isVolumeId(id) || Ids.isSnapshotId(id) ? Optional.of(id) : Optional.empty();
+  }
+
+  /**
+   * The loop devices backed by a file in the pool's image directories, with that file. The kernel
+   * names a device's file by a path that ends in the file's own name, so each device has one
+   * candidate per directory.
+   */
+  @Override
+  public Map<LoopDevice, Path> attachedIn(Pool pool) {
+    Map<LoopDevice, Path> held = new LinkedHashMap<>();
+    for (LoopDevice loop : loops.list()) {
+      Path name = loop.backingFile().getFileName();
+      if (name == null) {
+        continue;
+      }
+      for (Path dir : List.of(pool.imagesDir(), pool.snapshotsDir())) {
+        Path file = dir.resolve(name);
+        if (!loops.backedBy(List.of(loop), file, true).isEmpty()) {
+          held.put(loop, file);
+        }
+      }
+    }
+    return held;
   }
 }

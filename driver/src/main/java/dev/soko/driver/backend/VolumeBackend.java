@@ -2,8 +2,11 @@ package dev.soko.driver.backend;
 
 import dev.soko.driver.mount.LoopDevice;
 import dev.soko.driver.pool.Pool;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * How a volume's bytes are stored and made a block device on this node: the seam under the engine.
@@ -29,6 +32,15 @@ public interface VolumeBackend {
    * samePool} false means the copy crosses pools, where nothing can be shared.
    */
   void copy(Pool targetPool, Path source, Path target, boolean samePool);
+
+  /** True when the volume's storage is there (a crash or an admin may have lost it). */
+  boolean exists(Path location);
+
+  /**
+   * Removes the storage; nothing when it is gone already (deletes are retried). A device still
+   * attached keeps the data until detached, as with any deleted file.
+   */
+  void delete(Path location) throws IOException;
 
   /** Grows the storage to {@code bytes}; a no-op when it is that large. Never shrinks. */
   void grow(Pool pool, Path location, long bytes);
@@ -57,6 +69,19 @@ public interface VolumeBackend {
    * kernel says backs it. Cheap; read once and matched with {@link #backedBy} many times.
    */
   List<LoopDevice> inventory();
+
+  /**
+   * Recovery's inventory of a pool: every storage location the backend finds in it, whether or not
+   * a record names it (an interrupted create leaves one without). Unknown entries are included;
+   * {@link #idOf} tells which are Soko's.
+   */
+  List<Path> stored(Pool pool);
+
+  /** The volume or snapshot ID a location was made for, empty when it is not a Soko volume's. */
+  Optional<String> idOf(Path location);
+
+  /** The devices attached to storage in {@code pool}, each with that storage's location. */
+  Map<LoopDevice, Path> attachedIn(Pool pool);
 
   /** Of an {@link #inventory}, the devices backed by {@code location} (see {@link #devices}). */
   List<String> backedBy(List<LoopDevice> inventory, Path location, boolean deletedToo);

@@ -7,7 +7,6 @@ import dev.soko.driver.mount.LoopDevice;
 import dev.soko.driver.mount.MountEntry;
 import dev.soko.driver.mount.Mounter;
 import dev.soko.driver.state.VolumeRecord;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -71,7 +70,7 @@ final class Health {
     }
 
     VolumeCondition condition(VolumeRecord record, Path image) {
-      if (!Files.isRegularFile(image)) {
+      if (!backend.exists(image)) {
         return new VolumeCondition(true, "the volume's image file is missing from its pool");
       }
       if (record.stagedAt().isEmpty()) {

@@ -6,7 +6,6 @@ import dev.soko.driver.mount.MountEntry;
 import dev.soko.driver.mount.Mounter;
 import dev.soko.driver.mount.PathPolicy;
 import dev.soko.driver.state.VolumeRecord;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -53,7 +52,7 @@ final class NodeExpansion {
         size = provisioner.grantGrowth(record, requiredBytes, limitBytes);
       }
       Path image = catalog.image(record);
-      if (!Files.isRegularFile(image)) {
+      if (!backend.exists(image)) {
         throw StorageException.precondition("volume %s has lost its image file", volumeId);
       }
       backend.grow(catalog.pool(record.pool()), image, size);

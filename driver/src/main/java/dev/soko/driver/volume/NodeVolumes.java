@@ -285,7 +285,7 @@ final class NodeVolumes {
 
   private Path requireImage(VolumeRecord record) {
     Path image = catalog.image(record);
-    if (!Files.isRegularFile(image)) {
+    if (!backend.exists(image)) {
       throw StorageException.precondition(
           "volume %s has lost its image file (see its volume condition)", record.id());
     }

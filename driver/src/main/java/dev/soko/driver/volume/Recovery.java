@@ -6,17 +6,14 @@ import dev.soko.driver.mount.LoopDevice;
 import dev.soko.driver.mount.MountEntry;
 import dev.soko.driver.mount.Mounter;
 import dev.soko.driver.pool.Pool;
-import dev.soko.driver.state.Ids;
 import dev.soko.driver.state.RecordState;
 import dev.soko.driver.state.RecordStore;
 import dev.soko.driver.state.SnapshotRecord;
 import dev.soko.driver.state.VolumeRecord;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -114,7 +111,7 @@ final class Recovery {
             "recovery: volume {} was created just before the crash and its empty image had not"
                 + " reached the disk; made it again",
             id);
-      } else if (!Files.isRegularFile(image)) {
+      } else if (!backend.exists(image)) {
         missing++;
         LOG.error(
             "recovery: volume {} ({}) has no image file; it is kept and reported abnormal",
@@ -138,7 +135,7 @@ final class Recovery {
       catalog.loadSnapshot(record);
       pool.adopt(id, record.sizeBytes());
       keep.add(image);
-      if (!Files.isRegularFile(image)) {
+      if (!backend.exists(image)) {
         snapshotsMissing++;
         LOG.error(
             "recovery: snapshot {} ({}) has no image file; it is kept, and restoring from it fails",
@@ -151,7 +148,7 @@ final class Recovery {
     pool.snapshotRecords().checkpoint();
     // Told while the orphans are still there: a device whose file is deleted is known only by the
     // path the kernel shows, which may be relative to a mount that is gone.
-    Map<LoopDevice, Path> held = poolFilesHeld(pool);
+    Map<LoopDevice, Path> held = backend.attachedIn(pool);
     int orphans = removeOrphanImages(pool, keep);
     List<MountEntry> mounts = mounter.mounts();
     int[] inUse = {0};
@@ -203,7 +200,7 @@ final class Recovery {
         || !pool.volumeRecords().replayedFromJournal(record.id())) {
       return false;
     }
-    if (!Files.isRegularFile(image)) {
+    if (!backend.exists(image)) {
       backend.create(pool, image, record.capacityBytes());
       // Flushed here: the pool opened with a checkpoint that already wrote this record's file, so
       // no later checkpoint flushes the image for it.
@@ -229,12 +226,10 @@ final class Recovery {
     }
   }
 
-  private static int removeOrphanImages(Pool pool, Set<Path> keep) {
+  private int removeOrphanImages(Pool pool, Set<Path> keep) {
     int removed = 0;
-    for (Path file : pool.imageFiles()) {
-      String name = file.getFileName().toString();
-      String id = name.endsWith(".img") ? name.substring(0, name.length() - 4) : "";
-      if (!(Ids.isVolumeId(id) || Ids.isSnapshotId(id))) {
+    for (Path file : backend.stored(pool)) {
+      if (backend.idOf(file).isEmpty()) {
         LOG.warn("recovery: {} is not a Soko image; left alone", file);
         continue;
       }
@@ -245,28 +240,6 @@ final class Recovery {
       }
     }
     return removed;
-  }
-
-  /**
-   * The loop devices backed by a file in the pool's image directories, with that file. The kernel
-   * names a device's file by a path that ends in the file's own name, so each device has one
-   * candidate per directory.
-   */
-  private Map<LoopDevice, Path> poolFilesHeld(Pool pool) {
-    Map<LoopDevice, Path> held = new LinkedHashMap<>();
-    for (LoopDevice loop : backend.inventory()) {
-      Path name = loop.backingFile().getFileName();
-      if (name == null) {
-        continue;
-      }
-      for (Path dir : List.of(pool.imagesDir(), pool.snapshotsDir())) {
-        Path file = dir.resolve(name);
-        if (!backend.backedBy(List.of(loop), file, true).isEmpty()) {
-          held.put(loop, file);
-        }
-      }
-    }
-    return held;
   }
 
   private int detachStaleLoops(
@@ -316,7 +289,7 @@ final class Recovery {
     for (VolumeRecord record : catalog.volumes().values()) {
       if (record.pool().equals(pool.name())
           && !record.stagedAt().isEmpty()
-          && Files.isRegularFile(pool.volumeImage(record.id()))
+          && backend.exists(pool.volumeImage(record.id()))
           && view.condition(record, pool.volumeImage(record.id())).abnormal()) {
         lost++;
         LOG.warn(
@@ -329,9 +302,9 @@ final class Recovery {
     return lost;
   }
 
-  private static void deleteFile(Path file) {
+  private void deleteFile(Path file) {
     try {
-      Files.deleteIfExists(file);
+      backend.delete(file);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot remove " + file, e);
     }

@@ -8,7 +8,6 @@ import dev.soko.driver.state.RecordState;
 import dev.soko.driver.state.SnapshotRecord;
 import dev.soko.driver.state.VolumeRecord;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import org.slf4j.Logger;
@@ -64,7 +63,7 @@ final class SnapshotProvisioner {
   private Snapshot copy(String name, VolumeRecord source) {
     Pool pool = catalog.pool(source.pool());
     Path sourceImage = catalog.image(source);
-    if (!Files.isRegularFile(sourceImage)) {
+    if (!backend.exists(sourceImage)) {
       throw StorageException.precondition(
           "volume %s has lost its image file; it cannot be snapshotted", source.id());
     }
@@ -93,7 +92,7 @@ final class SnapshotProvisioner {
       return ready.toSnapshot(true);
     } catch (RuntimeException e) {
       try {
-        Files.deleteIfExists(image);
+        backend.delete(image);
         catalog.forgetSnapshot(record);
       } catch (IOException | RuntimeException cleanup) {
         LOG.error("cannot clean up failed snapshot {}: {}", id, cleanup.toString());
@@ -115,7 +114,7 @@ final class SnapshotProvisioner {
       }
       SnapshotRecord record = found.get();
       catalog.saveSnapshot(record.withState(RecordState.DELETING));
-      Files.deleteIfExists(catalog.image(record));
+      backend.delete(catalog.image(record));
       catalog.forgetSnapshot(record);
       catalog.pool(record.pool()).release(snapshotId);
       LOG.info("deleted snapshot {}", snapshotId);

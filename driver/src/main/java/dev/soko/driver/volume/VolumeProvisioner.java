@@ -14,7 +14,6 @@ import dev.soko.driver.state.SnapshotRecord;
 import dev.soko.driver.state.VolumeRecord;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Objects;
@@ -176,7 +175,7 @@ final class VolumeProvisioner {
 
   private void undoCreate(VolumeRecord record, Path image, Pool pool) {
     try {
-      Files.deleteIfExists(image);
+      backend.delete(image);
       catalog.forgetVolume(record);
     } catch (IOException | RuntimeException cleanup) {
       // Recovery at the next start removes what is left: an image without a record.
@@ -238,7 +237,7 @@ final class VolumeProvisioner {
             "volume %s is staged on this node; unstage it before deleting", volumeId);
       }
       catalog.forgetVolume(record);
-      Files.deleteIfExists(image);
+      backend.delete(image);
       catalog.pool(record.pool()).release(volumeId);
       LOG.info("deleted volume {}", volumeId);
     } catch (IOException e) {
@@ -253,7 +252,7 @@ final class VolumeProvisioner {
       // Growing the sparse file now costs nothing and lets an unattached block volume be used at
       // its new size at once; an attached loop device and any filesystem grow on the node.
       Path image = catalog.image(record);
-      if (Files.isRegularFile(image)) {
+      if (backend.exists(image)) {
         backend.grow(catalog.pool(record.pool()), image, size);
       }
       boolean nodeWork =

@@ -48,7 +48,7 @@ final class VolumeStats {
       condition = new VolumeCondition(true, "the volume is not mounted at " + path);
     }
     if (record.accessType() == AccessType.BLOCK) {
-      long size = Files.isRegularFile(image) ? backend.size(catalog.pool(record.pool()), image) : 0;
+      long size = backend.exists(image) ? backend.size(catalog.pool(record.pool()), image) : 0;
       return new VolumeUsage(size, 0, 0, 0, 0, 0, condition);
     }
     if (!mounted) {

@@ -56,6 +56,12 @@ class ArchitectureTest {
                 .or(assignableTo(LoopDevices.class)))
         .orShould()
         .callMethod(Pool.class, "files")
+        .orShould()
+        .callMethod(Pool.class, "imageFiles")
+        .orShould()
+        .callMethod(Pool.class, "imagesDir")
+        .orShould()
+        .callMethod(Pool.class, "snapshotsDir")
         .check(DRIVER);
   }
 }
