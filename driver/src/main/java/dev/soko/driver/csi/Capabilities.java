@@ -2,7 +2,7 @@ package dev.soko.driver.csi;
 
 import csi.v1.Csi.VolumeCapability;
 import csi.v1.Csi.VolumeCapability.AccessMode;
-import dev.soko.driver.volume.AccessType;
+import dev.soko.driver.model.AccessType;
 import dev.soko.driver.volume.StorageException;
 import java.util.List;
 import java.util.Set;

@@ -1,9 +1,9 @@
 package dev.soko.driver.csi;
 
 import csi.v1.Csi;
-import dev.soko.driver.volume.AccessType;
+import dev.soko.driver.model.AccessType;
+import dev.soko.driver.model.Volume;
 import dev.soko.driver.volume.StorageException;
-import dev.soko.driver.volume.Volume;
 
 /**
  * ValidateVolumeCapabilities: a capability this volume cannot serve is not an error but an

@@ -2,7 +2,7 @@ package dev.soko.driver.csi;
 
 import com.google.protobuf.Int64Value;
 import csi.v1.Csi;
-import dev.soko.driver.volume.PoolCapacity;
+import dev.soko.driver.model.PoolCapacity;
 import dev.soko.driver.volume.VolumeManager;
 import java.util.Optional;
 

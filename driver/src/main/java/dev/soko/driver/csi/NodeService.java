@@ -5,6 +5,7 @@ import static dev.soko.driver.csi.Replies.reply;
 import csi.v1.Csi;
 import csi.v1.Csi.NodeServiceCapability.RPC.Type;
 import csi.v1.NodeGrpc;
+import dev.soko.driver.mount.MountException;
 import dev.soko.driver.mount.PathPolicy;
 import dev.soko.driver.volume.PublishRequest;
 import dev.soko.driver.volume.StageRequest;
@@ -163,7 +164,7 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
     }
     try {
       return paths.check("volume_path", raw);
-    } catch (StorageException e) {
+    } catch (MountException e) {
       throw StorageException.notFound(
           "volume %s is not staged or published at the given volume_path (%s)",
           volumeId, e.getMessage());

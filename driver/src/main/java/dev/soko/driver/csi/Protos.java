@@ -2,10 +2,10 @@ package dev.soko.driver.csi;
 
 import com.google.protobuf.Timestamp;
 import csi.v1.Csi;
-import dev.soko.driver.volume.ContentSource;
-import dev.soko.driver.volume.Snapshot;
-import dev.soko.driver.volume.Volume;
-import dev.soko.driver.volume.VolumeCondition;
+import dev.soko.driver.model.ContentSource;
+import dev.soko.driver.model.Snapshot;
+import dev.soko.driver.model.Volume;
+import dev.soko.driver.model.VolumeCondition;
 import java.time.Instant;
 
 /** Engine values to CSI messages, in one place so every RPC answers alike. */

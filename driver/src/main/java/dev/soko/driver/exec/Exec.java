@@ -1,6 +1,5 @@
 package dev.soko.driver.exec;
 
-import dev.soko.driver.volume.StorageException;
 import java.time.Duration;
 import java.util.List;
 
@@ -19,15 +18,15 @@ public interface Exec {
   /**
    * Runs {@code command} and returns its result whatever the exit code.
    *
-   * @throws StorageException INTERNAL when the program cannot be started or exceeds the timeout
+   * @throws ExecException when the program cannot be started or exceeds the timeout
    */
   ExecResult run(List<String> command, Duration timeout);
 
-  /** Runs {@code command} and fails with INTERNAL unless it exits 0. */
+  /** Runs {@code command} and fails with an {@link ExecException} unless it exits 0. */
   default ExecResult check(List<String> command, Duration timeout) {
     ExecResult result = run(command, timeout);
     if (!result.ok()) {
-      throw new StorageException(StorageException.Reason.INTERNAL, result.describe());
+      throw new ExecException(result.describe());
     }
     return result;
   }

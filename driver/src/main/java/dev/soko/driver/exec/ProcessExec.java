@@ -1,6 +1,5 @@
 package dev.soko.driver.exec;
 
-import dev.soko.driver.volume.StorageException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -35,7 +34,7 @@ public final class ProcessExec implements Exec {
       builder.environment().put("LC_ALL", "C");
       process = builder.start();
     } catch (IOException e) {
-      throw StorageException.internal("cannot start " + command.get(0) + ": " + e.getMessage(), e);
+      throw new ExecException("cannot start " + command.get(0) + ": " + e.getMessage(), e);
     }
     // Both pipes are drained on their own threads: a process that fills one pipe while we block
     // on the other would otherwise never finish.
@@ -46,8 +45,8 @@ public final class ProcessExec implements Exec {
         process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
         process.waitFor(5, TimeUnit.SECONDS);
-        throw StorageException.internal(
-            command.get(0) + " did not finish within " + timeout.toSeconds() + "s", null);
+        throw new ExecException(
+            command.get(0) + " did not finish within " + timeout.toSeconds() + "s");
       }
       ExecResult result =
           new ExecResult(
@@ -64,9 +63,9 @@ public final class ProcessExec implements Exec {
     } catch (InterruptedException e) {
       process.destroyForcibly();
       Thread.currentThread().interrupt();
-      throw StorageException.internal("interrupted while running " + command.get(0), e);
+      throw new ExecException("interrupted while running " + command.get(0), e);
     } catch (ExecutionException | TimeoutException e) {
-      throw StorageException.internal("cannot read output of " + command.get(0), e);
+      throw new ExecException("cannot read output of " + command.get(0), e);
     }
   }
 

@@ -1,6 +1,5 @@
 package dev.soko.driver.mount;
 
-import dev.soko.driver.volume.StorageException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -23,7 +22,7 @@ public record FileId(long device, long inode) {
     } catch (NoSuchFileException gone) {
       return Optional.empty();
     } catch (IOException e) {
-      throw StorageException.internal("cannot stat " + file + ": " + e.getMessage(), e);
+      throw MountException.failed("cannot stat " + file + ": " + e.getMessage(), e);
     }
   }
 }

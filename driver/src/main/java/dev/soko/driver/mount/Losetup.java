@@ -4,7 +4,6 @@ import dev.soko.driver.sys.Errno;
 import dev.soko.driver.sys.LinuxSyscalls;
 import dev.soko.driver.sys.SyscallException;
 import dev.soko.driver.sys.Syscalls;
-import dev.soko.driver.volume.StorageException;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -87,8 +86,7 @@ public final class Losetup implements LoopDevices {
           } finally {
             sys.close(file);
           }
-          throw new StorageException(
-              StorageException.Reason.INTERNAL,
+          throw MountException.failed(
               "no loop device for "
                   + image
                   + ": other processes took each free one first ("
@@ -176,7 +174,7 @@ public final class Losetup implements LoopDevices {
     } catch (NoSuchFileException noLoopDevicesYet) {
       return List.of();
     } catch (IOException e) {
-      throw StorageException.internal(
+      throw MountException.failed(
           "cannot list loop devices in " + sysfs + ": " + e.getMessage(), e);
     }
     devices.sort(Comparator.comparing(LoopDevice::device));
@@ -217,7 +215,7 @@ public final class Losetup implements LoopDevices {
     byte[] info = new byte[LoopStructs.INFO64_BYTES];
     try {
       KernelErrors.run(() -> withDevice(device, fd -> sys.ioctl(fd, LOOP_GET_STATUS64, info)));
-    } catch (StorageException e) {
+    } catch (MountException e) {
       if (isFree(e)) {
         return Optional.empty();
       }
@@ -239,7 +237,7 @@ public final class Losetup implements LoopDevices {
   public void detach(String device) {
     try {
       KernelErrors.run(() -> onDevice(device, LOOP_CLR_FD));
-    } catch (StorageException e) {
+    } catch (MountException e) {
       if (!isFree(e)) {
         throw e;
       }
@@ -248,7 +246,7 @@ public final class Losetup implements LoopDevices {
   }
 
   /** ENXIO: the device is bound to no file (any more). */
-  private static boolean isFree(StorageException e) {
+  private static boolean isFree(MountException e) {
     return e.getCause() instanceof SyscallException s && s.errno() == Errno.ENXIO;
   }
 

@@ -1,6 +1,5 @@
 package dev.soko.driver.mount;
 
-import dev.soko.driver.volume.StorageException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -36,7 +35,7 @@ public final class MountOptions {
 
   public static String checkFsType(String fsType) {
     if (!FS_TYPES.contains(fsType)) {
-      throw StorageException.invalid(
+      throw MountException.refused(
           "filesystem type %s is not supported (allowed: ext4, xfs)", printable(fsType));
     }
     return fsType;
@@ -53,7 +52,7 @@ public final class MountOptions {
       for (String flag : entry.split(",", -1)) {
         String trimmed = flag.trim();
         if (!FLAGS.contains(trimmed)) {
-          throw StorageException.invalid(
+          throw MountException.refused(
               "mount flag %s is not allowed (allowed: %s)",
               printable(trimmed), String.join(", ", FLAGS.stream().sorted().toList()));
         }

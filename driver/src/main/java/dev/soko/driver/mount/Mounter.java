@@ -4,7 +4,10 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 
-/** Mounts, filesystems and their statistics. Failures are StorageExceptions. */
+/**
+ * Mounts, filesystems and their statistics. Failures are {@link MountException}s (and {@code
+ * ExecException}s from the tools it runs); the layer above maps them to client codes.
+ */
 public interface Mounter {
 
   List<MountEntry> mounts();

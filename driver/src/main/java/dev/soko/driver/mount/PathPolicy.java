@@ -1,6 +1,5 @@
 package dev.soko.driver.mount;
 
-import dev.soko.driver.volume.StorageException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -33,14 +32,14 @@ public final class PathPolicy {
   /** Checks a path field as a request spells it ({@code what} names the field in errors). */
   public Path check(String what, String raw) {
     if (raw == null || raw.isEmpty()) {
-      throw StorageException.invalid("%s is required", what);
+      throw MountException.refused("%s is required", what);
     }
     if (raw.length() > MAX_PATH_BYTES
         || raw.getBytes(StandardCharsets.UTF_8).length > MAX_PATH_BYTES) {
-      throw StorageException.invalid("%s is longer than %d bytes", what, MAX_PATH_BYTES);
+      throw MountException.refused("%s is longer than %d bytes", what, MAX_PATH_BYTES);
     }
     if (raw.chars().anyMatch(Character::isISOControl)) {
-      throw StorageException.invalid("%s contains control characters", what);
+      throw MountException.refused("%s contains control characters", what);
     }
     // Path.of quietly drops a trailing slash and doubled separators; compare the text instead.
     String trimmed =
@@ -49,10 +48,10 @@ public final class PathPolicy {
     try {
       path = Path.of(trimmed);
     } catch (InvalidPathException e) {
-      throw StorageException.invalid("%s is not a valid path", what);
+      throw MountException.refused("%s is not a valid path", what);
     }
     if (path.isAbsolute() && !path.normalize().toString().equals(trimmed)) {
-      throw StorageException.invalid(
+      throw MountException.refused(
           "%s must be normalised: %s", what, MountOptions.printable(trimmed));
     }
     return check(what, path);
@@ -61,19 +60,18 @@ public final class PathPolicy {
   /** Checks a path the engine is about to touch. */
   public Path check(String what, Path path) {
     if (path == null || path.toString().isEmpty()) {
-      throw StorageException.invalid("%s is required", what);
+      throw MountException.refused("%s is required", what);
     }
     String text = path.toString();
     if (!path.isAbsolute()) {
-      throw StorageException.invalid("%s must be absolute: %s", what, MountOptions.printable(text));
+      throw MountException.refused("%s must be absolute: %s", what, MountOptions.printable(text));
     }
     if (!path.normalize().toString().equals(text)) {
-      throw StorageException.invalid(
-          "%s must be normalised: %s", what, MountOptions.printable(text));
+      throw MountException.refused("%s must be normalised: %s", what, MountOptions.printable(text));
     }
     for (Path name : path) {
       if (name.toString().getBytes(StandardCharsets.UTF_8).length > MAX_NAME_BYTES) {
-        throw StorageException.invalid(
+        throw MountException.refused(
             "%s has a component longer than %d bytes", what, MAX_NAME_BYTES);
       }
     }
@@ -83,7 +81,7 @@ public final class PathPolicy {
         return path;
       }
     }
-    throw StorageException.invalid(
+    throw MountException.refused(
         "%s %s is not below an allowed path root %s", what, MountOptions.printable(text), roots);
   }
 
@@ -93,19 +91,19 @@ public final class PathPolicy {
       existing = existing.getParent();
     }
     if (existing == null) {
-      throw StorageException.invalid("%s has no existing ancestor", what);
+      throw MountException.refused("%s has no existing ancestor", what);
     }
     try {
       Path realRoot = Files.exists(root) ? root.toRealPath() : root;
       if (!existing.toRealPath().startsWith(realRoot)) {
-        throw StorageException.invalid("%s resolves outside the allowed path roots", what);
+        throw MountException.refused("%s resolves outside the allowed path roots", what);
       }
     } catch (IOException e) {
       // A dangling symlink or an unreadable component: nothing safe to mount through.
-      throw StorageException.invalid("%s cannot be resolved: %s", what, e.getMessage());
+      throw MountException.refused("%s cannot be resolved: %s", what, e.getMessage());
     }
     if (Files.isSymbolicLink(path)) {
-      throw StorageException.invalid("%s must not be a symlink", what);
+      throw MountException.refused("%s must not be a symlink", what);
     }
   }
 

@@ -5,7 +5,6 @@ import dev.soko.driver.exec.ExecResult;
 import dev.soko.driver.sys.LinuxSyscalls;
 import dev.soko.driver.sys.StatVfs;
 import dev.soko.driver.sys.Syscalls;
-import dev.soko.driver.volume.StorageException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -106,7 +105,7 @@ public final class SystemMounter implements Mounter {
       return Optional.empty(); // blkid(8): 2 means no identifiable signature was found
     }
     if (!result.ok()) {
-      throw new StorageException(StorageException.Reason.INTERNAL, result.describe());
+      throw MountException.failed(result.describe());
     }
     String type = result.stdout().strip();
     // A signature without a TYPE (e.g. a partition table) still means "not blank": never format it.
@@ -146,10 +145,7 @@ public final class SystemMounter implements Mounter {
     long filesystemBytes =
         superblock(device)
             .ext4Bytes()
-            .orElseThrow(
-                () ->
-                    new StorageException(
-                        StorageException.Reason.INTERNAL, device + " holds no ext4 superblock"));
+            .orElseThrow(() -> MountException.failed(device + " holds no ext4 superblock"));
     if (filesystemBytes >= deviceBytes) {
       return false;
     }
@@ -157,7 +153,7 @@ public final class SystemMounter implements Mounter {
     // when it fixed something harmless; anything above that is a real problem.
     ExecResult check = exec.run(List.of("e2fsck", "-f", "-p", device), Exec.LONG);
     if (check.exitCode() > 1) {
-      throw new StorageException(StorageException.Reason.INTERNAL, check.describe());
+      throw MountException.failed(check.describe());
     }
     exec.check(List.of("resize2fs", device), Exec.LONG);
     return true;
@@ -167,7 +163,7 @@ public final class SystemMounter implements Mounter {
     try {
       return Superblock.read(Path.of(device));
     } catch (IOException e) {
-      throw StorageException.internal("cannot read the superblock of " + device, e);
+      throw MountException.failed("cannot read the superblock of " + device, e);
     }
   }
 
@@ -179,7 +175,7 @@ public final class SystemMounter implements Mounter {
     try {
       return Long.parseLong(Files.readString(size).strip()) * 512;
     } catch (IOException | NumberFormatException e) {
-      throw StorageException.internal("cannot read the size of " + device + " from " + size, e);
+      throw MountException.failed("cannot read the size of " + device + " from " + size, e);
     }
   }
 
@@ -198,13 +194,13 @@ public final class SystemMounter implements Mounter {
       // The kernel grows a mounted ext4 only with CAP_SYS_RESOURCE (resize2fs says "Permission
       // denied to resize filesystem"), a mounted xfs only with CAP_SYS_ADMIN (EPERM). A sandbox
       // without them is the caller's setup to fix, not a driver fault: FAILED_PRECONDITION.
-      throw StorageException.precondition(
+      throw MountException.notPermitted(
           "the kernel refused to grow the mounted %s filesystem (the driver lacks"
               + " %s); it grows when the volume is next staged",
           fsType, "ext4".equals(fsType) ? "CAP_SYS_RESOURCE" : "CAP_SYS_ADMIN");
     }
     if (!result.ok()) {
-      throw new StorageException(StorageException.Reason.INTERNAL, result.describe());
+      throw MountException.failed(result.describe());
     }
   }
 

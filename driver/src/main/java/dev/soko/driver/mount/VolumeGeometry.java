@@ -1,6 +1,5 @@
 package dev.soko.driver.mount;
 
-import dev.soko.driver.volume.StorageException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,7 +50,7 @@ public final class VolumeGeometry {
     try {
       superblock = Superblock.read(image);
     } catch (IOException e) {
-      throw StorageException.internal("cannot read the superblock of " + image, e);
+      throw MountException.failed("cannot read the superblock of " + image, e);
     }
     return switch (superblock.kind()) {
       case ZEROS -> Math.min(poolBlockSize, NEW_FILESYSTEM_UNIT);

@@ -2,7 +2,6 @@ package dev.soko.driver.pool;
 
 import dev.soko.driver.exec.Exec;
 import dev.soko.driver.exec.ExecResult;
-import dev.soko.driver.volume.StorageException;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
@@ -74,7 +73,7 @@ public final class ImageFiles {
 
   private void copy(Path source, Path target, boolean useReflink) {
     if (!Files.isRegularFile(source)) {
-      throw StorageException.precondition("the source image is missing");
+      throw PoolException.of(PoolException.Kind.IMAGE_MISSING, "the source image is missing");
     }
     String mode = useReflink ? "--reflink=always" : "--sparse=always";
     exec.check(List.of("cp", mode, source.toString(), target.toString()), Exec.LONG);
@@ -84,7 +83,7 @@ public final class ImageFiles {
   /** Grows an image to {@code bytes}; a no-op if it is already that large. Never shrinks. */
   public void grow(Path image, long bytes) {
     if (!Files.isRegularFile(image)) {
-      throw StorageException.precondition("the volume's image is missing");
+      throw PoolException.of(PoolException.Kind.IMAGE_MISSING, "the volume's image is missing");
     }
     try (RandomAccessFile file = new RandomAccessFile(image.toFile(), "rw")) {
       if (file.length() < bytes) {

@@ -2,11 +2,10 @@ package dev.soko.driver.pool;
 
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.exec.Exec;
+import dev.soko.driver.model.PoolCapacity;
 import dev.soko.driver.mount.VolumeGeometry;
 import dev.soko.driver.state.Ids;
 import dev.soko.driver.state.RecordStore;
-import dev.soko.driver.volume.PoolCapacity;
-import dev.soko.driver.volume.StorageException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
@@ -68,7 +67,7 @@ public final class Pool implements AutoCloseable {
   /**
    * Opens (and on first use lays out) a pool directory and probes whether it supports reflinks.
    *
-   * @throws StorageException UNAVAILABLE when the directory is not usable
+   * @throws PoolException UNUSABLE when the directory is not usable
    */
   public static Pool open(PoolConfig config, Exec exec) {
     return open(config, exec, null);
@@ -80,8 +79,7 @@ public final class Pool implements AutoCloseable {
   public static Pool open(PoolConfig config, Exec exec, PoolUsage.Reader usage) {
     Path root = config.path();
     if (!root.isAbsolute()) {
-      throw new StorageException(
-          StorageException.Reason.UNAVAILABLE, "pool path must be absolute: " + root);
+      throw PoolException.of(PoolException.Kind.UNUSABLE, "pool path must be absolute: %s", root);
     }
     try {
       Files.createDirectories(root.resolve("images"));
@@ -103,8 +101,8 @@ public final class Pool implements AutoCloseable {
           files.reflink() ? "supported" : "unsupported (sparse copies)");
       return pool;
     } catch (IOException e) {
-      throw new StorageException(
-          StorageException.Reason.UNAVAILABLE, "pool " + config.name() + " is not usable: " + e, e);
+      throw new PoolException(
+          PoolException.Kind.UNUSABLE, "pool " + config.name() + " is not usable: " + e, e);
     }
   }
 
@@ -147,14 +145,14 @@ public final class Pool implements AutoCloseable {
 
   public Path volumeImage(String volumeId) {
     if (!Ids.isVolumeId(volumeId)) {
-      throw StorageException.invalid("not a volume ID");
+      throw PoolException.of(PoolException.Kind.BAD_INPUT, "not a volume ID");
     }
     return images.resolve(volumeId + ".img");
   }
 
   public Path snapshotImage(String snapshotId) {
     if (!Ids.isSnapshotId(snapshotId)) {
-      throw StorageException.invalid("not a snapshot ID");
+      throw PoolException.of(PoolException.Kind.BAD_INPUT, "not a snapshot ID");
     }
     return snapshots.resolve(snapshotId + ".img");
   }
@@ -188,14 +186,14 @@ public final class Pool implements AutoCloseable {
   /**
    * The pool filesystem now (statfs).
    *
-   * @throws StorageException UNAVAILABLE when it cannot be read (the disk is gone, say)
+   * @throws PoolException UNUSABLE when it cannot be read (the disk is gone, say)
    */
   public PoolUsage usage() {
     try {
       return usage.read();
     } catch (IOException | RuntimeException e) {
-      throw new StorageException(
-          StorageException.Reason.UNAVAILABLE,
+      throw new PoolException(
+          PoolException.Kind.UNUSABLE,
           "cannot read the filesystem of pool " + name() + ": " + e.getMessage(),
           e);
     }
@@ -208,7 +206,7 @@ public final class Pool implements AutoCloseable {
   /**
    * Reserves {@code bytes} for a volume or snapshot ID, replacing its earlier reservation.
    *
-   * @throws StorageException RESOURCE_EXHAUSTED when the pool cannot back the growth
+   * @throws PoolException NO_SPACE when the pool cannot back the growth
    */
   public synchronized void reserve(String id, long bytes) {
     long growth = bytes - reservations.getOrDefault(id, 0L);
@@ -216,14 +214,22 @@ public final class Pool implements AutoCloseable {
       PoolUsage now = usage();
       long logical = totalBytes(now) - provisioned;
       if (growth > logical) {
-        throw StorageException.exhausted(
-            "pool %s has %d bytes available, %d more are needed", name(), logical, growth);
+        throw PoolException.of(
+            PoolException.Kind.NO_SPACE,
+            "pool %s has %d bytes available, %d more are needed",
+            name(),
+            logical,
+            growth);
       }
       if (growth > now.availableBytes()) {
-        throw StorageException.exhausted(
+        throw PoolException.of(
+            PoolException.Kind.NO_SPACE,
             "pool %s has %d bytes of logical headroom but its filesystem has only %d bytes"
                 + " free, %d more are needed",
-            name(), logical, now.availableBytes(), growth);
+            name(),
+            logical,
+            now.availableBytes(),
+            growth);
       }
     }
     setReservation(id, bytes);
@@ -269,7 +275,7 @@ public final class Pool implements AutoCloseable {
     PoolUsage now;
     try {
       now = usage();
-    } catch (StorageException e) {
+    } catch (PoolException e) {
       LOG.warn("{}", e.getMessage());
       return new PoolReport(name(), new PoolUsage(0, 0, 0), 0, provisioned, 0);
     }

@@ -1,6 +1,6 @@
 package dev.soko.driver.pool;
 
-import dev.soko.driver.volume.PoolCapacity;
+import dev.soko.driver.model.PoolCapacity;
 
 /**
  * One reading of a pool: its filesystem (physical) and its accounting (logical).

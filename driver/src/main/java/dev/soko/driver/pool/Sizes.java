@@ -1,7 +1,6 @@
 package dev.soko.driver.pool;
 
-import dev.soko.driver.volume.AccessType;
-import dev.soko.driver.volume.StorageException;
+import dev.soko.driver.model.AccessType;
 
 /** How a requested capacity range becomes an image size. */
 public final class Sizes {
@@ -37,20 +36,26 @@ public final class Sizes {
    *
    * @param required the minimum the caller needs, 0 for "no preference"
    * @param limit the maximum the caller accepts, 0 for "no limit"
-   * @throws StorageException INVALID_ARGUMENT for negative values, OUT_OF_RANGE when no size in the
+   * @throws PoolException BAD_INPUT for negative values, SIZE_OUT_OF_RANGE when no size in the
    *     range satisfies the minimum and the rounding
    */
   public static long resolve(long required, long limit, long minimum) {
     if (required < 0 || limit < 0) {
-      throw StorageException.invalid("capacity range must not be negative");
+      throw PoolException.of(PoolException.Kind.BAD_INPUT, "capacity range must not be negative");
     }
     if (limit > 0 && required > limit) {
-      throw StorageException.outOfRange(
-          "required bytes %d exceed the limit of %d bytes", required, limit);
+      throw PoolException.of(
+          PoolException.Kind.SIZE_OUT_OF_RANGE,
+          "required bytes %d exceed the limit of %d bytes",
+          required,
+          limit);
     }
     if (required > MAXIMUM) {
-      throw StorageException.outOfRange(
-          "required bytes %d exceed the largest supported volume (%d bytes)", required, MAXIMUM);
+      throw PoolException.of(
+          PoolException.Kind.SIZE_OUT_OF_RANGE,
+          "required bytes %d exceed the largest supported volume (%d bytes)",
+          required,
+          MAXIMUM);
     }
     long wanted = required > 0 ? required : DEFAULT_BYTES;
     if (required == 0 && limit > 0) {
@@ -60,10 +65,13 @@ public final class Sizes {
     if (limit > 0 && size > limit) {
       size = limit / MIB * MIB;
       if (size < Math.max(required, minimum)) {
-        throw StorageException.outOfRange(
+        throw PoolException.of(
+            PoolException.Kind.SIZE_OUT_OF_RANGE,
             "no size in [%d, %d] bytes fits: volumes of this type need at least %d bytes in whole"
                 + " MiB",
-            required, limit, minimum);
+            required,
+            limit,
+            minimum);
       }
     }
     return size;

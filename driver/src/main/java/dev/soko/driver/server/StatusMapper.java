@@ -1,15 +1,17 @@
 package dev.soko.driver.server;
 
+import dev.soko.driver.volume.Failures;
 import dev.soko.driver.volume.StorageException;
 import io.grpc.Status;
 import io.grpc.StatusException;
 import io.grpc.StatusRuntimeException;
 
 /**
- * The one place where failures become gRPC statuses. A {@link StorageException} keeps its message
- * (written for the client) under the code its reason names; a status the code raised on purpose
- * passes through; anything else is a bug and becomes INTERNAL with a generic message, so that no
- * stack trace or host detail reaches a client and no client ever sees UNKNOWN.
+ * The one place where failures become gRPC statuses. A {@link StorageException} (or a lower layer's
+ * typed failure, which {@link Failures} gives its reason) keeps its message (written for the
+ * client) under the code its reason names; a status the code raised on purpose passes through;
+ * anything else is a bug and becomes INTERNAL with a generic message, so that no stack trace or
+ * host detail reaches a client and no client ever sees UNKNOWN.
  */
 public final class StatusMapper {
   static final String GENERIC_INTERNAL = "internal error in the Soko driver; see the driver log";
@@ -17,7 +19,8 @@ public final class StatusMapper {
   private StatusMapper() {}
 
   public static Status toStatus(Throwable failure) {
-    if (failure instanceof StorageException storage) {
+    StorageException storage = Failures.asStorage(failure);
+    if (storage != null) {
       return code(storage.reason()).withDescription(storage.getMessage());
     }
     if (failure instanceof StatusRuntimeException e) {
@@ -31,7 +34,7 @@ public final class StatusMapper {
 
   /** True when the failure is a bug worth a stack trace in the log, not an expected answer. */
   static boolean isUnexpected(Throwable failure) {
-    return !(failure instanceof StorageException
+    return !(Failures.asStorage(failure) != null
         || failure instanceof StatusRuntimeException
         || failure instanceof StatusException);
   }

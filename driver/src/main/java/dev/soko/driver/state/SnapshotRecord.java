@@ -1,7 +1,7 @@
 package dev.soko.driver.state;
 
-import dev.soko.driver.volume.AccessType;
-import dev.soko.driver.volume.Snapshot;
+import dev.soko.driver.model.AccessType;
+import dev.soko.driver.model.Snapshot;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,9 +1,9 @@
 package dev.soko.driver.state;
 
-import dev.soko.driver.volume.AccessType;
-import dev.soko.driver.volume.ContentSource;
-import dev.soko.driver.volume.Volume;
-import dev.soko.driver.volume.VolumeCondition;
+import dev.soko.driver.model.AccessType;
+import dev.soko.driver.model.ContentSource;
+import dev.soko.driver.model.Volume;
+import dev.soko.driver.model.VolumeCondition;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;

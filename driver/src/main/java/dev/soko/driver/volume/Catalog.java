@@ -1,5 +1,6 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.model.Snapshot;
 import dev.soko.driver.pool.Pool;
 import dev.soko.driver.state.Ids;
 import dev.soko.driver.state.SnapshotRecord;

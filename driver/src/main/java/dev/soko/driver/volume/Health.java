@@ -1,11 +1,12 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.backend.VolumeBackend;
+import dev.soko.driver.model.AccessType;
+import dev.soko.driver.model.VolumeCondition;
 import dev.soko.driver.mount.LoopDevice;
-import dev.soko.driver.mount.LoopDevices;
 import dev.soko.driver.mount.MountEntry;
 import dev.soko.driver.mount.Mounter;
 import dev.soko.driver.state.VolumeRecord;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -14,17 +15,17 @@ import java.util.Optional;
 final class Health {
   private final Catalog catalog;
   private final Mounter mounter;
-  private final LoopDevices loops;
+  private final VolumeBackend backend;
 
-  Health(Catalog catalog, Mounter mounter, LoopDevices loops) {
+  Health(Catalog catalog, Mounter mounter, VolumeBackend backend) {
     this.catalog = catalog;
     this.mounter = mounter;
-    this.loops = loops;
+    this.backend = backend;
   }
 
   /** Takes one look at loop devices and mounts, for a whole listing. */
   View view() {
-    return new View(loops.list(), mounter.mounts());
+    return new View(backend.inventory(), mounter.mounts());
   }
 
   /** True when {@code entry} mounts {@code device}: directly, or as a bind of its device node. */
@@ -51,7 +52,7 @@ final class Health {
     }
 
     Optional<String> device(Path image) {
-      return loops.backedBy(devices, image, false).stream().findFirst();
+      return backend.backedBy(devices, image, false).stream().findFirst();
     }
 
     Optional<MountEntry> mountAt(Path path) {
@@ -69,7 +70,7 @@ final class Health {
     }
 
     VolumeCondition condition(VolumeRecord record, Path image) {
-      if (!Files.isRegularFile(image)) {
+      if (!backend.exists(image)) {
         return new VolumeCondition(true, "the volume's image file is missing from its pool");
       }
       if (record.stagedAt().isEmpty()) {

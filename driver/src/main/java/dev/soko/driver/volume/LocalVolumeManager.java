@@ -1,9 +1,14 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.backend.ImageFileBackend;
+import dev.soko.driver.backend.VolumeBackend;
 import dev.soko.driver.config.DriverConfig;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.exec.Exec;
 import dev.soko.driver.exec.ProcessExec;
+import dev.soko.driver.model.PoolCapacity;
+import dev.soko.driver.model.Snapshot;
+import dev.soko.driver.model.Volume;
 import dev.soko.driver.mount.LoopDevices;
 import dev.soko.driver.mount.Losetup;
 import dev.soko.driver.mount.Mounter;
@@ -35,7 +40,8 @@ import org.slf4j.LoggerFactory;
  * keep working), offers no capacity and takes no new volumes; it is checked again now and then. The
  * work is done by small collaborators: {@link VolumeProvisioner} and {@link SnapshotProvisioner}
  * (controller side), {@link NodeVolumes}, {@link NodeExpansion} and {@link VolumeStats} (node
- * side).
+ * side). Every operation reports the lower layers' typed failures as {@link StorageException}s
+ * ({@link Failures}), which is what the {@link VolumeManager} contract promises.
  */
 public final class LocalVolumeManager implements VolumeManager {
   private static final Logger LOG = LoggerFactory.getLogger(LocalVolumeManager.class);
@@ -66,14 +72,16 @@ public final class LocalVolumeManager implements VolumeManager {
     this.catalog = new Catalog(config.pools().stream().map(PoolConfig::name).toList());
     KeyedLocks locks = new KeyedLocks();
     PathPolicy paths = new PathPolicy(config.allowedPathRoots());
-    ImageCopier copier = new ImageCopier(mounter, loops);
-    this.health = new Health(catalog, mounter, loops);
-    this.volumes = new VolumeProvisioner(catalog, locks, loops, copier);
-    this.snapshots = new SnapshotProvisioner(catalog, locks, copier);
-    this.node = new NodeVolumes(catalog, locks, mounter, loops, paths);
-    this.expansion = new NodeExpansion(catalog, locks, mounter, loops, paths, volumes);
-    this.stats = new VolumeStats(catalog, mounter, health, paths);
-    this.recovery = new Recovery(catalog, mounter, loops);
+    // The one place that chooses the backend; nothing below names its implementation.
+    VolumeBackend backend = new ImageFileBackend(loops);
+    VolumeCopier copier = new VolumeCopier(mounter, backend);
+    this.health = new Health(catalog, mounter, backend);
+    this.volumes = new VolumeProvisioner(catalog, locks, backend, copier);
+    this.snapshots = new SnapshotProvisioner(catalog, locks, copier, backend);
+    this.node = new NodeVolumes(catalog, locks, mounter, backend, paths);
+    this.expansion = new NodeExpansion(catalog, locks, mounter, backend, paths, volumes);
+    this.stats = new VolumeStats(catalog, mounter, health, paths, backend);
+    this.recovery = new Recovery(catalog, mounter, backend);
     this.states =
         new PoolStates(
             config.pools(), PoolCheck.forHost(config.kubeletDir())::check, System::nanoTime);
@@ -135,12 +143,12 @@ public final class LocalVolumeManager implements VolumeManager {
     if (!unusablePools.isEmpty()) {
       notReady(); // a pool refused at start may have been mounted since
     }
-    return volumes.create(request);
+    return Failures.mapped(() -> volumes.create(request));
   }
 
   @Override
   public void deleteVolume(String volumeId) {
-    volumes.delete(volumeId);
+    Failures.mapped(() -> volumes.delete(volumeId));
   }
 
   @Override
@@ -165,12 +173,12 @@ public final class LocalVolumeManager implements VolumeManager {
 
   @Override
   public Snapshot createSnapshot(String name, String sourceVolumeId) {
-    return snapshots.create(name, sourceVolumeId);
+    return Failures.mapped(() -> snapshots.create(name, sourceVolumeId));
   }
 
   @Override
   public void deleteSnapshot(String snapshotId) {
-    snapshots.delete(snapshotId);
+    Failures.mapped(() -> snapshots.delete(snapshotId));
   }
 
   @Override
@@ -188,7 +196,7 @@ public final class LocalVolumeManager implements VolumeManager {
 
   @Override
   public ExpandResult expandVolume(String volumeId, long requiredBytes, long limitBytes) {
-    return volumes.expand(volumeId, requiredBytes, limitBytes);
+    return Failures.mapped(() -> volumes.expand(volumeId, requiredBytes, limitBytes));
   }
 
   @Override
@@ -244,32 +252,32 @@ public final class LocalVolumeManager implements VolumeManager {
 
   @Override
   public void stage(StageRequest request) {
-    node.stage(request);
+    Failures.mapped(() -> node.stage(request));
   }
 
   @Override
   public void unstage(String volumeId, Path stagingPath) {
-    node.unstage(volumeId, stagingPath);
+    Failures.mapped(() -> node.unstage(volumeId, stagingPath));
   }
 
   @Override
   public void publish(PublishRequest request) {
-    node.publish(request);
+    Failures.mapped(() -> node.publish(request));
   }
 
   @Override
   public void unpublish(String volumeId, Path targetPath) {
-    node.unpublish(volumeId, targetPath);
+    Failures.mapped(() -> node.unpublish(volumeId, targetPath));
   }
 
   @Override
   public VolumeUsage usage(String volumeId, Path volumePath) {
-    return stats.usage(volumeId, volumePath);
+    return Failures.mapped(() -> stats.usage(volumeId, volumePath));
   }
 
   @Override
   public long expandOnNode(String volumeId, Path volumePath, long requiredBytes, long limitBytes) {
-    return expansion.expand(volumeId, volumePath, requiredBytes, limitBytes);
+    return Failures.mapped(() -> expansion.expand(volumeId, volumePath, requiredBytes, limitBytes));
   }
 
   @Override

@@ -1,11 +1,11 @@
 package dev.soko.driver.volume;
 
-import dev.soko.driver.mount.LoopDevices;
+import dev.soko.driver.backend.VolumeBackend;
+import dev.soko.driver.model.AccessType;
 import dev.soko.driver.mount.MountEntry;
 import dev.soko.driver.mount.Mounter;
 import dev.soko.driver.mount.PathPolicy;
 import dev.soko.driver.state.VolumeRecord;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -23,7 +23,7 @@ final class NodeExpansion {
   private final Catalog catalog;
   private final KeyedLocks locks;
   private final Mounter mounter;
-  private final LoopDevices loops;
+  private final VolumeBackend backend;
   private final PathPolicy paths;
   private final VolumeProvisioner provisioner;
 
@@ -31,13 +31,13 @@ final class NodeExpansion {
       Catalog catalog,
       KeyedLocks locks,
       Mounter mounter,
-      LoopDevices loops,
+      VolumeBackend backend,
       PathPolicy paths,
       VolumeProvisioner provisioner) {
     this.catalog = catalog;
     this.locks = locks;
     this.mounter = mounter;
-    this.loops = loops;
+    this.backend = backend;
     this.paths = paths;
     this.provisioner = provisioner;
   }
@@ -52,13 +52,13 @@ final class NodeExpansion {
         size = provisioner.grantGrowth(record, requiredBytes, limitBytes);
       }
       Path image = catalog.image(record);
-      if (!Files.isRegularFile(image)) {
+      if (!backend.exists(image)) {
         throw StorageException.precondition("volume %s has lost its image file", volumeId);
       }
-      catalog.pool(record.pool()).files().grow(image, size);
-      List<String> devices = loops.devicesFor(image);
+      backend.grow(catalog.pool(record.pool()), image, size);
+      List<String> devices = backend.devices(image);
       for (String device : devices) {
-        loops.refreshSize(device);
+        backend.refreshSize(device);
       }
       if (record.accessType() == AccessType.FILESYSTEM) {
         if (devices.isEmpty()) {

@@ -1,6 +1,7 @@
 package dev.soko.driver.volume;
 
-import dev.soko.driver.mount.LoopDevices;
+import dev.soko.driver.backend.VolumeBackend;
+import dev.soko.driver.model.AccessType;
 import dev.soko.driver.mount.MountEntry;
 import dev.soko.driver.mount.MountOptions;
 import dev.soko.driver.mount.Mounter;
@@ -30,15 +31,15 @@ final class NodeVolumes {
   private final Catalog catalog;
   private final KeyedLocks locks;
   private final Mounter mounter;
-  private final LoopDevices loops;
+  private final VolumeBackend backend;
   private final PathPolicy paths;
 
   NodeVolumes(
-      Catalog catalog, KeyedLocks locks, Mounter mounter, LoopDevices loops, PathPolicy paths) {
+      Catalog catalog, KeyedLocks locks, Mounter mounter, VolumeBackend backend, PathPolicy paths) {
     this.catalog = catalog;
     this.locks = locks;
     this.mounter = mounter;
-    this.loops = loops;
+    this.backend = backend;
     this.paths = paths;
   }
 
@@ -56,12 +57,12 @@ final class NodeVolumes {
             "volume %s has filesystem %s, not %s", record.id(), record.fsType(), fsType);
       }
       Path image = requireImage(record);
-      catalog.pool(record.pool()).files().grow(image, record.capacityBytes());
-      List<String> attached = loops.devicesFor(image);
+      backend.grow(catalog.pool(record.pool()), image, record.capacityBytes());
+      List<String> attached = backend.devices(image);
       refuseSecondStagingPath(record, staging, attached);
       String device = attached.isEmpty() ? attach(record, image) : attached.get(0);
       if (!attached.isEmpty()) {
-        loops.refreshSize(device); // the image may have grown while the driver was down
+        backend.refreshSize(device); // the image may have grown while the driver was down
       }
       try {
         if (record.accessType() == AccessType.FILESYSTEM) {
@@ -85,7 +86,7 @@ final class NodeVolumes {
         record.accessType() == AccessType.BLOCK
             ? VolumeGeometry.BLOCK_VOLUME_SECTOR
             : VolumeGeometry.forFilesystem(image, catalog.pool(record.pool()).blockSize());
-    return loops.attach(image, blockSize);
+    return backend.attach(image, blockSize);
   }
 
   /**
@@ -152,7 +153,7 @@ final class NodeVolumes {
     try (KeyedLocks.Held lock = locks.lock("volume:" + volumeId)) {
       VolumeRecord record = recorded(volumeId);
       Path image = catalog.image(record);
-      List<String> devices = loops.devicesFor(image);
+      List<String> devices = backend.devices(image);
       Optional<MountEntry> mount = mounter.mountAt(staging);
       if (mount.isPresent() && Health.mountsAny(mount.get(), devices)) {
         mounter.unmount(staging);
@@ -163,7 +164,7 @@ final class NodeVolumes {
           throw StorageException.precondition(
               "volume %s is still published at %s; unpublish it first", volumeId, users);
         }
-        loops.detach(device);
+        backend.detach(device);
       }
       if (!record.stagedAt().isEmpty()) {
         catalog.saveVolume(record.withStagedAt(""));
@@ -182,7 +183,7 @@ final class NodeVolumes {
     try (KeyedLocks.Held lock = locks.lock("volume:" + request.volumeId())) {
       VolumeRecord record = catalog.readyVolume(request.volumeId());
       checkAccess(record, request.accessType());
-      List<String> devices = loops.devicesFor(requireImage(record));
+      List<String> devices = backend.devices(requireImage(record));
       if (devices.isEmpty()) {
         throw StorageException.precondition("volume %s is not staged", record.id());
       }
@@ -244,7 +245,7 @@ final class NodeVolumes {
     Path target = paths.check("target path", targetPath);
     try (KeyedLocks.Held lock = locks.lock("volume:" + volumeId)) {
       VolumeRecord record = recorded(volumeId);
-      List<String> devices = loops.devicesHolding(catalog.image(record));
+      List<String> devices = backend.devicesHolding(catalog.image(record));
       // Bind mounts can be stacked by repeated attempts; peel them all off, but only this
       // volume's: a wrong target path must not unmount another volume or anything else.
       for (int i = 0; i < 8; i++) {
@@ -284,7 +285,7 @@ final class NodeVolumes {
 
   private Path requireImage(VolumeRecord record) {
     Path image = catalog.image(record);
-    if (!Files.isRegularFile(image)) {
+    if (!backend.exists(image)) {
       throw StorageException.precondition(
           "volume %s has lost its image file (see its volume condition)", record.id());
     }
@@ -300,7 +301,7 @@ final class NodeVolumes {
 
   private void detachQuietly(String device) {
     try {
-      loops.detach(device);
+      backend.detach(device);
     } catch (RuntimeException e) {
       LOG.warn("cannot detach {} after a failed stage: {}", device, e.getMessage());
     }

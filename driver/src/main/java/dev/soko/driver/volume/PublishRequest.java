@@ -1,5 +1,6 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.model.AccessType;
 import java.nio.file.Path;
 import java.util.List;
 

@@ -1,21 +1,19 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.backend.VolumeBackend;
+import dev.soko.driver.model.ContentSource;
 import dev.soko.driver.mount.LoopDevice;
-import dev.soko.driver.mount.LoopDevices;
 import dev.soko.driver.mount.MountEntry;
 import dev.soko.driver.mount.Mounter;
 import dev.soko.driver.pool.Pool;
-import dev.soko.driver.state.Ids;
 import dev.soko.driver.state.RecordState;
 import dev.soko.driver.state.RecordStore;
 import dev.soko.driver.state.SnapshotRecord;
 import dev.soko.driver.state.VolumeRecord;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -70,12 +68,12 @@ final class Recovery {
 
   private final Catalog catalog;
   private final Mounter mounter;
-  private final LoopDevices loops;
+  private final VolumeBackend backend;
 
-  Recovery(Catalog catalog, Mounter mounter, LoopDevices loops) {
+  Recovery(Catalog catalog, Mounter mounter, VolumeBackend backend) {
     this.catalog = catalog;
     this.mounter = mounter;
-    this.loops = loops;
+    this.backend = backend;
   }
 
   /** Loads the pool's records into the catalog, repairing as it goes. */
@@ -113,7 +111,7 @@ final class Recovery {
             "recovery: volume {} was created just before the crash and its empty image had not"
                 + " reached the disk; made it again",
             id);
-      } else if (!Files.isRegularFile(image)) {
+      } else if (!backend.exists(image)) {
         missing++;
         LOG.error(
             "recovery: volume {} ({}) has no image file; it is kept and reported abnormal",
@@ -137,7 +135,7 @@ final class Recovery {
       catalog.loadSnapshot(record);
       pool.adopt(id, record.sizeBytes());
       keep.add(image);
-      if (!Files.isRegularFile(image)) {
+      if (!backend.exists(image)) {
         snapshotsMissing++;
         LOG.error(
             "recovery: snapshot {} ({}) has no image file; it is kept, and restoring from it fails",
@@ -150,7 +148,7 @@ final class Recovery {
     pool.snapshotRecords().checkpoint();
     // Told while the orphans are still there: a device whose file is deleted is known only by the
     // path the kernel shows, which may be relative to a mount that is gone.
-    Map<LoopDevice, Path> held = poolFilesHeld(pool);
+    Map<LoopDevice, Path> held = backend.attachedIn(pool);
     int orphans = removeOrphanImages(pool, keep);
     List<MountEntry> mounts = mounter.mounts();
     int[] inUse = {0};
@@ -196,21 +194,21 @@ final class Recovery {
    * a volume was never staged (staging flushes the image) and so never held data: it is made again.
    * Anything else that lacks its image is reported, never papered over.
    */
-  private static boolean remakeLostBlankImage(Pool pool, VolumeRecord record, Path image) {
+  private boolean remakeLostBlankImage(Pool pool, VolumeRecord record, Path image) {
     if (!record.source().equals(ContentSource.EMPTY)
         || !record.stagedAt().isEmpty()
         || !pool.volumeRecords().replayedFromJournal(record.id())) {
       return false;
     }
-    if (!Files.isRegularFile(image)) {
-      pool.files().createSparse(image, record.capacityBytes());
+    if (!backend.exists(image)) {
+      backend.create(pool, image, record.capacityBytes());
       // Flushed here: the pool opened with a checkpoint that already wrote this record's file, so
       // no later checkpoint flushes the image for it.
       Pool.fsync(image);
       return true;
     }
-    if (pool.files().size(image) < record.capacityBytes()) {
-      pool.files().grow(image, record.capacityBytes());
+    if (backend.size(pool, image) < record.capacityBytes()) {
+      backend.grow(pool, image, record.capacityBytes());
       return true;
     }
     return false;
@@ -228,12 +226,10 @@ final class Recovery {
     }
   }
 
-  private static int removeOrphanImages(Pool pool, Set<Path> keep) {
+  private int removeOrphanImages(Pool pool, Set<Path> keep) {
     int removed = 0;
-    for (Path file : pool.imageFiles()) {
-      String name = file.getFileName().toString();
-      String id = name.endsWith(".img") ? name.substring(0, name.length() - 4) : "";
-      if (!(Ids.isVolumeId(id) || Ids.isSnapshotId(id))) {
+    for (Path file : backend.stored(pool)) {
+      if (backend.idOf(file).isEmpty()) {
         LOG.warn("recovery: {} is not a Soko image; left alone", file);
         continue;
       }
@@ -244,28 +240,6 @@ final class Recovery {
       }
     }
     return removed;
-  }
-
-  /**
-   * The loop devices backed by a file in the pool's image directories, with that file. The kernel
-   * names a device's file by a path that ends in the file's own name, so each device has one
-   * candidate per directory.
-   */
-  private Map<LoopDevice, Path> poolFilesHeld(Pool pool) {
-    Map<LoopDevice, Path> held = new LinkedHashMap<>();
-    for (LoopDevice loop : loops.list()) {
-      Path name = loop.backingFile().getFileName();
-      if (name == null) {
-        continue;
-      }
-      for (Path dir : List.of(pool.imagesDir(), pool.snapshotsDir())) {
-        Path file = dir.resolve(name);
-        if (!loops.backedBy(List.of(loop), file, true).isEmpty()) {
-          held.put(loop, file);
-        }
-      }
-    }
-    return held;
   }
 
   private int detachStaleLoops(
@@ -295,7 +269,7 @@ final class Recovery {
         continue;
       }
       try {
-        loops.detach(loop.device());
+        backend.detach(loop.device());
         detached++;
         LOG.warn(
             "recovery: detached {} (its image {} backs no volume)",
@@ -310,12 +284,12 @@ final class Recovery {
 
   /** Volumes recorded as staged whose loop device or staging mount is gone (e.g. a reboot). */
   private int reportLostStagings(Pool pool, List<MountEntry> mounts) {
-    Health.View view = new Health(catalog, mounter, loops).view();
+    Health.View view = new Health(catalog, mounter, backend).view();
     int lost = 0;
     for (VolumeRecord record : catalog.volumes().values()) {
       if (record.pool().equals(pool.name())
           && !record.stagedAt().isEmpty()
-          && Files.isRegularFile(pool.volumeImage(record.id()))
+          && backend.exists(pool.volumeImage(record.id()))
           && view.condition(record, pool.volumeImage(record.id())).abnormal()) {
         lost++;
         LOG.warn(
@@ -328,9 +302,9 @@ final class Recovery {
     return lost;
   }
 
-  private static void deleteFile(Path file) {
+  private void deleteFile(Path file) {
     try {
-      Files.deleteIfExists(file);
+      backend.delete(file);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot remove " + file, e);
     }

@@ -1,12 +1,13 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.backend.VolumeBackend;
+import dev.soko.driver.model.Snapshot;
 import dev.soko.driver.pool.Pool;
 import dev.soko.driver.state.Ids;
 import dev.soko.driver.state.RecordState;
 import dev.soko.driver.state.SnapshotRecord;
 import dev.soko.driver.state.VolumeRecord;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import org.slf4j.Logger;
@@ -23,9 +24,12 @@ final class SnapshotProvisioner {
 
   private final Catalog catalog;
   private final KeyedLocks locks;
-  private final ImageCopier copier;
+  private final VolumeCopier copier;
+  private final VolumeBackend backend;
 
-  SnapshotProvisioner(Catalog catalog, KeyedLocks locks, ImageCopier copier) {
+  SnapshotProvisioner(
+      Catalog catalog, KeyedLocks locks, VolumeCopier copier, VolumeBackend backend) {
+    this.backend = backend;
     this.catalog = catalog;
     this.locks = locks;
     this.copier = copier;
@@ -59,11 +63,11 @@ final class SnapshotProvisioner {
   private Snapshot copy(String name, VolumeRecord source) {
     Pool pool = catalog.pool(source.pool());
     Path sourceImage = catalog.image(source);
-    if (!Files.isRegularFile(sourceImage)) {
+    if (!backend.exists(sourceImage)) {
       throw StorageException.precondition(
           "volume %s has lost its image file; it cannot be snapshotted", source.id());
     }
-    long size = pool.files().size(sourceImage);
+    long size = backend.size(pool, sourceImage);
     String id = Ids.newSnapshotId();
     pool.reserve(id, size);
     SnapshotRecord record =
@@ -88,7 +92,7 @@ final class SnapshotProvisioner {
       return ready.toSnapshot(true);
     } catch (RuntimeException e) {
       try {
-        Files.deleteIfExists(image);
+        backend.delete(image);
         catalog.forgetSnapshot(record);
       } catch (IOException | RuntimeException cleanup) {
         LOG.error("cannot clean up failed snapshot {}: {}", id, cleanup.toString());
@@ -110,7 +114,7 @@ final class SnapshotProvisioner {
       }
       SnapshotRecord record = found.get();
       catalog.saveSnapshot(record.withState(RecordState.DELETING));
-      Files.deleteIfExists(catalog.image(record));
+      backend.delete(catalog.image(record));
       catalog.forgetSnapshot(record);
       catalog.pool(record.pool()).release(snapshotId);
       LOG.info("deleted snapshot {}", snapshotId);

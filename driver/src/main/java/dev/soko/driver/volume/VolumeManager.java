@@ -1,5 +1,8 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.model.PoolCapacity;
+import dev.soko.driver.model.Snapshot;
+import dev.soko.driver.model.Volume;
 import dev.soko.driver.pool.PoolVerdict;
 import java.nio.file.Path;
 import java.util.List;

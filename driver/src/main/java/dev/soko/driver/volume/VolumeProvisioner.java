@@ -1,6 +1,10 @@
 package dev.soko.driver.volume;
 
-import dev.soko.driver.mount.LoopDevices;
+import dev.soko.driver.backend.VolumeBackend;
+import dev.soko.driver.model.AccessType;
+import dev.soko.driver.model.ContentSource;
+import dev.soko.driver.model.Volume;
+import dev.soko.driver.model.VolumeCondition;
 import dev.soko.driver.mount.MountOptions;
 import dev.soko.driver.pool.Pool;
 import dev.soko.driver.pool.Sizes;
@@ -10,7 +14,6 @@ import dev.soko.driver.state.SnapshotRecord;
 import dev.soko.driver.state.VolumeRecord;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Objects;
@@ -31,13 +34,13 @@ final class VolumeProvisioner {
 
   private final Catalog catalog;
   private final KeyedLocks locks;
-  private final LoopDevices loops;
-  private final ImageCopier copier;
+  private final VolumeBackend backend;
+  private final VolumeCopier copier;
 
-  VolumeProvisioner(Catalog catalog, KeyedLocks locks, LoopDevices loops, ImageCopier copier) {
+  VolumeProvisioner(Catalog catalog, KeyedLocks locks, VolumeBackend backend, VolumeCopier copier) {
     this.catalog = catalog;
     this.locks = locks;
-    this.loops = loops;
+    this.backend = backend;
     this.copier = copier;
   }
 
@@ -147,14 +150,14 @@ final class VolumeProvisioner {
     Path image = pool.volumeImage(id);
     try {
       if (origin == null) {
-        pool.files().createSparse(image, size);
+        backend.create(pool, image, size);
       } else {
         if (origin.volume() != null) {
           copier.copyVolume(origin.volume(), origin.image(), image, pool, origin.pool() == pool);
         } else {
           copier.copy(origin.image(), image, pool, origin.pool() == pool);
         }
-        pool.files().grow(image, size);
+        backend.grow(pool, image, size);
       }
       catalog.saveVolume(record);
       LOG.info(
@@ -172,7 +175,7 @@ final class VolumeProvisioner {
 
   private void undoCreate(VolumeRecord record, Path image, Pool pool) {
     try {
-      Files.deleteIfExists(image);
+      backend.delete(image);
       catalog.forgetVolume(record);
     } catch (IOException | RuntimeException cleanup) {
       // Recovery at the next start removes what is left: an image without a record.
@@ -229,12 +232,12 @@ final class VolumeProvisioner {
       Path image = catalog.image(record);
       // What is really attached decides, not the record: after a node reboot stagedAt may be
       // stale, and such a volume must still be deletable.
-      if (!loops.devicesFor(image).isEmpty()) {
+      if (!backend.devices(image).isEmpty()) {
         throw StorageException.precondition(
             "volume %s is staged on this node; unstage it before deleting", volumeId);
       }
       catalog.forgetVolume(record);
-      Files.deleteIfExists(image);
+      backend.delete(image);
       catalog.pool(record.pool()).release(volumeId);
       LOG.info("deleted volume {}", volumeId);
     } catch (IOException e) {
@@ -249,11 +252,11 @@ final class VolumeProvisioner {
       // Growing the sparse file now costs nothing and lets an unattached block volume be used at
       // its new size at once; an attached loop device and any filesystem grow on the node.
       Path image = catalog.image(record);
-      if (Files.isRegularFile(image)) {
-        catalog.pool(record.pool()).files().grow(image, size);
+      if (backend.exists(image)) {
+        backend.grow(catalog.pool(record.pool()), image, size);
       }
       boolean nodeWork =
-          record.accessType() == AccessType.FILESYSTEM || !loops.devicesFor(image).isEmpty();
+          record.accessType() == AccessType.FILESYSTEM || !backend.devices(image).isEmpty();
       return new ExpandResult(size, nodeWork);
     }
   }

@@ -1,5 +1,7 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.model.AccessType;
+import dev.soko.driver.model.ContentSource;
 import java.util.Map;
 
 /**

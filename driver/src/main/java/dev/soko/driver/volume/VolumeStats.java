@@ -1,5 +1,8 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.backend.VolumeBackend;
+import dev.soko.driver.model.AccessType;
+import dev.soko.driver.model.VolumeCondition;
 import dev.soko.driver.mount.FsStats;
 import dev.soko.driver.mount.MountEntry;
 import dev.soko.driver.mount.Mounter;
@@ -15,8 +18,11 @@ final class VolumeStats {
   private final Mounter mounter;
   private final Health health;
   private final PathPolicy paths;
+  private final VolumeBackend backend;
 
-  VolumeStats(Catalog catalog, Mounter mounter, Health health, PathPolicy paths) {
+  VolumeStats(
+      Catalog catalog, Mounter mounter, Health health, PathPolicy paths, VolumeBackend backend) {
+    this.backend = backend;
     this.catalog = catalog;
     this.mounter = mounter;
     this.health = health;
@@ -42,7 +48,7 @@ final class VolumeStats {
       condition = new VolumeCondition(true, "the volume is not mounted at " + path);
     }
     if (record.accessType() == AccessType.BLOCK) {
-      long size = Files.isRegularFile(image) ? catalog.pool(record.pool()).files().size(image) : 0;
+      long size = backend.exists(image) ? backend.size(catalog.pool(record.pool()), image) : 0;
       return new VolumeUsage(size, 0, 0, 0, 0, 0, condition);
     }
     if (!mounted) {

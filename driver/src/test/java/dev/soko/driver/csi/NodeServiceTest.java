@@ -8,14 +8,14 @@ import csi.v1.Csi.NodeServiceCapability.RPC.Type;
 import csi.v1.Csi.VolumeCapability.AccessMode;
 import csi.v1.NodeGrpc.NodeBlockingStub;
 import dev.soko.driver.exec.FakeExec;
+import dev.soko.driver.model.AccessType;
+import dev.soko.driver.model.VolumeCondition;
+import dev.soko.driver.mount.MountException;
 import dev.soko.driver.mount.PathPolicy;
 import dev.soko.driver.mount.SystemMounter;
 import dev.soko.driver.testing.Caps;
 import dev.soko.driver.testing.CsiHarness;
 import dev.soko.driver.testing.FakeVolumeManager;
-import dev.soko.driver.volume.AccessType;
-import dev.soko.driver.volume.StorageException;
-import dev.soko.driver.volume.VolumeCondition;
 import dev.soko.driver.volume.VolumeUsage;
 import io.grpc.Status;
 import java.nio.file.Files;
@@ -233,13 +233,13 @@ class NodeServiceTest {
   }
 
   /** What a real SystemMounter throws when resize2fs may not grow a mounted ext4. */
-  private static StorageException refusedExt4Growth() {
+  private static MountException refusedExt4Growth() {
     FakeExec exec = new FakeExec();
     exec.on(List.of("resize2fs"), 1, "", "resize2fs: Permission denied to resize filesystem");
     try {
       new SystemMounter(exec, Path.of("/proc/self/mountinfo"))
           .growFilesystem("/dev/loop1", Path.of("/k/s"), "ext4");
-    } catch (StorageException e) {
+    } catch (MountException e) {
       return e;
     }
     throw new AssertionError("the refused growth was not reported");

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.soko.driver.sys.Errno;
 import dev.soko.driver.sys.FakeSyscalls;
-import dev.soko.driver.volume.StorageException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -126,7 +125,7 @@ class LosetupTest {
     assertThat(losetup.devicesFor(a)).isEmpty();
     sys.failOn("open /dev/loop1", Errno.EACCES);
     assertThatThrownBy(() -> losetup.devicesFor(a))
-        .isInstanceOf(StorageException.class)
+        .isInstanceOf(MountException.class)
         .hasMessageContaining("EACCES");
     assertThat(sys.openFiles()).isEmpty();
   }
@@ -136,7 +135,7 @@ class LosetupTest {
     attached("loop1", "/pool/images/vol-a.img");
     Files.createDirectories(sysfs.resolve("loop2/loop/backing_file")); // reading it fails: EISDIR
     assertThatThrownBy(() -> losetup.list())
-        .isInstanceOf(StorageException.class)
+        .isInstanceOf(MountException.class)
         .hasMessageContaining("loop2");
   }
 
@@ -200,7 +199,7 @@ class LosetupTest {
       sys.failOn("ioctl loop0 0x4c0a", Errno.EBUSY);
     }
     assertThatThrownBy(() -> losetup.attach(Path.of("/p/v.img")))
-        .isInstanceOf(StorageException.class)
+        .isInstanceOf(MountException.class)
         .hasMessageContaining("16 attempts");
     assertThat(sys.openFiles()).isEmpty();
   }
@@ -222,7 +221,7 @@ class LosetupTest {
     sys.freeLoops(2).failOn("ioctl loop2 0x4c0a", Errno.ENOTTY);
     sys.failOn("ioctl loop2 0x4c04", Errno.EINVAL);
     assertThatThrownBy(() -> losetup.attach(Path.of("/p/v.img")))
-        .isInstanceOf(StorageException.class)
+        .isInstanceOf(MountException.class)
         .hasMessageContaining("EINVAL");
     assertThat(sys.calls()).endsWith("ioctl loop2 0x4c01 0");
     assertThat(sys.openFiles()).isEmpty();
@@ -232,10 +231,10 @@ class LosetupTest {
   void anUnreadableImageIsInternalWithItsErrno() {
     sys.failOn("open /p/v.img", Errno.EACCES);
     assertThatThrownBy(() -> losetup.attach(Path.of("/p/v.img")))
-        .isInstanceOf(StorageException.class)
+        .isInstanceOf(MountException.class)
         .hasMessage("open /p/v.img 2: EACCES (Permission denied)")
-        .extracting(e -> ((StorageException) e).reason())
-        .isEqualTo(StorageException.Reason.INTERNAL);
+        .extracting(e -> ((MountException) e).kind())
+        .isEqualTo(MountException.Kind.FAILED);
   }
 
   @Test
@@ -259,7 +258,7 @@ class LosetupTest {
     losetup.detach("/dev/loop3");
     sys.failOn("ioctl loop3 0x4c01", Errno.EBUSY);
     assertThatThrownBy(() -> losetup.detach("/dev/loop3"))
-        .isInstanceOf(StorageException.class)
+        .isInstanceOf(MountException.class)
         .hasMessageContaining("EBUSY");
   }
 }

@@ -3,7 +3,6 @@ package dev.soko.driver.mount;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.soko.driver.volume.StorageException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -64,10 +63,10 @@ class MountFlagsTest {
   @Test
   void flagsOutsideTheAllowListAreInvalidArguments() {
     assertThatThrownBy(() -> MountFlags.of(List.of("bind")))
-        .isInstanceOf(StorageException.class)
-        .extracting(e -> ((StorageException) e).reason())
-        .isEqualTo(StorageException.Reason.INVALID_ARGUMENT);
+        .isInstanceOf(MountException.class)
+        .extracting(e -> ((MountException) e).kind())
+        .isEqualTo(MountException.Kind.REFUSED_INPUT);
     assertThatThrownBy(() -> MountFlags.of(List.of("noatime,context=x")))
-        .isInstanceOf(StorageException.class);
+        .isInstanceOf(MountException.class);
   }
 }

@@ -3,7 +3,6 @@ package dev.soko.driver.mount;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.soko.driver.volume.StorageException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -30,9 +29,9 @@ class MountOptionsTest {
             "",
             "ro;rm -rf /")) {
       assertThatThrownBy(() -> MountOptions.checkFlags(List.of(bad)))
-          .isInstanceOf(StorageException.class)
-          .extracting(e -> ((StorageException) e).reason())
-          .isEqualTo(StorageException.Reason.INVALID_ARGUMENT);
+          .isInstanceOf(MountException.class)
+          .extracting(e -> ((MountException) e).kind())
+          .isEqualTo(MountException.Kind.REFUSED_INPUT);
     }
   }
 

@@ -3,7 +3,6 @@ package dev.soko.driver.mount;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.soko.driver.volume.StorageException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -24,9 +23,9 @@ class PathPolicyTest {
 
   private void assertRejected(String path) {
     assertThatThrownBy(() -> policy.check("target path", path))
-        .isInstanceOf(StorageException.class)
-        .extracting(e -> ((StorageException) e).reason())
-        .isEqualTo(StorageException.Reason.INVALID_ARGUMENT);
+        .isInstanceOf(MountException.class)
+        .extracting(e -> ((MountException) e).kind())
+        .isEqualTo(MountException.Kind.REFUSED_INPUT);
   }
 
   @Test

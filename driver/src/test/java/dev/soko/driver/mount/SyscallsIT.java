@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.soko.driver.exec.Exec;
 import dev.soko.driver.exec.ProcessExec;
-import dev.soko.driver.volume.StorageException;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.FileSystemException;
@@ -123,20 +122,20 @@ class SyscallsIT {
   void kernelErrorsAreInternalWithTheirErrno() throws IOException {
     Path plain = Files.createDirectories(dir.resolve("plain"));
     assertThatThrownBy(() -> mounter.unmount(plain))
-        .isInstanceOf(StorageException.class)
+        .isInstanceOf(MountException.class)
         .hasMessageContaining("EINVAL (Invalid argument)")
-        .extracting(e -> ((StorageException) e).reason())
-        .isEqualTo(StorageException.Reason.INTERNAL);
+        .extracting(e -> ((MountException) e).kind())
+        .isEqualTo(MountException.Kind.FAILED);
     assertThatThrownBy(() -> mounter.bind(dir.resolve("absent"), plain))
-        .isInstanceOf(StorageException.class)
+        .isInstanceOf(MountException.class)
         .hasMessageContaining("ENOENT");
     assertThatThrownBy(() -> mounter.stats(dir.resolve("absent")))
-        .isInstanceOf(StorageException.class)
+        .isInstanceOf(MountException.class)
         .hasMessageContaining("ENOENT");
     device = loops.attach(image);
     assertThatThrownBy(() -> mounter.mount(device, plain, "xfs", List.of()))
         .as("no xfs on a blank device")
-        .isInstanceOf(StorageException.class)
+        .isInstanceOf(MountException.class)
         .hasMessageContaining("EINVAL");
     loops.detach(device);
   }

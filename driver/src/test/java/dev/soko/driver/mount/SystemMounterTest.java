@@ -7,7 +7,6 @@ import dev.soko.driver.exec.FakeExec;
 import dev.soko.driver.sys.Errno;
 import dev.soko.driver.sys.FakeSyscalls;
 import dev.soko.driver.sys.StatVfs;
-import dev.soko.driver.volume.StorageException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -53,11 +52,11 @@ class SystemMounterTest {
     SystemMounter mounter = mounter();
     assertThatThrownBy(
             () -> mounter.mount("/dev/loop4", Path.of("/k"), "ext4", List.of("exec,suid")))
-        .isInstanceOf(StorageException.class)
-        .extracting(e -> ((StorageException) e).reason())
-        .isEqualTo(StorageException.Reason.INVALID_ARGUMENT);
+        .isInstanceOf(MountException.class)
+        .extracting(e -> ((MountException) e).kind())
+        .isEqualTo(MountException.Kind.REFUSED_INPUT);
     assertThatThrownBy(() -> mounter.mount("/dev/loop4", Path.of("/k"), "btrfs", List.of()))
-        .isInstanceOf(StorageException.class);
+        .isInstanceOf(MountException.class);
     assertThat(sys.calls()).isEmpty();
   }
 
@@ -89,12 +88,12 @@ class SystemMounterTest {
     SystemMounter mounter = mounter();
     sys.failOn("umount2", Errno.EBUSY).failOn("mount", Errno.ENOENT);
     assertThatThrownBy(() -> mounter.unmount(Path.of("/k/t")))
-        .isInstanceOf(StorageException.class)
+        .isInstanceOf(MountException.class)
         .hasMessage("umount2 /k/t 8: EBUSY (Device or resource busy)")
-        .extracting(e -> ((StorageException) e).reason())
-        .isEqualTo(StorageException.Reason.INTERNAL);
+        .extracting(e -> ((MountException) e).kind())
+        .isEqualTo(MountException.Kind.FAILED);
     assertThatThrownBy(() -> mounter.bind(Path.of("/k/s"), Path.of("/k/t")))
-        .isInstanceOf(StorageException.class)
+        .isInstanceOf(MountException.class)
         .hasMessageContaining("ENOENT (No such file or directory)");
   }
 
@@ -120,7 +119,7 @@ class SystemMounterTest {
     exec.on(List.of("blkid"), 0, "\n", "");
     assertThat(mounter.detectFilesystem(zeros)).contains("unknown");
     exec.on(List.of("blkid"), 4, "", "usage");
-    assertThatThrownBy(() -> mounter.detectFilesystem(zeros)).isInstanceOf(StorageException.class);
+    assertThatThrownBy(() -> mounter.detectFilesystem(zeros)).isInstanceOf(MountException.class);
   }
 
   @Test
@@ -148,7 +147,7 @@ class SystemMounterTest {
     assertThat(stats.usedInodes()).isEqualTo(4);
     assertThat(sys.calls()).containsExactly("statvfs /k/s");
     sys.failOn("statvfs", Errno.ENOENT);
-    assertThatThrownBy(() -> mounter().stats(Path.of("/k/s"))).isInstanceOf(StorageException.class);
+    assertThatThrownBy(() -> mounter().stats(Path.of("/k/s"))).isInstanceOf(MountException.class);
   }
 
   @Test
@@ -174,7 +173,7 @@ class SystemMounterTest {
     assertThat(mounter.growUnmounted(small, "xfs")).isFalse();
     exec.on(List.of("e2fsck"), 4, "", "errors left");
     assertThatThrownBy(() -> mounter.growUnmounted(small, "ext4"))
-        .isInstanceOf(StorageException.class);
+        .isInstanceOf(MountException.class);
     assertThat(exec.callsOf("blockdev")).isEmpty();
     assertThat(exec.callsOf("dumpe2fs")).isEmpty();
   }
@@ -183,10 +182,10 @@ class SystemMounterTest {
   void refusedOnlineGrowthIsAPreconditionWithAReason() throws Exception {
     exec.on(List.of("resize2fs"), 1, "", "resize2fs: Permission denied to resize filesystem");
     assertThatThrownBy(() -> mounter().growFilesystem("/dev/loop1", Path.of("/k/s"), "ext4"))
-        .isInstanceOf(StorageException.class)
+        .isInstanceOf(MountException.class)
         .hasMessageContaining("CAP_SYS_RESOURCE")
-        .extracting(e -> ((StorageException) e).reason())
-        .isEqualTo(StorageException.Reason.FAILED_PRECONDITION);
+        .extracting(e -> ((MountException) e).kind())
+        .isEqualTo(MountException.Kind.NOT_PERMITTED);
   }
 
   @Test
@@ -197,9 +196,9 @@ class SystemMounterTest {
         "",
         "xfs_growfs: XFS_IOC_FSGROWFSDATA xfsctl failed:" + " Operation not permitted");
     assertThatThrownBy(() -> mounter().growFilesystem("/dev/loop1", Path.of("/k/s"), "xfs"))
-        .isInstanceOf(StorageException.class)
+        .isInstanceOf(MountException.class)
         .hasMessageContaining("CAP_SYS_ADMIN")
-        .extracting(e -> ((StorageException) e).reason())
-        .isEqualTo(StorageException.Reason.FAILED_PRECONDITION);
+        .extracting(e -> ((MountException) e).kind())
+        .isEqualTo(MountException.Kind.NOT_PERMITTED);
   }
 }

@@ -7,9 +7,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.exec.FakeExec;
 import dev.soko.driver.exec.ProcessExec;
+import dev.soko.driver.model.PoolCapacity;
 import dev.soko.driver.state.Ids;
-import dev.soko.driver.volume.PoolCapacity;
-import dev.soko.driver.volume.StorageException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -35,8 +34,8 @@ class PoolTest {
     String id = Ids.newVolumeId();
     assertThat(pool.volumeImage(id)).isEqualTo(dir.resolve("pool/images/" + id + ".img"));
     assertThatThrownBy(() -> pool.volumeImage("../../etc/passwd"))
-        .isInstanceOf(StorageException.class);
-    assertThatThrownBy(() -> pool.snapshotImage(id)).isInstanceOf(StorageException.class);
+        .isInstanceOf(PoolException.class);
+    assertThatThrownBy(() -> pool.snapshotImage(id)).isInstanceOf(PoolException.class);
   }
 
   @Test
@@ -60,9 +59,9 @@ class PoolTest {
     assertThat(pool.totalBytes()).isEqualTo(200 * MIB);
     pool.reserve("a", 150 * MIB);
     assertThatThrownBy(() -> pool.reserve("b", 60 * MIB))
-        .isInstanceOf(StorageException.class)
-        .extracting(e -> ((StorageException) e).reason())
-        .isEqualTo(StorageException.Reason.RESOURCE_EXHAUSTED);
+        .isInstanceOf(PoolException.class)
+        .extracting(e -> ((PoolException) e).kind())
+        .isEqualTo(PoolException.Kind.NO_SPACE);
     pool.reserve("b", 50 * MIB);
     assertThat(pool.capacity()).isEqualTo(new PoolCapacity("fast", 200 * MIB, 0, 0));
     pool.release("a");
@@ -101,10 +100,10 @@ class PoolTest {
     disk[0] = new PoolUsage(GIB, GIB - 10 * MIB, 10 * MIB); // the images were written full
     assertThat(pool.capacity().availableBytes()).isEqualTo(10 * MIB);
     assertThatThrownBy(() -> pool.reserve("b", 20 * MIB))
-        .isInstanceOf(StorageException.class)
+        .isInstanceOf(PoolException.class)
         .hasMessageContaining("its filesystem has only 10485760 bytes free")
-        .extracting(e -> ((StorageException) e).reason())
-        .isEqualTo(StorageException.Reason.RESOURCE_EXHAUSTED);
+        .extracting(e -> ((PoolException) e).kind())
+        .isEqualTo(PoolException.Kind.NO_SPACE);
     pool.reserve("a", 200 * MIB); // shrinking or keeping a reservation never needs free space
     pool.reserve("b", 10 * MIB);
 
@@ -129,9 +128,9 @@ class PoolTest {
     gone[0] = true;
     assertThat(pool.capacity().availableBytes()).isZero();
     assertThatThrownBy(() -> pool.reserve("a", MIB))
-        .isInstanceOf(StorageException.class)
-        .extracting(e -> ((StorageException) e).reason())
-        .isEqualTo(StorageException.Reason.UNAVAILABLE);
+        .isInstanceOf(PoolException.class)
+        .extracting(e -> ((PoolException) e).kind())
+        .isEqualTo(PoolException.Kind.UNUSABLE);
   }
 
   @Test

@@ -3,20 +3,18 @@ package dev.soko.driver.pool;
 import static dev.soko.driver.pool.Sizes.MIB;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.soko.driver.volume.AccessType;
-import dev.soko.driver.volume.StorageException;
-import dev.soko.driver.volume.StorageException.Reason;
+import dev.soko.driver.model.AccessType;
 import org.junit.jupiter.api.Test;
 
 class SizesTest {
 
-  private static Reason reasonOf(Runnable call) {
+  private static PoolException.Kind reasonOf(Runnable call) {
     try {
       call.run();
-    } catch (StorageException e) {
-      return e.reason();
+    } catch (PoolException e) {
+      return e.kind();
     }
-    throw new AssertionError("expected a StorageException");
+    throw new AssertionError("expected a PoolException");
   }
 
   @Test
@@ -39,25 +37,25 @@ class SizesTest {
     assertThat(Sizes.resolve(10 * MIB, 0, min)).isEqualTo(300 * MIB);
     assertThat(Sizes.resolve(10 * MIB, 400 * MIB, min)).isEqualTo(300 * MIB);
     assertThat(reasonOf(() -> Sizes.resolve(10 * MIB, 200 * MIB, min)))
-        .isEqualTo(Reason.OUT_OF_RANGE);
+        .isEqualTo(PoolException.Kind.SIZE_OUT_OF_RANGE);
   }
 
   @Test
   void roundingDownToTheLimitMustStillSatisfyRequired() {
     // 1.5 MiB exactly: rounding up overshoots the limit and rounding down misses required.
     assertThat(reasonOf(() -> Sizes.resolve(MIB + MIB / 2, MIB + MIB / 2, MIB)))
-        .isEqualTo(Reason.OUT_OF_RANGE);
+        .isEqualTo(PoolException.Kind.SIZE_OUT_OF_RANGE);
     assertThat(Sizes.resolve(MIB, MIB + MIB / 2, MIB)).isEqualTo(MIB);
   }
 
   @Test
   void rejectsNegativeInvertedAndAbsurdRanges() {
-    assertThat(reasonOf(() -> Sizes.resolve(-1, 0, MIB))).isEqualTo(Reason.INVALID_ARGUMENT);
-    assertThat(reasonOf(() -> Sizes.resolve(0, -5, MIB))).isEqualTo(Reason.INVALID_ARGUMENT);
+    assertThat(reasonOf(() -> Sizes.resolve(-1, 0, MIB))).isEqualTo(PoolException.Kind.BAD_INPUT);
+    assertThat(reasonOf(() -> Sizes.resolve(0, -5, MIB))).isEqualTo(PoolException.Kind.BAD_INPUT);
     assertThat(reasonOf(() -> Sizes.resolve(10 * MIB, 5 * MIB, MIB)))
-        .isEqualTo(Reason.OUT_OF_RANGE);
+        .isEqualTo(PoolException.Kind.SIZE_OUT_OF_RANGE);
     assertThat(reasonOf(() -> Sizes.resolve(Long.MAX_VALUE, 0, MIB)))
-        .isEqualTo(Reason.OUT_OF_RANGE);
+        .isEqualTo(PoolException.Kind.SIZE_OUT_OF_RANGE);
   }
 
   @Test

@@ -3,8 +3,8 @@ package dev.soko.driver.state;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.soko.driver.volume.AccessType;
-import dev.soko.driver.volume.ContentSource;
+import dev.soko.driver.model.AccessType;
+import dev.soko.driver.model.ContentSource;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;

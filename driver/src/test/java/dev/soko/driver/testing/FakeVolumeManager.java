@@ -1,15 +1,15 @@
 package dev.soko.driver.testing;
 
+import dev.soko.driver.model.PoolCapacity;
+import dev.soko.driver.model.Snapshot;
+import dev.soko.driver.model.Volume;
+import dev.soko.driver.model.VolumeCondition;
 import dev.soko.driver.volume.ExpandResult;
 import dev.soko.driver.volume.Page;
-import dev.soko.driver.volume.PoolCapacity;
 import dev.soko.driver.volume.PublishRequest;
-import dev.soko.driver.volume.Snapshot;
 import dev.soko.driver.volume.SnapshotFilter;
 import dev.soko.driver.volume.StageRequest;
 import dev.soko.driver.volume.StorageException;
-import dev.soko.driver.volume.Volume;
-import dev.soko.driver.volume.VolumeCondition;
 import dev.soko.driver.volume.VolumeManager;
 import dev.soko.driver.volume.VolumeRequest;
 import dev.soko.driver.volume.VolumeUsage;

@@ -2,6 +2,10 @@ package dev.soko.driver.volume;
 
 import dev.soko.driver.config.DriverConfig;
 import dev.soko.driver.config.PoolConfig;
+import dev.soko.driver.model.AccessType;
+import dev.soko.driver.model.ContentSource;
+import dev.soko.driver.model.Snapshot;
+import dev.soko.driver.model.Volume;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

@@ -3,6 +3,9 @@ package dev.soko.driver.volume;
 import static dev.soko.driver.volume.HostFixture.MIB;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.soko.driver.model.AccessType;
+import dev.soko.driver.model.ContentSource;
+import dev.soko.driver.model.Volume;
 import dev.soko.driver.pool.ImageFiles;
 import java.io.OutputStream;
 import java.nio.channels.FileChannel;

@@ -6,6 +6,8 @@ import dev.soko.driver.config.DriverConfig;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.exec.ExecResult;
 import dev.soko.driver.exec.FakeExec;
+import dev.soko.driver.model.AccessType;
+import dev.soko.driver.model.ContentSource;
 import dev.soko.driver.mount.FakeLoopDevices;
 import dev.soko.driver.mount.FakeMounter;
 import java.io.IOException;

@@ -6,6 +6,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.soko.driver.exec.ProcessExec;
+import dev.soko.driver.model.AccessType;
+import dev.soko.driver.model.ContentSource;
+import dev.soko.driver.model.Snapshot;
+import dev.soko.driver.model.Volume;
 import dev.soko.driver.mount.Losetup;
 import dev.soko.driver.pool.Pool;
 import dev.soko.driver.volume.StorageException.Reason;

@@ -6,6 +6,11 @@ import static dev.soko.driver.volume.EngineFixture.fs;
 import static dev.soko.driver.volume.EngineFixture.reason;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.soko.driver.model.AccessType;
+import dev.soko.driver.model.ContentSource;
+import dev.soko.driver.model.Snapshot;
+import dev.soko.driver.model.Volume;
+import dev.soko.driver.model.VolumeCondition;
 import dev.soko.driver.mount.VolumeGeometry;
 import dev.soko.driver.state.Ids;
 import dev.soko.driver.volume.StorageException.Reason;

@@ -5,6 +5,7 @@ import static dev.soko.driver.volume.EngineFixture.fs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.soko.driver.model.Volume;
 import dev.soko.driver.pool.PoolVerdict;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,6 +2,9 @@ package dev.soko.driver.volume;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.soko.driver.model.AccessType;
+import dev.soko.driver.model.ContentSource;
+import dev.soko.driver.model.Volume;
 import dev.soko.driver.mount.Losetup;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
@@ -101,6 +104,8 @@ class PowerLossIT {
       host.sh("mkfs.xfs", "-q", "-m", "reflink=1", disk.toString());
       Path live = Files.createDirectories(host.base.resolve("live"));
       host.sh("mount", "-t", "xfs", new Losetup().attach(disk), live.toString());
+      // The pool is a directory on the mounted disk; the driver refuses to create one itself.
+      Files.createDirectories(live.resolve("pool"));
       Path staging = host.base.resolve("staging");
       Path target = host.base.resolve("target");
       List<Cut> cuts = new ArrayList<>();

@@ -5,6 +5,10 @@ import static dev.soko.driver.volume.EngineFixture.block;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
+import dev.soko.driver.model.AccessType;
+import dev.soko.driver.model.ContentSource;
+import dev.soko.driver.model.Snapshot;
+import dev.soko.driver.model.Volume;
 import dev.soko.driver.state.Ids;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package dev.soko.driver.volume;
+package dev.soko.driver.model;
 
 import java.time.Instant;
 

@@ -1,6 +1,7 @@
 package dev.soko.driver.volume;
 
-import dev.soko.driver.mount.LoopDevices;
+import dev.soko.driver.backend.VolumeBackend;
+import dev.soko.driver.model.AccessType;
 import dev.soko.driver.mount.Mounter;
 import dev.soko.driver.pool.Pool;
 import dev.soko.driver.state.VolumeRecord;
@@ -11,18 +12,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Copies a volume's or snapshot's image for snapshots, clones and restores. When the source is a
- * staged filesystem volume its filesystem is frozen during the copy, so the copy is consistent
- * (everything written before the freeze is in it) instead of catching a write half way.
+ * Copies a volume or snapshot for snapshots, clones and restores, through the backend. When the
+ * source is a staged filesystem volume its filesystem is frozen during the copy, so the copy is
+ * consistent (everything written before the freeze is in it) instead of catching a write half way.
  */
-final class ImageCopier {
-  private static final Logger LOG = LoggerFactory.getLogger(ImageCopier.class);
+final class VolumeCopier {
+  private static final Logger LOG = LoggerFactory.getLogger(VolumeCopier.class);
   private final Mounter mounter;
-  private final LoopDevices loops;
+  private final VolumeBackend backend;
 
-  ImageCopier(Mounter mounter, LoopDevices loops) {
+  VolumeCopier(Mounter mounter, VolumeBackend backend) {
     this.mounter = mounter;
-    this.loops = loops;
+    this.backend = backend;
   }
 
   void copyVolume(
@@ -32,7 +33,7 @@ final class ImageCopier {
       Path staging = Path.of(source.stagedAt());
       // Only this volume's own filesystem: a stale record must not freeze whatever is mounted
       // at that path now.
-      List<String> devices = loops.devicesFor(sourceImage);
+      List<String> devices = backend.devices(sourceImage);
       boolean staged =
           mounter.mountAt(staging).filter(m -> Health.mountsAny(m, devices)).isPresent();
       if (staged) {
@@ -46,7 +47,7 @@ final class ImageCopier {
       if (frozen.isPresent()) {
         try {
           mounter.unfreeze(frozen.get());
-        } catch (StorageException e) {
+        } catch (RuntimeException e) {
           LOG.error("cannot unfreeze {}: {}", frozen.get(), e.getMessage());
           throw e;
         }
@@ -56,10 +57,6 @@ final class ImageCopier {
 
   /** Copies within one pool as a reflink where possible; across pools always as a sparse copy. */
   void copy(Path sourceImage, Path target, Pool targetPool, boolean samePool) {
-    if (samePool) {
-      targetPool.files().copy(sourceImage, target);
-    } else {
-      targetPool.files().sparseCopy(sourceImage, target);
-    }
+    backend.copy(targetPool, sourceImage, target, samePool);
   }
 }

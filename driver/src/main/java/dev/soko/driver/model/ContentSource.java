@@ -1,4 +1,4 @@
-package dev.soko.driver.volume;
+package dev.soko.driver.model;
 
 /** Where a new volume's data comes from. */
 public sealed interface ContentSource {

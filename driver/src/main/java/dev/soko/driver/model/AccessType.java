@@ -1,4 +1,4 @@
-package dev.soko.driver.volume;
+package dev.soko.driver.model;
 
 /** How a volume is presented to a workload. */
 public enum AccessType {

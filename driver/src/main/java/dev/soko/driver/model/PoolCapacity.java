@@ -1,4 +1,4 @@
-package dev.soko.driver.volume;
+package dev.soko.driver.model;
 
 /**
  * A pool's capacity as GetCapacity reports it, over-provisioning included.

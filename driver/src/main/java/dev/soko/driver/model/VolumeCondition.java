@@ -1,4 +1,4 @@
-package dev.soko.driver.volume;
+package dev.soko.driver.model;
 
 /** The CSI volume condition: abnormal with a message that says why, or healthy. */
 public record VolumeCondition(boolean abnormal, String message) {

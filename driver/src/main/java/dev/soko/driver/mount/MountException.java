@@ -1,0 +1,46 @@
+package dev.soko.driver.mount;
+
+/**
+ * A mount, filesystem, loop-device or path failure, typed where it happens (as TopoLVM types its
+ * lvm errors). The {@link Kind} names the situation in this package's terms; which CSI code a
+ * client sees is decided once, above (in {@code server/StatusMapper}).
+ */
+public class MountException extends RuntimeException {
+
+  /** What kind of failure, as far as a caller can act on it. */
+  public enum Kind {
+    /** A path, option or device name from a request that the policy refuses. */
+    REFUSED_INPUT,
+    /** The host or the driver's privileges do not allow the operation; not a driver fault. */
+    NOT_PERMITTED,
+    /** The kernel or a tool failed. */
+    FAILED
+  }
+
+  private final Kind kind;
+
+  public MountException(Kind kind, String message, Throwable cause) {
+    super(message, cause);
+    this.kind = kind;
+  }
+
+  public Kind kind() {
+    return kind;
+  }
+
+  static MountException refused(String format, Object... args) {
+    return new MountException(Kind.REFUSED_INPUT, String.format(format, args), null);
+  }
+
+  static MountException notPermitted(String format, Object... args) {
+    return new MountException(Kind.NOT_PERMITTED, String.format(format, args), null);
+  }
+
+  public static MountException failed(String message) {
+    return new MountException(Kind.FAILED, message, null);
+  }
+
+  public static MountException failed(String message, Throwable cause) {
+    return new MountException(Kind.FAILED, message, cause);
+  }
+}

@@ -1,0 +1,37 @@
+package dev.soko.driver.pool;
+
+/**
+ * A pool failure, typed where it happens. The {@link Kind} names the situation in the pool's terms;
+ * which CSI code a client sees is decided once, above (in {@code server/StatusMapper}).
+ */
+public class PoolException extends RuntimeException {
+
+  /** What kind of failure, as far as a caller can act on it. */
+  public enum Kind {
+    /** A request value (an ID, a capacity range) that is malformed. */
+    BAD_INPUT,
+    /** A well-formed size that no volume of this kind can have. */
+    SIZE_OUT_OF_RANGE,
+    /** The pool has no room (logical or physical) for what is asked. */
+    NO_SPACE,
+    /** The pool directory cannot be used or read (missing, unmounted, the disk gone). */
+    UNUSABLE,
+    /** An image that the records say exists is not on disk. */
+    IMAGE_MISSING
+  }
+
+  private final Kind kind;
+
+  public PoolException(Kind kind, String message, Throwable cause) {
+    super(message, cause);
+    this.kind = kind;
+  }
+
+  public Kind kind() {
+    return kind;
+  }
+
+  static PoolException of(Kind kind, String format, Object... args) {
+    return new PoolException(kind, String.format(format, args), null);
+  }
+}
