@@ -414,22 +414,35 @@ class StorageClusterLifecycleIT {
   void csiDriverWithChangedImmutableFieldIsRecreated() {
     create(Specs.cluster("eps"));
     var old = admin.storage().v1().csiDrivers().withName("eps.csi.soko.dev").get();
-    // Simulate a CSIDriver written by an older Soko with another immutable value.
-    admin.resource(old).delete();
-    admin
-        .resource(
-            new CSIDriverBuilder()
-                .withMetadata(
-                    new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
-                        .withName("eps.csi.soko.dev")
-                        .withLabels(old.getMetadata().getLabels())
-                        .build())
-                .withNewSpec()
-                .withAttachRequired(true)
-                .withPodInfoOnMount(false)
-                .endSpec()
-                .build())
-        .create();
+    // Simulate a CSIDriver written by an older Soko with another immutable value. The operator
+    // watches CSIDrivers and may recreate its own between our delete and create: then again.
+    var older =
+        new CSIDriverBuilder()
+            .withMetadata(
+                new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
+                    .withName("eps.csi.soko.dev")
+                    .withLabels(old.getMetadata().getLabels())
+                    .build())
+            .withNewSpec()
+            .withAttachRequired(true)
+            .withPodInfoOnMount(false)
+            .endSpec()
+            .build();
+    boolean replaced = false;
+    for (int attempt = 0; attempt < 20 && !replaced; attempt++) {
+      admin.storage().v1().csiDrivers().withName("eps.csi.soko.dev").delete();
+      Await.until(
+          "csidriver deleted",
+          () -> admin.storage().v1().csiDrivers().withName("eps.csi.soko.dev").get(),
+          d -> d == null || !d.getMetadata().getUid().equals(old.getMetadata().getUid()));
+      try {
+        admin.resource(older).create();
+        replaced = true;
+      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+        assertThat(e.getCode()).as("only the operator's recreate may win the race").isEqualTo(409);
+      }
+    }
+    assertThat(replaced).as("the older CSIDriver was written").isTrue();
     var fixed =
         Await.until(
             "csidriver recreated",
