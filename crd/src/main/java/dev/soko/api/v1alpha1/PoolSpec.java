@@ -2,6 +2,8 @@ package dev.soko.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import dev.soko.api.v1alpha1.schema.DeepMerge;
+import io.fabric8.crdv2.generator.v1.SchemaCustomizer;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
@@ -9,9 +11,15 @@ import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 import java.util.List;
+import java.util.Map;
 
-/** A storage pool: a host directory on every node of the node plugin. */
+/** A storage pool: a host directory on the nodes of the node plugin that its selector picks. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+// Bounds the API server needs to estimate the cost of the nodeSelector rule (see DeepMerge).
+@SchemaCustomizer(
+    value = DeepMerge.class,
+    input =
+        "{properties: {nodeSelector: {maxProperties: 16, additionalProperties: {maxLength: 63}}}}")
 public class PoolSpec {
   @JsonPropertyDescription(
       "Pool name, referenced by storage classes. At most 58 characters: the node pods name the"
@@ -112,6 +120,34 @@ public class PoolSpec {
           + " the root filesystem, which is refused rather than filled.")
   @Default("false")
   private Boolean allowRootFilesystem = false;
+
+  @JsonPropertyDescription(
+      "Node labels a node must carry for the pool to exist on it, as in a Pod's nodeSelector: every"
+          + " pair must match. Unset or empty: every node of the node plugin. On any other node the"
+          + " pool is NotSelected: it offers no capacity (so the scheduler places no volume of its"
+          + " storage classes there), takes no new volume, and the driver neither creates nor"
+          + " writes its directory; the kubelet still makes the empty hostPath directory, since"
+          + " one DaemonSet serves every node. Relabelling a node takes effect without a restart;"
+          + " a pool that stops being selected keeps serving the volumes it has. A map rather"
+          + " than node-affinity terms: pools follow hardware that admins label, and"
+          + " nodePlugin.affinity already takes full expressions for where the plugin runs.")
+  @ValidationRule(
+      value =
+          "self.all(k, k.size() <= 317 && k.matches('"
+              + Validation.LABEL_KEY
+              + "') && self[k].matches('"
+              + Validation.LABEL_VALUE
+              + "'))",
+      message = "keys must be label keys and values label values (at most 63 characters each)")
+  private Map<String, String> nodeSelector;
+
+  public Map<String, String> getNodeSelector() {
+    return nodeSelector;
+  }
+
+  public void setNodeSelector(Map<String, String> nodeSelector) {
+    this.nodeSelector = nodeSelector;
+  }
 
   public Boolean getRequireMountPoint() {
     return requireMountPoint;

@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
@@ -57,6 +58,12 @@ final class NodeDaemonSet {
     volumes.add(hostPath("plugins-dir", kubeletDir + "/plugins", "Directory"));
     volumes.add(hostPath("dev-dir", "/dev", "Directory"));
     for (PoolSpec pool : spec.getPools()) {
+      // One pod template serves every node, so a pool with a node selector is mounted on the
+      // nodes it does not select too: Directory would keep the whole plugin (and the other pools)
+      // off the nodes that lack the directory, and no hostPath type mounts only what exists (an
+      // unset type is created by the container runtime). The kubelet leaves an empty directory
+      // there, which the driver never writes into; once the node is selected, the driver's
+      // root-filesystem check refuses it unless a disk is mounted there.
       volumes.add(hostPath("pool-" + pool.getName(), pool.getPath(), "DirectoryOrCreate"));
     }
 
@@ -190,7 +197,10 @@ final class NodeDaemonSet {
 
   /**
    * name=NAME,path=DIR[,capacity=Q][,overprovision=R][,fs=ext4:xfs][,requireMountPoint=true]
-   * [,allowRootFilesystem=true], the driver's --pool; defaults are left out.
+   * [,allowRootFilesystem=true][,nodeSelector:KEY=VALUE]..., the driver's --pool; defaults are left
+   * out. One nodeSelector field per label, sorted by key so that the pod template (and so its hash)
+   * does not depend on the order of the spec's map: label keys and values hold neither ',' nor ':',
+   * and the first '=' ends the key.
    */
   static String poolFlag(PoolSpec pool) {
     StringBuilder sb = new StringBuilder();
@@ -210,6 +220,10 @@ final class NodeDaemonSet {
     }
     if (Boolean.TRUE.equals(pool.getAllowRootFilesystem())) {
       sb.append(",allowRootFilesystem=true");
+    }
+    if (pool.getNodeSelector() != null) {
+      new TreeMap<>(pool.getNodeSelector())
+          .forEach((k, v) -> sb.append(",nodeSelector:").append(k).append('=').append(v));
     }
     return sb.toString();
   }

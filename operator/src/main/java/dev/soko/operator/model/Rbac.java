@@ -65,7 +65,9 @@ final class Rbac {
     out.add(clusterRole(n, "provisioner", Names.NODE, provisioner));
     out.add(clusterBinding(n, "provisioner", Names.NODE, nodeSa));
     // The driver itself: it applies its node's StorageNode (server-side apply: get, create and
-    // patch, no list or watch) and records an Event when a pool is refused.
+    // patch, no list or watch), records an Event when a pool is refused, and reads and watches its
+    // own Node's labels for the pools' node selectors (a GET, then a watch with a field selector
+    // on its name: never a list). RBAC cannot narrow a ClusterRole to the pod's own node.
     out.add(
         clusterRole(
             n,
@@ -73,7 +75,8 @@ final class Rbac {
             Names.NODE,
             List.of(
                 rule("soko.dev", List.of("storagenodes"), List.of("get", "create", "patch")),
-                rule("", List.of("events"), List.of("create", "patch")))));
+                rule("", List.of("events"), List.of("create", "patch")),
+                rule("", List.of("nodes"), List.of("get", "watch")))));
     out.add(clusterBinding(n, "pool-report", Names.NODE, nodeSa));
     if (capacity) {
       // The provisioner publishes CSIStorageCapacity in its own namespace, owned by its DaemonSet.

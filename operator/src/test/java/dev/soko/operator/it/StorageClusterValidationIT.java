@@ -356,6 +356,22 @@ class StorageClusterValidationIT {
                 "without ','"),
             pools("spec.pools[].path", "[{name: main, path: /}]", "spec.pools[0].path", "not '/'"),
             pools(
+                "spec.pools[].nodeSelector",
+                "[{name: main, path: /p, nodeSelector: {'disk type': nvme}}]",
+                "spec.pools[0].nodeSelector",
+                "keys must be label keys"),
+            pools(
+                "spec.pools[].nodeSelector",
+                // A ',' would start a new field of the driver's --pool flag.
+                "[{name: main, path: /p, nodeSelector: {disk: 'nvme,path=/'}}]",
+                "spec.pools[0].nodeSelector",
+                "values label values"),
+            pools(
+                "spec.pools[].nodeSelector",
+                "[{name: main, path: /p, nodeSelector: {disk: '" + "n".repeat(64) + "'}}]",
+                "spec.pools[0].nodeSelector",
+                "may not be more than 63"),
+            pools(
                 "spec.pools[].requireMountPoint",
                 "[{name: main, path: /p, requireMountPoint: 'when-possible'}]",
                 "spec.pools[0].requireMountPoint",

@@ -89,6 +89,29 @@ class DesiredStateTest {
         .endsWith(",fs=xfs:ext4,requireMountPoint=true,allowRootFilesystem=true");
   }
 
+  /** The driver's PoolSpecTest parses this very text (the flag's two ends agree). */
+  @Test
+  void aPoolsNodeSelectorReachesTheDriverFlagOneLabelPerFieldSortedByKey() {
+    StorageCluster sc = Fixtures.sample();
+    PoolSpec pool = sc.getSpec().getPools().get(0);
+    assertThat(NodeDaemonSet.poolFlag(pool)).doesNotContain("nodeSelector");
+    pool.setNodeSelector(new java.util.LinkedHashMap<>());
+    assertThat(NodeDaemonSet.poolFlag(pool)).doesNotContain("nodeSelector");
+    pool.getNodeSelector().put("soko.dev/disk", "nvme");
+    pool.getNodeSelector().put("node.kubernetes.io/instance-type", "m5.large");
+    pool.getNodeSelector().put("empty", "");
+    assertThat(NodeDaemonSet.poolFlag(pool))
+        .isEqualTo(
+            "name=nvme,path=/var/lib/soko/nvme,capacity=100Gi,overprovision=2.0,fs=xfs:ext4"
+                + ",nodeSelector:empty=,nodeSelector:node.kubernetes.io/instance-type=m5.large"
+                + ",nodeSelector:soko.dev/disk=nvme");
+    // Every node keeps the pool's hostPath, selected or not: one template serves every node.
+    assertThat(desired(sc, "1.34").nodeDaemonSet().getSpec().getTemplate().getSpec().getVolumes())
+        .filteredOn(v -> v.getName().equals("pool-nvme"))
+        .extracting(v -> v.getHostPath().getType())
+        .containsExactly("DirectoryOrCreate");
+  }
+
   @Test
   void nodeDaemonSetRunsDriverWithPoolsAndDistributedProvisioning() {
     DesiredState d = desired(Fixtures.sample(), "1.34.1");
@@ -292,7 +315,9 @@ class DesiredStateTest {
     assertThat(report.getRules())
         .extracting(r -> r.getApiGroups().get(0) + "/" + r.getResources() + " " + r.getVerbs())
         .containsExactly(
-            "soko.dev/[storagenodes] [get, create, patch]", "/[events] [create, patch]");
+            "soko.dev/[storagenodes] [get, create, patch]",
+            "/[events] [create, patch]",
+            "/[nodes] [get, watch]");
     assertThat(rbac)
         .filteredOn(o -> o.getMetadata().getName().endsWith(":pool-report"))
         .extracting(HasMetadata::getKind)

@@ -85,6 +85,25 @@ class SpecValidatorTest {
         .contains("exceeds 8Ei");
   }
 
+  /** Offline render has no CRD rules: a ',' or ':' would change the driver's --pool flag. */
+  @Test
+  void aNodeSelectorThatIsNoLabelIsReportedNamingThePool() {
+    StorageCluster sc = Fixtures.sample();
+    PoolSpec pool = sc.getSpec().getPools().get(0);
+    pool.setNodeSelector(Map.of("soko.dev/disk", "nvme,path=/"));
+    assertThat(SpecValidator.problems(sc.getSpec()))
+        .singleElement()
+        .asString()
+        .contains("nodeSelector of pool 'nvme'", "no label value");
+    pool.setNodeSelector(Map.of("disk:fast", "true"));
+    assertThat(SpecValidator.problems(sc.getSpec()))
+        .singleElement()
+        .asString()
+        .contains("'disk:fast' is no label key");
+    pool.setNodeSelector(Map.of("example.com/disk", "", "x", "A-b_c.9"));
+    assertThat(SpecValidator.problems(sc.getSpec())).isEmpty();
+  }
+
   @Test
   void twoPoolsOnOnePathAreReported() {
     StorageCluster sc = Fixtures.sample();
