@@ -75,7 +75,9 @@ public final class Main {
       Readiness readiness = Readiness.ALWAYS;
       List<BindableService> services;
       if (config.mode() == DriverConfig.Mode.NODE) {
-        VolumeManager volumes = VolumeManagers.open(config);
+        ClusterAccess cluster = ClusterAccess.connect(config);
+        resources.cluster = cluster;
+        VolumeManager volumes = VolumeManagers.open(config, cluster.labels);
         resources.volumes = volumes;
         if (prometheus != null) {
           StorageGauges gauges =
@@ -83,7 +85,7 @@ public final class Main {
           prometheus.beforeScrape(gauges::refresh);
         }
         readiness = volumes::notReady;
-        resources.reporter = PoolReports.start(config, volumes);
+        resources.reporter = PoolReports.start(cluster.api, config, volumes);
         services =
             List.of(
                 new IdentityService(config.driverName(), Version.current(), readiness),
@@ -147,6 +149,7 @@ public final class Main {
     volatile DriverServer server;
     volatile VolumeManager volumes;
     volatile PoolReporter reporter;
+    volatile ClusterAccess cluster;
     volatile List<HttpEndpoint> http = List.of();
 
     void close() {
@@ -161,6 +164,9 @@ public final class Main {
         }
         if (reporter != null) {
           reporter.close();
+        }
+        if (cluster != null) {
+          cluster.close();
         }
         http.forEach(HttpEndpoint::close);
         if (server != null) {

@@ -5,31 +5,21 @@ import dev.soko.driver.config.DriverConfig;
 import dev.soko.driver.report.KubeApi;
 import dev.soko.driver.report.PoolReporter;
 import dev.soko.driver.volume.VolumeManager;
-import java.io.IOException;
 import java.time.Clock;
 import java.util.Optional;
 import org.slf4j.LoggerFactory;
 
 /**
  * Starts the node's pool report (its StorageNode and the PoolRefused Events) when the driver runs
- * in a cluster; see {@link KubeApi#fromEnvironment} for when it does and the overrides.
+ * in a cluster ({@link ClusterAccess}).
  */
 final class PoolReports {
   private PoolReports() {}
 
   /** The running reporter, or null when there is no API server to report to. */
-  static PoolReporter start(DriverConfig config, VolumeManager volumes) {
-    Optional<KubeApi> api;
-    try {
-      api = KubeApi.fromEnvironment(System.getenv());
-    } catch (IOException e) {
-      LoggerFactory.getLogger(PoolReports.class)
-          .warn("not reporting pools to the API server: {}", e.getMessage());
-      return null;
-    }
+  static PoolReporter start(Optional<KubeApi> api, DriverConfig config, VolumeManager volumes) {
     if (api.isEmpty()) {
-      LoggerFactory.getLogger(PoolReports.class)
-          .info("not in a cluster (no service-account token): pools are not reported");
+      LoggerFactory.getLogger(PoolReports.class).info("no API server: pools are not reported");
       return null;
     }
     PoolReporter reporter =

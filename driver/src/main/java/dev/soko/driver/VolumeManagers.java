@@ -1,6 +1,7 @@
 package dev.soko.driver;
 
 import dev.soko.driver.config.DriverConfig;
+import dev.soko.driver.pool.NodeLabels;
 import dev.soko.driver.volume.LocalVolumeManager;
 import dev.soko.driver.volume.VolumeManager;
 
@@ -11,7 +12,7 @@ import dev.soko.driver.volume.VolumeManager;
 final class VolumeManagers {
   private VolumeManagers() {}
 
-  static VolumeManager open(DriverConfig config) {
-    return LocalVolumeManager.open(config);
+  static VolumeManager open(DriverConfig config, NodeLabels labels) {
+    return LocalVolumeManager.open(config, labels);
   }
 }

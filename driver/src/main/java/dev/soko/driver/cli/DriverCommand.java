@@ -71,8 +71,13 @@ public final class DriverCommand {
                                     false: refuse DIR when it is on the filesystem of
                                     --kubelet-dir (default false; no check without
                                     --kubelet-dir).
-                                  A refused pool is never created or written; it offers no
-                                  capacity and CreateVolume on it fails.
+                                  [,nodeSelector:KEY=VALUE]...
+                                    a node label the pool needs (repeatable, all must
+                                    match, as a Pod's nodeSelector); read from this
+                                    node's Node object and watched. Without API server
+                                    access such a pool is not selected.
+                                  A refused or unselected pool is never created or written;
+                                  it offers no capacity and CreateVolume on it fails.
         --kubelet-dir=DIR         Node mode: the kubelet's root directory, whose plugins/
                                   subdirectory is mounted from the host; a pool on the same
                                   filesystem (the node's root filesystem) is refused unless

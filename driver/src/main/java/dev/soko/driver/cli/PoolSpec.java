@@ -13,7 +13,9 @@ import java.util.regex.Pattern;
 /**
  * Parses one {@code --pool} value: {@code
  * name=NAME,path=DIR[,capacity=QUANTITY][,overprovision=RATIO][,fs=ext4:xfs]
- * [,requireMountPoint=true|false][,allowRootFilesystem=true|false]}.
+ * [,requireMountPoint=true|false][,allowRootFilesystem=true|false][,nodeSelector:KEY=VALUE]...}.
+ * One {@code nodeSelector:} field per label: a label key holds '/' and '.' but never ',', ':' or
+ * '=', and a label value none of those, so the first '=' ends the key.
  */
 public final class PoolSpec {
   /** Pool names end up in StorageClass parameters and metrics labels: keep them DNS-label-like. */
@@ -29,17 +31,33 @@ public final class PoolSpec {
           "requireMountPoint",
           "allowRootFilesystem");
   static final Set<String> FS_TYPES = Set.of("ext4", "xfs");
+  static final String SELECTOR = "nodeSelector:";
+
+  /** Kubernetes' label key: an optional DNS-subdomain prefix and '/', then a name. */
+  static final Pattern LABEL_KEY =
+      Pattern.compile(
+          "([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
+              + "[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?");
+
+  /** Kubernetes' label value: empty, or up to 63 of these, alphanumeric at both ends. */
+  static final Pattern LABEL_VALUE =
+      Pattern.compile("([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?");
 
   private PoolSpec() {}
 
   public static PoolConfig parse(String spec) {
     Map<String, String> fields = new LinkedHashMap<>();
+    Map<String, String> selector = new LinkedHashMap<>();
     for (String part : spec.split(",", -1)) {
       int eq = part.indexOf('=');
       if (eq <= 0) {
         throw new IllegalArgumentException("'" + part + "' is not key=value");
       }
       String key = part.substring(0, eq).strip();
+      if (key.startsWith(SELECTOR)) {
+        label(selector, key.substring(SELECTOR.length()), part.substring(eq + 1).strip());
+        continue;
+      }
       if (!KEYS.contains(key)) {
         throw new IllegalArgumentException("unknown key '" + key + "' (known: " + KEYS + ")");
       }
@@ -66,7 +84,21 @@ public final class PoolSpec {
         ratio,
         fsTypes(fields.get("fs")),
         flag(fields, "requireMountPoint"),
-        flag(fields, "allowRootFilesystem"));
+        flag(fields, "allowRootFilesystem"),
+        selector);
+  }
+
+  private static void label(Map<String, String> selector, String key, String value) {
+    if (key.length() > 317 || !LABEL_KEY.matcher(key).matches()) {
+      throw new IllegalArgumentException("nodeSelector: '" + key + "' is not a label key");
+    }
+    if (!LABEL_VALUE.matcher(value).matches()) {
+      throw new IllegalArgumentException(
+          "nodeSelector: '" + value + "' (of " + key + ") is not a label value");
+    }
+    if (selector.put(key, value) != null) {
+      throw new IllegalArgumentException("nodeSelector label '" + key + "' given twice");
+    }
   }
 
   private static boolean flag(Map<String, String> fields, String key) {

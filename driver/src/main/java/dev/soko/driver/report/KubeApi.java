@@ -1,7 +1,9 @@
 package dev.soko.driver.report;
 
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -16,6 +18,7 @@ import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
@@ -98,6 +101,47 @@ public final class KubeApi {
     HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
     String text = response.body() == null ? "" : response.body();
     return new Response(response.statusCode(), text.length() > 512 ? text.substring(0, 512) : text);
+  }
+
+  /** A GET whose whole answer is kept (up to {@code maxChars}): an object to read, not to log. */
+  public Response get(String path, int maxChars) throws IOException, InterruptedException {
+    HttpResponse<String> response =
+        http.send(request(path).GET().build(), HttpResponse.BodyHandlers.ofString());
+    String text = response.body() == null ? "" : response.body();
+    if (text.length() > maxChars) {
+      throw new IOException("answer to GET " + path + " is over " + maxChars + " characters");
+    }
+    return new Response(response.statusCode(), text);
+  }
+
+  /**
+   * A GET whose answer is a stream of lines (a watch): each line of a 2xx answer goes to {@code
+   * lines} as it arrives, until the server ends the stream. Returns the HTTP status. Interrupting
+   * the calling thread ends the read with an IOException. {@code TIMEOUT} bounds the wait for the
+   * answer's headers only; the caller bounds the stream (the watch's timeoutSeconds).
+   */
+  public int stream(String path, Consumer<String> lines) throws IOException, InterruptedException {
+    HttpResponse<InputStream> response =
+        http.send(request(path).GET().build(), HttpResponse.BodyHandlers.ofInputStream());
+    try (BufferedReader in =
+        new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
+      if (response.statusCode() / 100 == 2) {
+        String line;
+        while ((line = in.readLine()) != null) {
+          if (!line.isBlank()) {
+            lines.accept(line);
+          }
+        }
+      }
+    }
+    return response.statusCode();
+  }
+
+  private HttpRequest.Builder request(String path) throws IOException {
+    return HttpRequest.newBuilder(URI.create(server + path))
+        .timeout(TIMEOUT)
+        .header("Authorization", "Bearer " + Files.readString(tokenFile).strip())
+        .header("Accept", "application/json");
   }
 
   /** An SSL context that trusts exactly the certificates in a PEM file (the cluster CA). */

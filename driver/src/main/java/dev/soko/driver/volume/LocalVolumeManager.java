@@ -14,8 +14,10 @@ import dev.soko.driver.mount.Losetup;
 import dev.soko.driver.mount.Mounter;
 import dev.soko.driver.mount.PathPolicy;
 import dev.soko.driver.mount.SystemMounter;
+import dev.soko.driver.pool.NodeLabels;
 import dev.soko.driver.pool.Pool;
 import dev.soko.driver.pool.PoolCheck;
+import dev.soko.driver.pool.PoolSelector;
 import dev.soko.driver.pool.PoolVerdict;
 import dev.soko.driver.state.Ids;
 import dev.soko.driver.state.RecordState;
@@ -34,14 +36,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The node-local storage engine: volumes are sparse image files in pool directories, attached
- * through loop devices. Construction checks every pool ({@link PoolCheck}), opens the ones that
- * pass and runs crash recovery on them; a pool that passes but cannot be opened keeps {@link
- * #ready()} false. A refused pool is not opened (unless an earlier run left volumes there, which
- * keep working), offers no capacity and takes no new volumes; it is checked again now and then. The
- * work is done by small collaborators: {@link VolumeProvisioner} and {@link SnapshotProvisioner}
- * (controller side), {@link NodeVolumes}, {@link NodeExpansion} and {@link VolumeStats} (node
- * side). Every operation reports the lower layers' typed failures as {@link StorageException}s
- * ({@link Failures}), which is what the {@link VolumeManager} contract promises.
+ * through loop devices. Construction checks every pool (its node selector against the node's
+ * labels, {@link PoolSelector}, then its directory, {@link PoolCheck}), opens the ones that pass
+ * and runs crash recovery on them; a pool that passes but cannot be opened keeps {@link #ready()}
+ * false. A refused or unselected pool is not opened (unless an earlier run left volumes there,
+ * which keep working), offers no capacity and takes no new volumes; it is checked again now and
+ * then, and at once when the node's labels change. The work is done by small collaborators: {@link
+ * VolumeProvisioner} and {@link SnapshotProvisioner} (controller side), {@link NodeVolumes}, {@link
+ * NodeExpansion} and {@link VolumeStats} (node side). Every operation reports the lower layers'
+ * typed failures as {@link StorageException}s ({@link Failures}), which is what the {@link
+ * VolumeManager} contract promises.
  */
 public final class LocalVolumeManager implements VolumeManager {
   private static final Logger LOG = LoggerFactory.getLogger(LocalVolumeManager.class);
@@ -60,13 +64,33 @@ public final class LocalVolumeManager implements VolumeManager {
   private final List<PoolConfig> unusablePools = new ArrayList<>();
   private final List<Recovery.Report> recoveryReports = new ArrayList<>();
 
-  /** The production wiring: real processes, mounts and loop devices. */
+  /**
+   * The production wiring: real processes, mounts and loop devices; {@code labels} are this node's,
+   * for the pools' node selectors.
+   */
+  public static LocalVolumeManager open(DriverConfig config, NodeLabels labels) {
+    Exec exec = new ProcessExec();
+    return new LocalVolumeManager(config, exec, new SystemMounter(exec), new Losetup(), labels);
+  }
+
+  /** The production wiring without node labels: pools with a node selector are not selected. */
   public static LocalVolumeManager open(DriverConfig config) {
     Exec exec = new ProcessExec();
     return new LocalVolumeManager(config, exec, new SystemMounter(exec), new Losetup());
   }
 
+  /** An engine that knows no node labels: pools with a node selector are not selected. */
   public LocalVolumeManager(DriverConfig config, Exec exec, Mounter mounter, LoopDevices loops) {
+    this(
+        config,
+        exec,
+        mounter,
+        loops,
+        NodeLabels.unknownBecause("the driver does not read them (no API server access)"));
+  }
+
+  public LocalVolumeManager(
+      DriverConfig config, Exec exec, Mounter mounter, LoopDevices loops, NodeLabels labels) {
     this.config = config;
     this.exec = exec;
     this.catalog = new Catalog(config.pools().stream().map(PoolConfig::name).toList());
@@ -82,11 +106,34 @@ public final class LocalVolumeManager implements VolumeManager {
     this.expansion = new NodeExpansion(catalog, locks, mounter, backend, paths, volumes);
     this.stats = new VolumeStats(catalog, mounter, health, paths, backend);
     this.recovery = new Recovery(catalog, mounter, backend);
+    PoolCheck directories = PoolCheck.forHost(config.kubeletDir());
     this.states =
         new PoolStates(
-            config.pools(), PoolCheck.forHost(config.kubeletDir())::check, System::nanoTime);
+            config.pools(),
+            pool -> {
+              // Selection first: the directory of a pool that is not for this node is not looked
+              // at.
+              PoolVerdict selected = PoolSelector.verdict(pool, labels.state());
+              return selected.ready() ? directories.check(pool) : selected;
+            },
+            System::nanoTime,
+            this::volumeCount);
     unusablePools.addAll(config.pools());
     openPools();
+    labels.onChange(this::nodeLabelsChanged);
+  }
+
+  /** A relabelled node: verdicts now, and a pool just selected opened at once. */
+  private void nodeLabelsChanged() {
+    states.recheck();
+    notReady(); // opens the pools that are usable now
+  }
+
+  private int volumeCount(String pool) {
+    return (int)
+        catalog.volumes().values().stream()
+            .filter(v -> v.state() == RecordState.READY && v.pool().equals(pool))
+            .count();
   }
 
   /** Opens and recovers every pool not yet usable; a pool that fails stays for the next try. */

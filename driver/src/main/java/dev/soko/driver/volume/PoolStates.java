@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import java.util.function.ToIntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * most once per interval, so that a pool whose disk is mounted later is taken up and a pool that
  * stops passing its checks stops taking new volumes. A change is logged (a refusal at warn, with
  * its reason) and handed to the listeners. Its volumes keep working: only new volumes need a ready
- * pool.
+ * pool. A node-label change asks for a check at once ({@link #recheck}).
  */
 final class PoolStates {
   private static final Logger LOG = LoggerFactory.getLogger(PoolStates.class);
@@ -28,14 +29,33 @@ final class PoolStates {
   private final List<PoolConfig> pools;
   private final Function<PoolConfig, PoolVerdict> check;
   private final LongSupplier nanos;
+  private final ToIntFunction<String> volumes;
   private final List<Consumer<Map<String, PoolVerdict>>> listeners = new ArrayList<>();
   private final Map<String, PoolVerdict> verdicts = new LinkedHashMap<>();
   private long checkedAt;
 
   PoolStates(List<PoolConfig> pools, Function<PoolConfig, PoolVerdict> check, LongSupplier nanos) {
+    this(pools, check, nanos, pool -> 0);
+  }
+
+  /**
+   * @param volumes how many volumes a pool holds now, for the log of a pool that stops taking new
+   *     ones while it has some
+   */
+  PoolStates(
+      List<PoolConfig> pools,
+      Function<PoolConfig, PoolVerdict> check,
+      LongSupplier nanos,
+      ToIntFunction<String> volumes) {
     this.pools = List.copyOf(pools);
     this.check = check;
     this.nanos = nanos;
+    this.volumes = volumes;
+    evaluate();
+  }
+
+  /** Checks every pool now, whatever the interval: something a verdict depends on changed. */
+  synchronized void recheck() {
     evaluate();
   }
 
@@ -92,7 +112,7 @@ final class PoolStates {
       next.put(pool.name(), verdict);
       PoolVerdict before = verdicts.get(pool.name());
       if (!verdict.equals(before)) {
-        log(pool, verdict);
+        log(pool, verdict, volumes.applyAsInt(pool.name()));
       }
     }
     if (!next.equals(verdicts)) {
@@ -103,12 +123,22 @@ final class PoolStates {
     }
   }
 
-  private static void log(PoolConfig pool, PoolVerdict verdict) {
+  private static void log(PoolConfig pool, PoolVerdict verdict, int volumes) {
     switch (verdict.state()) {
       case READY -> LOG.info("pool {} at {} is ready", pool.name(), pool.path());
       case REFUSED -> LOG.warn("pool {} refused: {}", pool.name(), verdict.reason());
-      case NOT_SELECTED ->
+      case NOT_SELECTED -> {
+        if (volumes > 0) {
+          LOG.warn(
+              "pool {} is not selected on this node: {}; its {} volumes keep working, new volumes"
+                  + " are refused",
+              pool.name(),
+              verdict.reason(),
+              volumes);
+        } else {
           LOG.info("pool {} not used on this node: {}", pool.name(), verdict.reason());
+        }
+      }
     }
   }
 }

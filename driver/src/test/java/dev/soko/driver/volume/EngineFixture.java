@@ -10,6 +10,7 @@ import dev.soko.driver.model.AccessType;
 import dev.soko.driver.model.ContentSource;
 import dev.soko.driver.mount.FakeLoopDevices;
 import dev.soko.driver.mount.FakeMounter;
+import dev.soko.driver.pool.NodeLabels;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -64,20 +65,31 @@ final class EngineFixture {
     LinkedHashSet<String> fsTypes = new LinkedHashSet<>(List.of("ext4", "xfs"));
     PoolConfig poolConfig =
         new PoolConfig("main", pool, capacity, 1.0, fsTypes, requireMountPoint, false);
-    DriverConfig config =
-        new DriverConfig(
-            "csi.soko.dev",
-            "node-1",
-            DriverConfig.Mode.NODE,
-            "unix:///tmp/csi.sock",
-            List.of(poolConfig),
-            List.of(kubelet),
-            16,
-            "",
-            "",
-            Optional.empty(),
-            kubeletDir);
-    return new LocalVolumeManager(config, exec, mounter, loops);
+    return new LocalVolumeManager(config(poolConfig, kubeletDir), exec, mounter, loops);
+  }
+
+  /** The pool only on nodes with {@code selector}, on a node whose labels are {@code labels}. */
+  LocalVolumeManager open(Map<String, String> selector, NodeLabels labels) {
+    LinkedHashSet<String> fsTypes = new LinkedHashSet<>(List.of("ext4", "xfs"));
+    PoolConfig poolConfig =
+        new PoolConfig("main", pool, capacity, 1.0, fsTypes, false, false, selector);
+    return new LocalVolumeManager(
+        config(poolConfig, Optional.empty()), exec, mounter, loops, labels);
+  }
+
+  private DriverConfig config(PoolConfig poolConfig, Optional<Path> kubeletDir) {
+    return new DriverConfig(
+        "csi.soko.dev",
+        "node-1",
+        DriverConfig.Mode.NODE,
+        "unix:///tmp/csi.sock",
+        List.of(poolConfig),
+        List.of(kubelet),
+        16,
+        "",
+        "",
+        Optional.empty(),
+        kubeletDir);
   }
 
   static VolumeRequest fs(String name, long bytes) {

@@ -70,4 +70,16 @@ class PoolStatesTest {
     assertThat(states.verdict("p").state()).isEqualTo(PoolVerdict.State.REFUSED);
     assertThat(states.verdict("p").reason()).contains("mountinfo unreadable");
   }
+
+  @Test
+  void aRecheckJudgesThePoolsAtOnceWhateverTheInterval() {
+    PoolStates states = states();
+    states.onChange(seen::add);
+    fast.set(PoolVerdict.notSelected("label disk is 'hdd', not 'nvme'"));
+    states.recheck();
+    assertThat(states.verdict("fast").state()).isEqualTo(PoolVerdict.State.NOT_SELECTED);
+    assertThat(seen).hasSize(2);
+    states.recheck();
+    assertThat(seen).as("an unchanged verdict is not reported again").hasSize(2);
+  }
 }

@@ -1,0 +1,61 @@
+package dev.soko.driver;
+
+import dev.soko.driver.config.DriverConfig;
+import dev.soko.driver.pool.NodeLabels;
+import dev.soko.driver.report.KubeApi;
+import dev.soko.driver.report.NodeWatch;
+import java.io.IOException;
+import java.util.Optional;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The API server as a node-mode driver sees it: a client when it runs in a cluster (see {@link
+ * KubeApi#fromEnvironment} for when it does and the overrides), and its Node's labels, read once
+ * before the pools are judged and then watched. Without a client the labels stay unknown, so pools
+ * with a node selector are not selected: run by hand, under csi-sanity or with {@code
+ * SOKO_POOL_REPORT=off}, a pool meant for some nodes is never used by accident.
+ */
+final class ClusterAccess implements AutoCloseable {
+  final Optional<KubeApi> api;
+  final NodeLabels labels;
+  private final NodeWatch watch;
+
+  private ClusterAccess(Optional<KubeApi> api, NodeLabels labels, NodeWatch watch) {
+    this.api = api;
+    this.labels = labels;
+    this.watch = watch;
+  }
+
+  static ClusterAccess connect(DriverConfig config) {
+    var log = LoggerFactory.getLogger(ClusterAccess.class);
+    Optional<KubeApi> api;
+    try {
+      api = KubeApi.fromEnvironment(System.getenv());
+    } catch (IOException e) {
+      log.warn("no API server access: {}", e.getMessage());
+      return without("the API server cannot be used: " + e.getMessage());
+    }
+    if (api.isEmpty()) {
+      log.info("not in a cluster (no service-account token, or SOKO_POOL_REPORT=off)");
+      return without("no API server access (not in a cluster, or SOKO_POOL_REPORT=off)");
+    }
+    NodeLabels labels = NodeLabels.unknownBecause("not read from the API server yet");
+    NodeWatch watch = new NodeWatch(api.get(), config.nodeId(), labels);
+    if (!watch.readNow()) {
+      log.warn("the labels of Node {} could not be read yet; retrying", config.nodeId());
+    }
+    watch.start();
+    return new ClusterAccess(api, labels, watch);
+  }
+
+  private static ClusterAccess without(String reason) {
+    return new ClusterAccess(Optional.empty(), NodeLabels.unknownBecause(reason), null);
+  }
+
+  @Override
+  public void close() {
+    if (watch != null) {
+      watch.close();
+    }
+  }
+}

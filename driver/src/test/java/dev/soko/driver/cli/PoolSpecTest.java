@@ -1,0 +1,49 @@
+package dev.soko.driver.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.soko.driver.config.PoolConfig;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class PoolSpecTest {
+  /** The very text the operator renders (DesiredStateTest): the flag's two ends agree. */
+  @Test
+  void theOperatorsNodeSelectorFieldsParseToTheLabelMap() {
+    PoolConfig pool =
+        PoolSpec.parse(
+            "name=nvme,path=/var/lib/soko/nvme,capacity=100Gi,overprovision=2.0,fs=xfs:ext4"
+                + ",nodeSelector:empty=,nodeSelector:node.kubernetes.io/instance-type=m5.large"
+                + ",nodeSelector:soko.dev/disk=nvme");
+    assertThat(pool.nodeSelector())
+        .isEqualTo(
+            Map.of(
+                "empty", "",
+                "node.kubernetes.io/instance-type", "m5.large",
+                "soko.dev/disk", "nvme"));
+    assertThat(pool.capacityBytes()).isEqualTo(100L << 30);
+    assertThat(PoolSpec.parse("name=p,path=/p").nodeSelector()).as("every node").isEmpty();
+  }
+
+  @Test
+  void aSelectorThatIsNoLabelOrGivenTwiceIsRefused() {
+    assertThatThrownBy(() -> PoolSpec.parse("name=p,path=/p,nodeSelector:bad key=x"))
+        .hasMessageContaining("'bad key' is not a label key");
+    assertThatThrownBy(() -> PoolSpec.parse("name=p,path=/p,nodeSelector:=x"))
+        .hasMessageContaining("is not a label key");
+    assertThatThrownBy(() -> PoolSpec.parse("name=p,path=/p,nodeSelector:Example.com/x=y"))
+        .as("the prefix is a DNS subdomain, lower case")
+        .hasMessageContaining("is not a label key");
+    assertThatThrownBy(() -> PoolSpec.parse("name=p,path=/p,nodeSelector:disk=a=b"))
+        .hasMessageContaining("'a=b' (of disk) is not a label value");
+    assertThatThrownBy(() -> PoolSpec.parse("name=p,path=/p,nodeSelector:disk=-x"))
+        .hasMessageContaining("is not a label value");
+    assertThatThrownBy(() -> PoolSpec.parse("name=p,path=/p,nodeSelector:disk=" + "a".repeat(64)))
+        .hasMessageContaining("is not a label value");
+    assertThatThrownBy(() -> PoolSpec.parse("name=p,path=/p,nodeSelector:d=a,nodeSelector:d=b"))
+        .hasMessageContaining("'d' given twice");
+    assertThatThrownBy(() -> PoolSpec.parse("name=p,path=/p,selector:d=a"))
+        .hasMessageContaining("unknown key 'selector:d'");
+  }
+}
