@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -23,6 +24,8 @@ final class DriverJar implements AutoCloseable {
   private final Path log;
   private Process process;
   private CsiClient client;
+  private String nodeId = "it-node";
+  private Map<String, String> environment = Map.of();
 
   DriverJar(Path root) throws IOException {
     if (!Files.isRegularFile(JAR)) {
@@ -33,6 +36,13 @@ final class DriverJar implements AutoCloseable {
     this.mounts = Files.createDirectories(root.resolve("mnt"));
     this.socket = root.resolve("csi.sock");
     this.log = root.resolve("driver.log");
+  }
+
+  /** Runs the driver as node {@code nodeId} with {@code environment} added to the test's own. */
+  DriverJar asNode(String nodeId, Map<String, String> environment) {
+    this.nodeId = nodeId;
+    this.environment = Map.copyOf(environment);
+    return this;
   }
 
   /** Starts the driver and waits for a ready Probe. */
@@ -86,18 +96,19 @@ final class DriverJar implements AutoCloseable {
             "--endpoint",
             "unix://" + socket,
             "--node-id",
-            "it-node",
+            nodeId,
             "--mode",
             "node",
             "--allowed-path-root",
             mounts.toString()));
     command.addAll(poolFlags);
     command.addAll(extraFlags);
-    process =
+    ProcessBuilder builder =
         new ProcessBuilder(command)
             .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-            .start();
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    builder.environment().putAll(environment);
+    process = builder.start();
     return process;
   }
 

@@ -1,0 +1,307 @@
+package dev.soko.driver.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import csi.v1.Csi;
+import dev.soko.driver.client.CsiClient;
+import dev.soko.driver.client.Requests;
+import io.fabric8.kubeapitest.KubeAPIServer;
+import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Pools on chosen nodes, end to end on a real kube-apiserver (kube-api-test, offline, loopback,
+ * RBAC on): two Node objects labelled differently, and on each a real driver jar as its node
+ * plugin, with two pools whose node selectors pick one node each. The drivers authenticate with a
+ * ServiceAccount token holding exactly the node plugin's pool-report rules (operator model/Rbac)
+ * and read and watch their own Node. Each serves the pool its node carries, refuses the other, and
+ * follows a relabelling without a restart.
+ */
+class PoolNodeSelectorIT {
+  static final String VERSION = "1.36.3";
+  static final String CRD = "../crd/src/generated/crds/storagenodes.soko.dev-v1.yml";
+  static final long MIB = 1L << 20;
+
+  /** The watch delivers a relabelling in well under a second; the rest is a loaded machine. */
+  static final Duration RELABEL_BOUND = Duration.ofSeconds(15);
+
+  static KubeAPIServer server;
+  static KubernetesClient admin;
+  static Config adminConfig;
+  static Path dir;
+
+  final Map<String, DriverJar> drivers = new HashMap<>();
+
+  @BeforeAll
+  static void startServer() throws Exception {
+    dir = Files.createTempDirectory("soko-selector-");
+    String cache =
+        System.getenv()
+            .getOrDefault("SOKO_CACHE", System.getProperty("user.home") + "/.cache/soko");
+    Path testDir = Path.of(cache, "kube-api-test");
+    for (String bin : List.of("etcd", "kube-apiserver")) {
+      assertThat(testDir.resolve("k8s").resolve(VERSION + "-linux-amd64").resolve(bin))
+          .as("run `hack/tools.sh kube-api-test` first")
+          .isExecutable();
+    }
+    server =
+        new KubeAPIServer(
+            KubeAPIServerConfigBuilder.anAPIServerConfig()
+                .withTestDir(testDir.toString())
+                .withApiServerVersion(VERSION)
+                .withOfflineMode(true)
+                .withUpdateKubeConfig(false)
+                .withApiServerFlag("--bind-address", "127.0.0.1")
+                .withApiServerFlag("--advertise-address", "127.0.0.1")
+                .build());
+    server.start();
+    adminConfig = Config.fromKubeconfig(server.getKubeConfigYaml());
+    admin = new KubernetesClientBuilder().withConfig(adminConfig).build();
+    try (InputStream in = Files.newInputStream(Path.of(CRD))) {
+      for (HasMetadata o : admin.load(in).items()) {
+        admin.resource(o).serverSideApply();
+      }
+    }
+    admin
+        .namespaces()
+        .resource(new NamespaceBuilder().withNewMetadata().withName("soko").endMetadata().build())
+        .serverSideApply();
+    admin
+        .serviceAccounts()
+        .inNamespace("soko")
+        .resource(
+            new ServiceAccountBuilder().withNewMetadata().withName("node").endMetadata().build())
+        .serverSideApply();
+    // The node plugin's pool-report ClusterRole, rule for rule (operator model/Rbac).
+    admin
+        .rbac()
+        .clusterRoles()
+        .resource(
+            new ClusterRoleBuilder()
+                .withNewMetadata()
+                .withName("soko-node:pool-report")
+                .endMetadata()
+                .withRules(
+                    new PolicyRuleBuilder()
+                        .withApiGroups("soko.dev")
+                        .withResources("storagenodes")
+                        .withVerbs("get", "create", "patch")
+                        .build(),
+                    new PolicyRuleBuilder()
+                        .withApiGroups("")
+                        .withResources("events")
+                        .withVerbs("create", "patch")
+                        .build(),
+                    new PolicyRuleBuilder()
+                        .withApiGroups("")
+                        .withResources("nodes")
+                        .withVerbs("get", "watch")
+                        .build())
+                .build())
+        .serverSideApply();
+    admin
+        .rbac()
+        .clusterRoleBindings()
+        .resource(
+            new ClusterRoleBindingBuilder()
+                .withNewMetadata()
+                .withName("soko-node:pool-report")
+                .endMetadata()
+                .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", "soko-node:pool-report")
+                .addNewSubject()
+                .withKind("ServiceAccount")
+                .withName("node")
+                .withNamespace("soko")
+                .endSubject()
+                .build())
+        .serverSideApply();
+    node("node-a", "nvme");
+    node("node-b", "hdd");
+  }
+
+  @AfterAll
+  static void stopServer() throws Exception {
+    if (admin != null) {
+      admin.close();
+    }
+    if (server != null) {
+      server.stop();
+    }
+  }
+
+  @AfterEach
+  void stopDrivers() throws Exception {
+    for (DriverJar driver : drivers.values()) {
+      driver.close();
+    }
+  }
+
+  static void node(String name, String disk) {
+    admin
+        .nodes()
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withLabels(Map.of("kubernetes.io/hostname", name, "soko.dev/disk", disk))
+                .endMetadata()
+                .build())
+        .serverSideApply();
+  }
+
+  @Test
+  void eachNodeServesThePoolItsLabelsSelectRefusesTheOtherAndFollowsARelabelling()
+      throws Exception {
+    Map<String, String> env = driverEnvironment();
+    CsiClient a = start("node-a", env);
+    CsiClient b = start("node-b", env);
+
+    assertThat(capacity(a, "fast")).isGreaterThan(100 * MIB);
+    assertThat(capacity(a, "slow")).as("not selected: GetCapacity answers 0").isZero();
+    assertThat(capacity(b, "slow")).isGreaterThan(100 * MIB);
+    assertThat(capacity(b, "fast")).isZero();
+    assertNotSelected(a, "slow", "label soko.dev/disk is 'nvme', not 'hdd'");
+    assertNotSelected(b, "fast", "label soko.dev/disk is 'hdd', not 'nvme'");
+    for (String[] unused :
+        List.of(new String[] {"node-a", "slow"}, new String[] {"node-b", "fast"})) {
+      try (Stream<Path> files = Files.list(drivers.get(unused[0]).root.resolve(unused[1]))) {
+        assertThat(files).as("nothing written into %s on %s", unused[1], unused[0]).isEmpty();
+      }
+    }
+    await(
+        "StorageNode node-a: fast Ready, slow NotSelected",
+        () -> states("node-a").equals(List.of("fast=Ready", "slow=NotSelected")));
+    await(
+        "StorageNode node-b: fast NotSelected, slow Ready",
+        () -> states("node-b").equals(List.of("fast=NotSelected", "slow=Ready")));
+
+    node("node-b", "nvme");
+    await("node-b serves fast once relabelled", () -> capacity(b, "fast") > 100 * MIB);
+    assertThat(capacity(b, "slow")).isZero();
+    await(
+        "StorageNode node-b follows",
+        () -> states("node-b").equals(List.of("fast=Ready", "slow=NotSelected")));
+    assertThat(drivers.get("node-b").log())
+        .contains("pool fast at")
+        .contains("pool slow not used on this node");
+  }
+
+  CsiClient start(String node, Map<String, String> env) throws Exception {
+    Path root = Files.createDirectories(dir.resolve(node));
+    // The driver never creates a pool's directory; the kubelet's hostPath does, on every node.
+    Files.createDirectories(root.resolve("fast"));
+    Files.createDirectories(root.resolve("slow"));
+    DriverJar driver = new DriverJar(root).asNode(node, env);
+    drivers.put(node, driver);
+    return driver.startWithPools(
+        List.of(
+            "name=fast,path="
+                + root.resolve("fast")
+                + ",capacity=1Gi,nodeSelector:soko.dev/disk=nvme",
+            "name=slow,path="
+                + root.resolve("slow")
+                + ",capacity=1Gi,nodeSelector:soko.dev/disk=hdd"),
+        List.of());
+  }
+
+  /** What the node plugin's pod has: the ServiceAccount's token and the cluster CA. */
+  static Map<String, String> driverEnvironment() throws Exception {
+    String token =
+        admin
+            .serviceAccounts()
+            .inNamespace("soko")
+            .withName("node")
+            .tokenRequest(
+                new TokenRequestBuilder()
+                    .withNewSpec()
+                    .withExpirationSeconds(3600L)
+                    .endSpec()
+                    .build())
+            .getStatus()
+            .getToken();
+    Path tokenFile = Files.writeString(dir.resolve("token"), token);
+    Path ca = dir.resolve("ca.crt");
+    if (adminConfig.getCaCertData() != null) {
+      Files.write(ca, Base64.getDecoder().decode(adminConfig.getCaCertData()));
+    } else {
+      Files.copy(Path.of(adminConfig.getCaCertFile()), ca);
+    }
+    return Map.of(
+        "SOKO_KUBE_API", adminConfig.getMasterUrl(),
+        "SOKO_KUBE_TOKEN_FILE", tokenFile.toString(),
+        "SOKO_KUBE_CA_FILE", ca.toString());
+  }
+
+  static List<String> states(String node) {
+    GenericKubernetesResource object =
+        admin.genericKubernetesResources("soko.dev/v1alpha1", "StorageNode").withName(node).get();
+    if (object == null) {
+      return List.of();
+    }
+    @SuppressWarnings("unchecked")
+    List<Map<String, Object>> pools =
+        (List<Map<String, Object>>) object.getAdditionalProperties().get("pools");
+    return pools.stream().map(p -> p.get("name") + "=" + p.get("state")).toList();
+  }
+
+  static void await(String what, BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + RELABEL_BOUND.toNanos();
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime()).as("%s within %s", what, RELABEL_BOUND).isLessThan(deadline);
+      TimeUnit.MILLISECONDS.sleep(200);
+    }
+  }
+
+  static void assertNotSelected(CsiClient csi, String pool, String reason) {
+    StatusRuntimeException e =
+        catchThrowableOfType(
+            StatusRuntimeException.class,
+            () ->
+                csi.controller()
+                    .createVolume(
+                        Requests.createVolume("v-" + pool, 16 * MIB, Requests.mount("ext4"))
+                            .toBuilder()
+                            .putParameters("pool", pool)
+                            .build()));
+    assertThat(e).as("CreateVolume in pool %s", pool).isNotNull();
+    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+    assertThat(e.getStatus().getDescription())
+        .contains("pool " + pool + " takes no volumes on this node")
+        .contains(reason);
+  }
+
+  static long capacity(CsiClient csi, String pool) {
+    return csi.controller()
+        .getCapacity(Csi.GetCapacityRequest.newBuilder().putParameters("pool", pool).build())
+        .getAvailableCapacity();
+  }
+}
