@@ -2,6 +2,7 @@ package dev.soko.driver.json;
 
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -111,8 +112,15 @@ public final class Json {
     }
   }
 
-  /** RFC 8259 string: quote, backslash and control characters escaped; the rest as is (UTF-8). */
   private void quote(String s) {
+    quote(out, s);
+  }
+
+  /**
+   * Appends {@code s} as an RFC 8259 string: quote, backslash and control characters escaped, the
+   * rest as is (UTF-8). Also the quoting of logfmt values, which follow the same rules.
+   */
+  public static void quote(StringBuilder out, String s) {
     out.append('"');
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
@@ -125,7 +133,7 @@ public final class Json {
         default -> {
           // U+2028 and U+2029 are valid in JSON but end a line in JavaScript and in some log tools.
           if (c < 0x20 || c == 0x2028 || c == 0x2029) {
-            out.append(String.format("\\u%04x", (int) c));
+            out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
           } else {
             out.append(c);
           }
