@@ -1,5 +1,6 @@
 package dev.soko.driver.report;
 
+import dev.soko.driver.json.Json;
 import dev.soko.driver.pool.PoolReport;
 import dev.soko.driver.pool.PoolVerdict;
 import dev.soko.driver.volume.MetricsView;
