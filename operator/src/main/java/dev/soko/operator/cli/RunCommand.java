@@ -73,8 +73,7 @@ public final class RunCommand implements Callable<Integer> {
     try (SokoOperator operator =
             new SokoOperator(config, lease, null, imageRegistry, resyncInterval);
         HealthServer health =
-            new HealthServer(
-                address, operator::isRunning, operator::isHealthy, operator.registry())) {
+            new HealthServer(address, operator::isRunning, operator::isHealthy, operator::scrape)) {
       Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown, "soko-shutdown"));
       operator.start();
       System.err.println("soko-operator started; health on port " + health.port());

@@ -24,10 +24,10 @@ import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -53,6 +53,7 @@ public final class StorageClusterReconciler
   private final KubernetesClient client;
   private final NodeLoss nodeLoss;
   private final AtomicLong reconciles = new AtomicLong();
+  private volatile IndexerResourceCache<StorageCluster> primaryCache;
 
   /** When the last retry failed, the next attempt comes this much later (without any event). */
   static final Duration AFTER_LAST_RETRY = Duration.ofSeconds(30);
@@ -75,10 +76,8 @@ public final class StorageClusterReconciler
   @Override
   public List<EventSource<?, StorageCluster>> prepareEventSources(
       EventSourceContext<StorageCluster> context) {
-    List<EventSource<?, StorageCluster>> sources =
-        new ArrayList<>(OwnedEventSources.create(context));
-    sources.addAll(nodeLoss.eventSources(context));
-    return sources;
+    primaryCache = context.getPrimaryCache();
+    return OwnedEventSources.create(context);
   }
 
   @Override
@@ -122,7 +121,7 @@ public final class StorageClusterReconciler
     }
 
     var workloads = observer.workloads(desired.names(), sc.getSpec().getDriver().getName(), cache);
-    NodeLoss.Outcome loss = nodeLoss.reconcile(sc);
+    NodeLoss.Outcome loss = nodeLoss.reconcile(sc, new CachedInventory(cache));
     StorageClusterStatus status =
         new StatusAggregator(sc, now())
             .applied(desired, objects.size())
@@ -241,7 +240,7 @@ public final class StorageClusterReconciler
       return DeleteControl.defaultDelete();
     }
     String driver = sc.getSpec().getDriver().getName();
-    List<String> volumes = observer.volumesOf(driver);
+    List<String> volumes = ClusterObserver.volumesOf(driver, cache);
     if (!volumes.isEmpty() && sc.getSpec().getUninstallPolicy() != UninstallPolicy.Force) {
       String message =
           volumes.size()
@@ -271,6 +270,15 @@ public final class StorageClusterReconciler
 
   private static CSIDriver existingDriver(StorageCluster sc, ClusterCache cache) {
     return ClusterObserver.csiDriver(cache, sc.getSpec().getDriver().getName());
+  }
+
+  /**
+   * The StorageClusters in JOSDK's cache, the one watch on them: empty until the controller starts
+   * (with leader election, until this replica leads).
+   */
+  public List<StorageCluster> cachedStorageClusters() {
+    IndexerResourceCache<StorageCluster> c = primaryCache;
+    return c == null ? List.of() : c.list().toList();
   }
 
   /** Reconcile calls since start (exported as a metric; tests use it to await a resync). */

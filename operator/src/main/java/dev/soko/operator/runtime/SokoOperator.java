@@ -75,13 +75,12 @@ public final class SokoOperator implements AutoCloseable {
             table,
             resync);
     reconciler = new StorageClusterReconciler(client, table, observer, new EventRecorder(client));
-    this.clusterGauges = new StorageClusterGauges(client, registry);
+    this.clusterGauges = new StorageClusterGauges(reconciler::cachedStorageClusters, registry);
     operator.register(reconciler, o -> o.withReconciliationMaxInterval(resync));
   }
 
   public void start() {
     operator.start();
-    clusterGauges.start();
   }
 
   public boolean isRunning() {
@@ -109,13 +108,18 @@ public final class SokoOperator implements AutoCloseable {
     return registry;
   }
 
+  /** The Prometheus text of every metric, the StorageCluster gauges read from the cache now. */
+  public String scrape() {
+    clusterGauges.refresh();
+    return registry.scrape();
+  }
+
   public KubernetesClient client() {
     return client;
   }
 
   @Override
   public void close() {
-    clusterGauges.close();
     operator.stop();
   }
 }
