@@ -6,7 +6,6 @@ import dev.soko.api.v1alpha1.StorageCluster;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.javaoperatorsdk.operator.api.reconciler.BaseControl;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -36,13 +35,11 @@ public final class NodeLoss {
     void record(StorageCluster sc, String reason, String message);
   }
 
-  /** The report for status.orphanedVolumes (null: none) and when to reconcile again. */
-  public record Outcome(OrphanedVolumes report, Duration next) {
-    /** The control with a reschedule when a deletion is pending. */
-    public <C extends BaseControl<C>> C reschedule(C control) {
-      return next == null ? control : control.rescheduleAfter(next);
-    }
-  }
+  /**
+   * The report for status.orphanedVolumes (null: none) and when to reconcile again (null: no
+   * deletion pending).
+   */
+  public record Outcome(OrphanedVolumes report, Duration next) {}
 
   private final VolumeMarks marks;
   private final Events events;

@@ -143,6 +143,7 @@ public final class ClusterObserver {
       Deployment deployment,
       Set<String> registeredNodes,
       List<Pod> nodePods,
+      List<Pod> controllerPods,
       List<CSIStorageCapacity> capacities) {}
 
   Workloads workloads(Names names, String driverName, ClusterCache cache) {
@@ -160,18 +161,8 @@ public final class ClusterObserver {
         cache.list(KindRegistry.CSI_NODE, n -> registers((CSINode) n, driverName)).stream()
             .map(n -> n.getMetadata().getName())
             .collect(Collectors.toSet());
-    Map<String, String> selector = names.selector(Names.NODE);
-    List<Pod> pods =
-        cache
-            .list(
-                KindRegistry.POD,
-                p ->
-                    names.namespace().equals(p.getMetadata().getNamespace())
-                        && p.getMetadata().getLabels() != null
-                        && p.getMetadata().getLabels().entrySet().containsAll(selector.entrySet()))
-            .stream()
-            .map(Pod.class::cast)
-            .toList();
+    List<Pod> pods = pods(cache, names, Names.NODE);
+    List<Pod> controllerPods = pods(cache, names, Names.CONTROLLER);
     List<CSIStorageCapacity> capacities =
         cache
             .list(
@@ -180,7 +171,21 @@ public final class ClusterObserver {
             .stream()
             .map(CSIStorageCapacity.class::cast)
             .toList();
-    return new Workloads(ds, dep, registered, pods, capacities);
+    return new Workloads(ds, dep, registered, pods, controllerPods, capacities);
+  }
+
+  private static List<Pod> pods(ClusterCache cache, Names names, String component) {
+    Map<String, String> selector = names.selector(component);
+    return cache
+        .list(
+            KindRegistry.POD,
+            p ->
+                names.namespace().equals(p.getMetadata().getNamespace())
+                    && p.getMetadata().getLabels() != null
+                    && p.getMetadata().getLabels().entrySet().containsAll(selector.entrySet()))
+        .stream()
+        .map(Pod.class::cast)
+        .toList();
   }
 
   private static boolean registers(CSINode node, String driverName) {

@@ -52,18 +52,25 @@ public final class StorageClusterReconciler
   private final EventRecorder events;
   private final KubernetesClient client;
   private final NodeLoss nodeLoss;
+  private final RolloutProgress rollouts;
   private final AtomicLong reconciles = new AtomicLong();
   private volatile IndexerResourceCache<StorageCluster> primaryCache;
 
   /** When the last retry failed, the next attempt comes this much later (without any event). */
   static final Duration AFTER_LAST_RETRY = Duration.ofSeconds(30);
 
+  /**
+   * @param rolloutDeadline how long a node plugin rollout may make no progress before it is
+   *     Degraded (RolloutStalled); the controller Deployment keeps its own progressDeadlineSeconds
+   */
   public StorageClusterReconciler(
       KubernetesClient client,
       VersionsTable table,
       ClusterObserver observer,
-      EventRecorder events) {
+      EventRecorder events,
+      Duration rolloutDeadline) {
     this.client = client;
+    this.rollouts = new RolloutProgress(rolloutDeadline, Instant::now);
     this.table = table;
     this.observer = observer;
     this.applier = new Applier(client);
@@ -122,17 +129,25 @@ public final class StorageClusterReconciler
 
     var workloads = observer.workloads(desired.names(), sc.getSpec().getDriver().getName(), cache);
     NodeLoss.Outcome loss = nodeLoss.reconcile(sc, new CachedInventory(cache));
-    StorageClusterStatus status =
+    StatusAggregator aggregator =
         new StatusAggregator(sc, now())
             .applied(desired, objects.size())
             .kubernetesVersion(facts.version().gitVersion())
             .compatibility(Compatibility.problems(sc.getSpec(), table, facts))
             .workloads(workloads, sc.getSpec().getController().getReplicas())
             .pools(PoolSummary.of(sc.getSpec(), workloads.capacities()))
-            .orphanedVolumes(loss.report())
-            .build();
+            .orphanedVolumes(loss.report());
+    RolloutProgress.Verdict rollout =
+        rollouts.judge(sc.getMetadata().getName(), workloads, aggregator.nodes());
+    StorageClusterStatus status = aggregator.stalled(rollout.message()).build();
     defaultClassNotice(sc, facts);
-    return loss.reschedule(finish(sc, status));
+    UpdateControl<StorageCluster> control = finish(sc, status);
+    Duration next = earliest(loss.next(), rollout.recheck());
+    return next == null ? control : control.rescheduleAfter(next);
+  }
+
+  private static Duration earliest(Duration a, Duration b) {
+    return a == null ? b : b == null ? a : a.compareTo(b) <= 0 ? a : b;
   }
 
   /**
@@ -264,6 +279,7 @@ public final class StorageClusterReconciler
     }
     ClusterFacts facts = observer.facts(sc, cache);
     pruner.deleteAll(sc, facts, all, cache);
+    rollouts.forget(sc.getMetadata().getName());
     LOG.info("{}: uninstalled", sc.getMetadata().getName());
     return DeleteControl.defaultDelete();
   }

@@ -35,13 +35,16 @@ public final class SokoOperator implements AutoCloseable {
    * @param resync longest time between two reconciles of a StorageCluster without events: it picks
    *     up what no watch reports (a cluster upgrade's new server version, served APIs, workload
    *     status the informers filtered out)
+   * @param rolloutDeadline how long a node plugin rollout may make no progress before the
+   *     StorageCluster is Degraded with reason RolloutStalled
    */
   public SokoOperator(
       Config config,
       String leaseNamespace,
       Supplier<KubernetesVersion> version,
       String imageRegistry,
-      Duration resync) {
+      Duration resync,
+      Duration rolloutDeadline) {
     this.client =
         new KubernetesClientBuilder()
             .withConfig(config)
@@ -74,7 +77,9 @@ public final class SokoOperator implements AutoCloseable {
             version != null ? version : ClusterObserver.serverVersion(client, resync),
             table,
             resync);
-    reconciler = new StorageClusterReconciler(client, table, observer, new EventRecorder(client));
+    reconciler =
+        new StorageClusterReconciler(
+            client, table, observer, new EventRecorder(client), rolloutDeadline);
     this.clusterGauges = new StorageClusterGauges(reconciler::cachedStorageClusters, registry);
     operator.register(reconciler, o -> o.withReconciliationMaxInterval(resync));
   }

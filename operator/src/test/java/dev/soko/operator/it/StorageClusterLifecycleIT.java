@@ -54,6 +54,12 @@ class StorageClusterLifecycleIT {
    * API server runs neither), ready or not.
    */
   static io.fabric8.kubernetes.api.model.Pod nodePod(String cluster, String node, boolean ready) {
+    return nodePod(cluster, node, ready ? null : "CrashLoopBackOff");
+  }
+
+  /** As above; {@code waiting} is the driver container's waiting reason, null when ready. */
+  static io.fabric8.kubernetes.api.model.Pod nodePod(String cluster, String node, String waiting) {
+    boolean ready = waiting == null;
     DaemonSet ds = daemonSet(cluster);
     var pod =
         new io.fabric8.kubernetes.api.model.PodBuilder()
@@ -88,7 +94,7 @@ class StorageClusterLifecycleIT {
             .withRestartCount(ready ? 0 : 6)
             .withNewState()
             .withNewWaiting()
-            .withReason(ready ? null : "CrashLoopBackOff")
+            .withReason(waiting)
             .endWaiting()
             .endState()
             .endContainerStatus()
@@ -106,6 +112,27 @@ class StorageClusterLifecycleIT {
                   .build());
     }
     return admin.resource(created).updateStatus();
+  }
+
+  /** The CSINode the kubelet writes once the node plugin on {@code node} registered. */
+  static void register(String cluster, String node) {
+    admin
+        .storage()
+        .v1()
+        .csiNodes()
+        .resource(
+            new io.fabric8.kubernetes.api.model.storage.CSINodeBuilder()
+                .withNewMetadata()
+                .withName(node)
+                .endMetadata()
+                .withNewSpec()
+                .addNewDriver()
+                .withName(cluster + ".csi.soko.dev")
+                .withNodeID(node)
+                .endDriver()
+                .endSpec()
+                .build())
+        .create();
   }
 
   @Test

@@ -28,6 +28,12 @@ final class TestCluster {
   /** Long, so that a test observing a prompt update proves a watch caused it. */
   static final java.time.Duration RESYNC = java.time.Duration.ofMinutes(10);
 
+  /**
+   * Short, so that RolloutStallIT sees a stall within seconds; longer than any other IT keeps a
+   * node plugin pod not ready.
+   */
+  static final java.time.Duration ROLLOUT_DEADLINE = java.time.Duration.ofSeconds(15);
+
   private static TestCluster instance;
 
   final KubeAPIServer server;
@@ -96,7 +102,12 @@ final class TestCluster {
     // spec.images.registry use.
     operator =
         new SokoOperator(
-            operatorConfig, "soko-system", version::get, DEFAULT_IMAGE_REGISTRY, RESYNC);
+            operatorConfig,
+            "soko-system",
+            version::get,
+            DEFAULT_IMAGE_REGISTRY,
+            RESYNC,
+            ROLLOUT_DEADLINE);
     operator.start();
   }
 
