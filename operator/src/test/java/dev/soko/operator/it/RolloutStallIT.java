@@ -1,5 +1,7 @@
 package dev.soko.operator.it;
 
+import static dev.soko.operator.it.StorageClusterLifecycleIT.admin;
+import static dev.soko.operator.it.StorageClusterLifecycleIT.cluster;
 import static dev.soko.operator.it.StorageClusterLifecycleIT.condition;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -10,7 +12,6 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetStatusBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentStatusBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -22,14 +23,9 @@ import org.junit.jupiter.api.Test;
  * Deployment controller and no kubelet: the test writes the status they would.
  */
 class RolloutStallIT {
-  static TestCluster cluster;
-  static KubernetesClient admin;
-
   @BeforeAll
   static void start() throws Exception {
     StorageClusterLifecycleIT.start();
-    cluster = TestCluster.get();
-    admin = cluster.admin;
   }
 
   private static boolean is(StorageCluster s, String type, String status, String reason) {

@@ -129,6 +129,7 @@ class StorageClusterLifecycleIT {
                 .addNewDriver()
                 .withName(cluster + ".csi.soko.dev")
                 .withNodeID(node)
+                .withTopologyKeys("topology.soko.dev/node")
                 .endDriver()
                 .endSpec()
                 .build())
@@ -187,24 +188,7 @@ class StorageClusterLifecycleIT {
     assertThat(sc.getStatus().getController().ready()).isZero();
 
     // What kubelet, the DaemonSet controller and the provisioner would report.
-    admin
-        .storage()
-        .v1()
-        .csiNodes()
-        .resource(
-            new io.fabric8.kubernetes.api.model.storage.CSINodeBuilder()
-                .withNewMetadata()
-                .withName("node-1")
-                .endMetadata()
-                .withNewSpec()
-                .addNewDriver()
-                .withName("alpha.csi.soko.dev")
-                .withNodeID("node-1")
-                .withTopologyKeys("topology.soko.dev/node")
-                .endDriver()
-                .endSpec()
-                .build())
-        .create();
+    register("alpha", "node-1");
     admin
         .storage()
         .v1()
@@ -259,23 +243,7 @@ class StorageClusterLifecycleIT {
 
     // Registration and capacity changes alone (no owned object changes, resync is 10 minutes
     // away) reach the status through the CSINode and CSIStorageCapacity watches.
-    admin
-        .storage()
-        .v1()
-        .csiNodes()
-        .resource(
-            new io.fabric8.kubernetes.api.model.storage.CSINodeBuilder()
-                .withNewMetadata()
-                .withName("node-2")
-                .endMetadata()
-                .withNewSpec()
-                .addNewDriver()
-                .withName("alpha.csi.soko.dev")
-                .withNodeID("node-2")
-                .endDriver()
-                .endSpec()
-                .build())
-        .create();
+    register("alpha", "node-2");
     Await.until(
         "node-2 registered",
         () -> cluster.get("alpha"),
