@@ -30,12 +30,16 @@ import java.util.TreeMap;
  *       in a way waiting does not fix; the message names them (bounded).
  *   <li>Progressing: a rollout is under way: nodes or controller replicas not ready yet for a
  *       reason other than a failure.
+ *   <li>A rollout that stopped moving ({@link RolloutProgress}) is not Progressing and is Degraded,
+ *       both with reason {@value #ROLLOUT_STALLED} and the nodes or pods that hold it.
  * </ul>
  *
  * Conditions keep their lastTransitionTime while their status does not change; a status is compared
  * by its serialized form ({@link #same}).
  */
 final class StatusAggregator {
+  static final String ROLLOUT_STALLED = "RolloutStalled";
+
   private final StorageClusterStatus previous;
   private final StorageClusterStatus s = new StorageClusterStatus();
   private final long generation;
@@ -46,6 +50,7 @@ final class StatusAggregator {
   private List<String> compatibility;
   private NodeReadiness.Result nodes;
   private DaemonSet daemonSet;
+  private String stalled;
 
   StatusAggregator(StorageCluster sc, String now) {
     this.previous = sc.getStatus() == null ? new StorageClusterStatus() : sc.getStatus();
@@ -100,6 +105,17 @@ final class StatusAggregator {
         NodeReadiness.of(
             daemonSet == null ? null : daemonSet.getStatus(), w.nodePods(), w.registeredNodes());
     s.setNodes(nodes.status());
+    return this;
+  }
+
+  /** What the workloads showed of the nodes; null before {@link #workloads}. */
+  NodeReadiness.Result nodes() {
+    return nodes;
+  }
+
+  /** A rollout that stopped moving ({@link RolloutProgress}); null while it moves or is done. */
+  StatusAggregator stalled(String message) {
+    stalled = message;
     return this;
   }
 
@@ -173,13 +189,18 @@ final class StatusAggregator {
             || nodes.inProgress() > 0
             || available + failing < desired
             || ctrl.ready() < ctrl.desired();
+    String notices = warnings.isEmpty() ? "" : "; " + String.join("; ", warnings);
+    if (stalled != null) {
+      c.set(Conditions.PROGRESSING, false, ROLLOUT_STALLED, stalled);
+      c.set(Conditions.DEGRADED, true, ROLLOUT_STALLED, stalled + notices);
+      return;
+    }
     c.set(
         Conditions.PROGRESSING,
         progressing,
         progressing ? "RollingOut" : failing > 0 ? "Stalled" : "RolloutComplete",
         s.getAppliedObjects() + " objects applied; " + summary);
 
-    String notices = warnings.isEmpty() ? "" : "; " + String.join("; ", warnings);
     if (failing > 0) {
       List<NodeProblem> failed =
           nodes.all().stream().filter(p -> NodeReadiness.FAILING.contains(p.reason())).toList();

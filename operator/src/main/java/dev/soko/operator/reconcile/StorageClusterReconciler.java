@@ -24,10 +24,10 @@ import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -52,17 +52,25 @@ public final class StorageClusterReconciler
   private final EventRecorder events;
   private final KubernetesClient client;
   private final NodeLoss nodeLoss;
+  private final RolloutProgress rollouts;
   private final AtomicLong reconciles = new AtomicLong();
+  private volatile IndexerResourceCache<StorageCluster> primaryCache;
 
   /** When the last retry failed, the next attempt comes this much later (without any event). */
   static final Duration AFTER_LAST_RETRY = Duration.ofSeconds(30);
 
+  /**
+   * @param rolloutDeadline how long a node plugin rollout may make no progress before it is
+   *     Degraded (RolloutStalled); the controller Deployment keeps its own progressDeadlineSeconds
+   */
   public StorageClusterReconciler(
       KubernetesClient client,
       VersionsTable table,
       ClusterObserver observer,
-      EventRecorder events) {
+      EventRecorder events,
+      Duration rolloutDeadline) {
     this.client = client;
+    this.rollouts = new RolloutProgress(rolloutDeadline, Instant::now);
     this.table = table;
     this.observer = observer;
     this.applier = new Applier(client);
@@ -75,10 +83,8 @@ public final class StorageClusterReconciler
   @Override
   public List<EventSource<?, StorageCluster>> prepareEventSources(
       EventSourceContext<StorageCluster> context) {
-    List<EventSource<?, StorageCluster>> sources =
-        new ArrayList<>(OwnedEventSources.create(context));
-    sources.addAll(nodeLoss.eventSources(context));
-    return sources;
+    primaryCache = context.getPrimaryCache();
+    return OwnedEventSources.create(context);
   }
 
   @Override
@@ -122,18 +128,26 @@ public final class StorageClusterReconciler
     }
 
     var workloads = observer.workloads(desired.names(), sc.getSpec().getDriver().getName(), cache);
-    NodeLoss.Outcome loss = nodeLoss.reconcile(sc);
-    StorageClusterStatus status =
+    NodeLoss.Outcome loss = nodeLoss.reconcile(sc, new CachedInventory(cache));
+    StatusAggregator aggregator =
         new StatusAggregator(sc, now())
             .applied(desired, objects.size())
             .kubernetesVersion(facts.version().gitVersion())
             .compatibility(Compatibility.problems(sc.getSpec(), table, facts))
             .workloads(workloads, sc.getSpec().getController().getReplicas())
             .pools(PoolSummary.of(sc.getSpec(), workloads.capacities()))
-            .orphanedVolumes(loss.report())
-            .build();
+            .orphanedVolumes(loss.report());
+    RolloutProgress.Verdict rollout =
+        rollouts.judge(sc.getMetadata().getName(), workloads, aggregator.nodes());
+    StorageClusterStatus status = aggregator.stalled(rollout.message()).build();
     defaultClassNotice(sc, facts);
-    return loss.reschedule(finish(sc, status));
+    UpdateControl<StorageCluster> control = finish(sc, status);
+    Duration next = earliest(loss.next(), rollout.recheck());
+    return next == null ? control : control.rescheduleAfter(next);
+  }
+
+  private static Duration earliest(Duration a, Duration b) {
+    return a == null ? b : b == null ? a : a.compareTo(b) <= 0 ? a : b;
   }
 
   /**
@@ -241,7 +255,7 @@ public final class StorageClusterReconciler
       return DeleteControl.defaultDelete();
     }
     String driver = sc.getSpec().getDriver().getName();
-    List<String> volumes = observer.volumesOf(driver);
+    List<String> volumes = ClusterObserver.volumesOf(driver, cache);
     if (!volumes.isEmpty() && sc.getSpec().getUninstallPolicy() != UninstallPolicy.Force) {
       String message =
           volumes.size()
@@ -265,12 +279,22 @@ public final class StorageClusterReconciler
     }
     ClusterFacts facts = observer.facts(sc, cache);
     pruner.deleteAll(sc, facts, all, cache);
+    rollouts.forget(sc.getMetadata().getName());
     LOG.info("{}: uninstalled", sc.getMetadata().getName());
     return DeleteControl.defaultDelete();
   }
 
   private static CSIDriver existingDriver(StorageCluster sc, ClusterCache cache) {
     return ClusterObserver.csiDriver(cache, sc.getSpec().getDriver().getName());
+  }
+
+  /**
+   * The StorageClusters in JOSDK's cache, the one watch on them: empty until the controller starts
+   * (with leader election, until this replica leads).
+   */
+  public List<StorageCluster> cachedStorageClusters() {
+    IndexerResourceCache<StorageCluster> c = primaryCache;
+    return c == null ? List.of() : c.list().toList();
   }
 
   /** Reconcile calls since start (exported as a metric; tests use it to await a resync). */

@@ -183,7 +183,7 @@ class StatusAggregatorTest {
             .withReadyReplicas(sc.getSpec().getController().getReplicas())
             .endStatus()
             .build();
-    return new ClusterObserver.Workloads(ds, dep, names, pods, List.of());
+    return new ClusterObserver.Workloads(ds, dep, names, pods, List.of(), List.of());
   }
 
   @Test
