@@ -6,7 +6,6 @@ import dev.soko.api.v1alpha1.StorageCluster;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.javaoperatorsdk.operator.api.reconciler.BaseControl;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import java.time.Duration;
@@ -38,13 +37,11 @@ public final class NodeLoss {
     void record(StorageCluster sc, String reason, String message);
   }
 
-  /** The report for status.orphanedVolumes (null: none) and when to reconcile again. */
-  public record Outcome(OrphanedVolumes report, Duration next) {
-    /** The control with a reschedule when a deletion is pending. */
-    public <C extends BaseControl<C>> C reschedule(C control) {
-      return next == null ? control : control.rescheduleAfter(next);
-    }
-  }
+  /**
+   * The report for status.orphanedVolumes (null: none) and when to reconcile again (null: no
+   * deletion pending).
+   */
+  public record Outcome(OrphanedVolumes report, Duration next) {}
 
   private final NodeLossSources sources = new NodeLossSources();
   private final VolumeMarks marks;
@@ -75,6 +72,11 @@ public final class NodeLoss {
 
   public Outcome reconcile(StorageCluster sc) {
     return reconcile(sc, sources);
+  }
+
+  /** The cluster's Node names from the Node informer; empty until it has synced. */
+  public Set<String> nodeNames() {
+    return sources.nodeNames();
   }
 
   Outcome reconcile(StorageCluster sc, Inventory inventory) {

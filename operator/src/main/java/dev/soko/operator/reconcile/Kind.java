@@ -4,6 +4,7 @@ import dev.soko.operator.model.ClusterFacts;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import java.util.List;
+import java.util.function.BiPredicate;
 
 /**
  * One entry of the {@link KindRegistry}: a kind the operator creates, observes or reconciles, with
@@ -14,6 +15,7 @@ import java.util.List;
  * @param applyRank lower first; -1 when not owned
  * @param deleteRank lower first on uninstall; -1 when not owned
  * @param labelSelector the informer's label selector; null watches every object of the kind
+ * @param reconcilesOnUpdate which updates (new, old) reconcile; null: every update
  */
 record Kind(
     Class<? extends HasMetadata> type,
@@ -28,7 +30,8 @@ record Kind(
     boolean informer,
     String labelSelector,
     Mapping mapping,
-    List<String> verbs) {
+    List<String> verbs,
+    BiPredicate<HasMetadata, HasMetadata> reconcilesOnUpdate) {
   String group() {
     int slash = apiVersion.indexOf('/');
     return slash < 0 ? "" : apiVersion.substring(0, slash);

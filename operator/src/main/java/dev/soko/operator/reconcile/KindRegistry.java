@@ -1,6 +1,7 @@
 package dev.soko.operator.reconcile;
 
 import dev.soko.api.v1alpha1.StorageCluster;
+import dev.soko.api.v1alpha1.StorageNode;
 import dev.soko.operator.model.ClusterFacts;
 import dev.soko.operator.model.Names;
 import io.fabric8.kubernetes.api.model.Event;
@@ -33,6 +34,10 @@ import java.util.Optional;
  * each. Informers, apply order, pruning, the served-API checks and the RBAC test read it.
  */
 final class KindRegistry {
+  /** The served-API gate of the StorageNode CRD. */
+  static final String STORAGE_NODES =
+      StorageCluster.GROUP + "/" + StorageCluster.VERSION + "/storagenodes";
+
   /** Label the external-provisioner puts on its CSIStorageCapacity objects. */
   static final String DRIVER_NAME_LABEL = "csi.storage.k8s.io/drivername";
 
@@ -139,7 +144,8 @@ final class KindRegistry {
           true,
           null,
           Kind.Mapping.BY_LABEL_OR_FOREIGN,
-          MANAGE);
+          MANAGE,
+          null);
 
   static final Kind CSI_NODE =
       observed(
@@ -155,6 +161,28 @@ final class KindRegistry {
           Kind.Mapping.BY_DRIVER_LABEL);
   static final Kind POD =
       observed(Pod.class, "v1", "Pod", "pods", true, Names.LABEL_CLUSTER, Kind.Mapping.BY_LABEL);
+  // The node drivers' pool reports, for status.poolSummary and status.pools. Optional: a chart
+  // upgrade does not upgrade CRDs, so an operator may meet a cluster without this one. Deleted
+  // when their Node or StorageCluster is gone (StorageNodeReports). A rewrite that only refreshes
+  // readings (every minute per node) reconciles nothing: the status takes those up on the next
+  // reconcile, at the latest when a report would go stale.
+  static final Kind STORAGE_NODE =
+      new Kind(
+          StorageNode.class,
+          StorageCluster.GROUP + "/" + StorageCluster.VERSION,
+          "StorageNode",
+          "storagenodes",
+          false,
+          STORAGE_NODES,
+          Kind.Use.OBSERVED,
+          -1,
+          -1,
+          true,
+          StorageNode.LABEL_CLUSTER,
+          Kind.Mapping.BY_LABEL,
+          List.of("get", "list", "watch", "delete"),
+          (now, before) ->
+              StorageNodeReports.changesStatus((StorageNode) now, (StorageNode) before));
   // Nodes, PersistentVolumes and claims: listed on uninstall (PV protection) and by spec.nodeLoss,
   // whose informers (nodeloss.NodeLossSources) slim what they cache; it marks and deletes the PVs
   // and claims of deleted nodes.
@@ -190,7 +218,8 @@ final class KindRegistry {
           false,
           null,
           Kind.Mapping.NONE,
-          List.of("create"));
+          List.of("create"),
+          null);
   static final Kind STORAGE_CLUSTER =
       new Kind(
           StorageCluster.class,
@@ -205,7 +234,8 @@ final class KindRegistry {
           false,
           null,
           Kind.Mapping.NONE,
-          List.of("get", "list", "watch", "patch", "update"));
+          List.of("get", "list", "watch", "patch", "update"),
+          null);
 
   /** Every kind, owned ones in apply order. */
   static final List<Kind> ALL =
@@ -224,6 +254,7 @@ final class KindRegistry {
           CSI_NODE,
           CSI_STORAGE_CAPACITY,
           POD,
+          STORAGE_NODE,
           PERSISTENT_VOLUME,
           PERSISTENT_VOLUME_CLAIM,
           NODE,
@@ -294,7 +325,8 @@ final class KindRegistry {
         true,
         mapping == Kind.Mapping.BY_LABEL ? Names.LABEL_CLUSTER : null,
         mapping,
-        MANAGE);
+        MANAGE,
+        null);
   }
 
   private static Kind notInformed(
@@ -317,7 +349,8 @@ final class KindRegistry {
         false,
         null,
         Kind.Mapping.NONE,
-        verbs);
+        verbs,
+        null);
   }
 
   private static Kind observed(
@@ -341,6 +374,7 @@ final class KindRegistry {
         true,
         labelSelector,
         mapping,
-        WATCH);
+        WATCH,
+        null);
   }
 }

@@ -43,6 +43,10 @@ final class OwnedEventSources {
     if (kind.labelSelector() != null) {
       builder.withLabelSelector(kind.labelSelector());
     }
+    if (kind.reconcilesOnUpdate() != null) {
+      builder.withOnUpdateFilter(
+          (now, before) -> kind.reconcilesOnUpdate().test((HasMetadata) now, (HasMetadata) before));
+    }
     if (kind.namespaced()) {
       builder.withWatchAllNamespaces();
     }

@@ -1,5 +1,7 @@
 package dev.soko.operator.reconcile;
 
+import static java.util.stream.Collectors.toSet;
+
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.api.v1alpha1.StorageClusterStatus;
 import dev.soko.api.v1alpha1.UninstallPolicy;
@@ -52,6 +54,7 @@ public final class StorageClusterReconciler
   private final EventRecorder events;
   private final KubernetesClient client;
   private final NodeLoss nodeLoss;
+  private final ReportCleanup reportCleanup;
   private final AtomicLong reconciles = new AtomicLong();
 
   /** When the last retry failed, the next attempt comes this much later (without any event). */
@@ -70,6 +73,7 @@ public final class StorageClusterReconciler
     this.csiDriverReplacer = new CsiDriverReplacer(client);
     this.events = events;
     this.nodeLoss = new NodeLoss(client, events::normal, events::warning);
+    this.reportCleanup = new ReportCleanup(client);
   }
 
   @Override
@@ -123,17 +127,36 @@ public final class StorageClusterReconciler
 
     var workloads = observer.workloads(desired.names(), sc.getSpec().getDriver().getName(), cache);
     NodeLoss.Outcome loss = nodeLoss.reconcile(sc);
+    StorageNodeReports.Observed reports =
+        observer.reports(
+            sc.getMetadata().getName(),
+            ctx.getPrimaryCache().list().map(c -> c.getMetadata().getName()).collect(toSet()),
+            nodeLoss.nodeNames(),
+            workloads,
+            cache,
+            Instant.now());
+    reportCleanup.delete(
+        reports.leftOver(), "its Node, its StorageCluster or its node plugin is gone");
+    PoolSummary.Result pools = PoolSummary.of(sc.getSpec(), reports, workloads.capacities());
     StorageClusterStatus status =
         new StatusAggregator(sc, now())
             .applied(desired, objects.size())
             .kubernetesVersion(facts.version().gitVersion())
             .compatibility(Compatibility.problems(sc.getSpec(), table, facts))
             .workloads(workloads, sc.getSpec().getController().getReplicas())
-            .pools(PoolSummary.of(sc.getSpec(), workloads.capacities()))
+            .pools(pools)
             .orphanedVolumes(loss.report())
             .build();
     defaultClassNotice(sc, facts);
-    return loss.reschedule(finish(sc, status));
+    // Again when a deletion of orphaned volumes is due or a fresh report would go stale: no event
+    // tells that a driver stopped writing.
+    Duration next = earliest(loss.next(), pools.recheck());
+    UpdateControl<StorageCluster> control = finish(sc, status);
+    return next == null ? control : control.rescheduleAfter(next);
+  }
+
+  private static Duration earliest(Duration a, Duration b) {
+    return a == null ? b : b == null ? a : a.compareTo(b) <= 0 ? a : b;
   }
 
   /**
@@ -265,6 +288,8 @@ public final class StorageClusterReconciler
     }
     ClusterFacts facts = observer.facts(sc, cache);
     pruner.deleteAll(sc, facts, all, cache);
+    // After the DaemonSet, so that fewer node plugins are left to write again.
+    reportCleanup.deleteAll(sc.getMetadata().getName(), cache);
     LOG.info("{}: uninstalled", sc.getMetadata().getName());
     return DeleteControl.defaultDelete();
   }

@@ -92,7 +92,8 @@ class KindRegistryTest {
 
   @Test
   void theOptionalSnapshotApiIsAGateCheckedThroughDiscovery() {
-    assertThat(KindRegistry.gates()).containsExactly(ClusterFacts.VOLUME_SNAPSHOT_CLASSES);
+    assertThat(KindRegistry.gates())
+        .containsExactly(ClusterFacts.VOLUME_SNAPSHOT_CLASSES, KindRegistry.STORAGE_NODES);
     var none = new ClusterFacts(KubernetesVersion.parse("1.34"), Set.of(), true, null, null, null);
     assertThat(KindRegistry.VOLUME_SNAPSHOT_CLASS.served(none)).isFalse();
     assertThat(KindRegistry.DAEMON_SET.served(none)).isTrue();
@@ -118,7 +119,8 @@ class KindRegistryTest {
             true,
             null,
             Kind.Mapping.BY_LABEL_OR_FOREIGN,
-            List.of());
+            List.of(),
+            null);
     assertThat(Pruner.Key.of(KindRegistry.VOLUME_SNAPSHOT_CLASS, snapshotClass))
         .isNotEqualTo(Pruner.Key.of(second, other));
     assertThat(KindRegistry.find("snapshot.storage.k8s.io/v1", "VolumeSnapshotClass"))
