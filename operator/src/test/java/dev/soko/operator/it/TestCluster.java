@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One real kube-apiserver + etcd (kube-api-test, offline, RBAC on, loopback) for all ITs of a JVM,
- * with the CRD and the operator's RBAC file applied, and the operator running as its ServiceAccount
- * through impersonation: a missing permission shows up as a failed test.
+ * with the CRDs and the operator's RBAC file applied, and the operator running as its
+ * ServiceAccount through impersonation: a missing permission shows up as a failed test.
  */
 final class TestCluster {
   static final String VERSION = "1.36.3";
@@ -61,22 +61,27 @@ final class TestCluster {
     server.start();
     Config adminConfig = Config.fromKubeconfig(server.getKubeConfigYaml());
     admin = new KubernetesClientBuilder().withConfig(adminConfig).build();
-    applyResource("/META-INF/fabric8/storageclusters.soko.dev-v1.yml");
-    admin
-        .apiextensions()
-        .v1()
-        .customResourceDefinitions()
-        .withName("storageclusters.soko.dev")
-        .waitUntilCondition(
-            crd ->
-                crd != null
-                    && crd.getStatus() != null
-                    && crd.getStatus().getConditions() != null
-                    && crd.getStatus().getConditions().stream()
-                        .anyMatch(
-                            c -> "Established".equals(c.getType()) && "True".equals(c.getStatus())),
-            30,
-            java.util.concurrent.TimeUnit.SECONDS);
+    // Both CRDs, as the chart installs them; established before the operator's first discovery.
+    for (String crd : List.of("storageclusters.soko.dev", "storagenodes.soko.dev")) {
+      applyResource("/META-INF/fabric8/" + crd + "-v1.yml");
+      admin
+          .apiextensions()
+          .v1()
+          .customResourceDefinitions()
+          .withName(crd)
+          .waitUntilCondition(
+              c ->
+                  c != null
+                      && c.getStatus() != null
+                      && c.getStatus().getConditions() != null
+                      && c.getStatus().getConditions().stream()
+                          .anyMatch(
+                              x ->
+                                  "Established".equals(x.getType())
+                                      && "True".equals(x.getStatus())),
+              30,
+              java.util.concurrent.TimeUnit.SECONDS);
+    }
     admin
         .namespaces()
         .resource(
