@@ -287,6 +287,8 @@ public final class StorageClusterReconciler
       return DeleteControl.noFinalizerRemoval().rescheduleAfter(15_000);
     }
     ClusterFacts facts = observer.facts(sc, cache);
+    // After a restart the first event may be the deletion: start the optional kinds' informers.
+    cache.follow(facts);
     pruner.deleteAll(sc, facts, all, cache);
     // After the DaemonSet, so that fewer node plugins are left to write again.
     reportCleanup.deleteAll(sc.getMetadata().getName(), cache);

@@ -117,6 +117,7 @@ class PoolStatusIT {
       driver.destroy();
       driver.waitFor(10, TimeUnit.SECONDS);
       admin.nodes().withName(node).delete();
+      deleteReports(name);
     }
   }
 
@@ -145,6 +146,7 @@ class PoolStatusIT {
       assertThat(storageNode("pstwoa.pstwo-n1")).isNotNull();
     } finally {
       admin.nodes().withName("pstwo-n1").delete();
+      deleteReports("pstwoa");
     }
   }
 
@@ -329,6 +331,17 @@ class PoolStatusIT {
         .nodes()
         .resource(new NodeBuilder().withNewMetadata().withName(name).endMetadata().build())
         .create();
+  }
+
+  /**
+   * Leaves no report behind: with no Node left the operator deletes none for its Node, and a later
+   * test's Node would make it do so during that test.
+   */
+  private static void deleteReports(String cluster) {
+    admin
+        .genericKubernetesResources(NODES_API, "StorageNode")
+        .withLabel("soko.dev/storagecluster", cluster)
+        .delete();
   }
 
   private static GenericKubernetesResource storageNode(String name) {
