@@ -1,6 +1,7 @@
 package dev.soko.operator.reconcile;
 
 import dev.soko.api.v1alpha1.StorageCluster;
+import dev.soko.api.v1alpha1.StorageNode;
 import dev.soko.operator.model.ClusterFacts;
 import dev.soko.operator.model.KubernetesVersion;
 import dev.soko.operator.model.Names;
@@ -16,6 +17,7 @@ import io.fabric8.kubernetes.api.model.storage.CSINode;
 import io.fabric8.kubernetes.api.model.storage.CSIStorageCapacity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -186,6 +188,40 @@ public final class ClusterObserver {
         .stream()
         .map(Pod.class::cast)
         .toList();
+  }
+
+  /**
+   * The node drivers' reports as this StorageCluster's status reads them (see {@link
+   * StorageNodeReports#observe}); nothing is known while the StorageNode API is not cached.
+   *
+   * @param clusters every StorageCluster's name
+   * @param nodes the cluster's Node names (empty when unknown)
+   */
+  StorageNodeReports.Observed reports(
+      String cluster,
+      Set<String> clusters,
+      Set<String> nodes,
+      Workloads w,
+      ClusterCache cache,
+      Instant now) {
+    if (!cache.watches(KindRegistry.STORAGE_NODE)) {
+      return StorageNodeReports.Observed.UNWATCHED;
+    }
+    List<StorageNode> reports =
+        cache.list(KindRegistry.STORAGE_NODE, r -> true).stream()
+            .map(StorageNode.class::cast)
+            .toList();
+    Set<String> pluginNodes =
+        w.nodePods().stream()
+            .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+            .map(p -> p.getSpec() == null ? null : p.getSpec().getNodeName())
+            .filter(Objects::nonNull)
+            .collect(Collectors.toSet());
+    boolean known =
+        w.daemonSet() != null
+            && w.daemonSet().getStatus() != null
+            && w.daemonSet().getStatus().getObservedGeneration() != null;
+    return StorageNodeReports.observe(reports, cluster, clusters, nodes, pluginNodes, known, now);
   }
 
   private static boolean registers(CSINode node, String driverName) {

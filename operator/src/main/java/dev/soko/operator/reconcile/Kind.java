@@ -101,6 +101,10 @@ record Kind(
     /** Nodes: heartbeats update every Node every few seconds; only arrival and loss matter. */
     ADD_OR_DELETE,
     /** PersistentVolumes: only a deletion can clear a report (binding changes nothing here). */
-    DELETE
+    DELETE,
+    /**
+     * StorageNodes: a change of what the status shows ({@link StorageNodeReports#changesStatus}).
+     */
+    REPORT_CHANGE
   }
 }

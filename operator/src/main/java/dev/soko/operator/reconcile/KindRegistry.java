@@ -1,6 +1,7 @@
 package dev.soko.operator.reconcile;
 
 import dev.soko.api.v1alpha1.StorageCluster;
+import dev.soko.api.v1alpha1.StorageNode;
 import dev.soko.operator.model.ClusterFacts;
 import dev.soko.operator.model.Names;
 import dev.soko.operator.nodeloss.Slim;
@@ -35,6 +36,10 @@ import java.util.Optional;
  * each. Informers, apply order, pruning, the served-API checks and the RBAC test read it.
  */
 final class KindRegistry {
+  /** The served-API gate of the StorageNode CRD. */
+  static final String STORAGE_NODES =
+      StorageCluster.GROUP + "/" + StorageCluster.VERSION + "/storagenodes";
+
   /** Label the external-provisioner puts on its CSIStorageCapacity objects. */
   static final String DRIVER_NAME_LABEL = "csi.storage.k8s.io/drivername";
 
@@ -77,6 +82,32 @@ final class KindRegistry {
           WATCH);
   static final Kind POD =
       observed(Pod.class, Kind.Watch.of(Names.LABEL_CLUSTER, Kind.Mapping.BY_LABEL), WATCH);
+
+  /**
+   * The node drivers' pool reports, for status.poolSummary and status.pools. Optional: a chart
+   * upgrade does not upgrade CRDs, so an operator may meet a cluster without this one. Deleted when
+   * their Node or StorageCluster is gone ({@link ReportCleanup}). A rewrite that only refreshes
+   * readings (every minute per node) reconciles nothing: the status takes those up on the next
+   * reconcile, at the latest when a report would go stale.
+   */
+  static final Kind STORAGE_NODE =
+      new Kind(
+          StorageNode.class,
+          HasMetadata.getApiVersion(StorageNode.class),
+          HasMetadata.getKind(StorageNode.class),
+          HasMetadata.getPlural(StorageNode.class),
+          false,
+          STORAGE_NODES,
+          Kind.Use.OBSERVED,
+          -1,
+          -1,
+          new Kind.Watch(
+              StorageNode.LABEL_CLUSTER,
+              Kind.Mapping.BY_LABEL,
+              Kind.Reconciles.REPORT_CHANGE,
+              null,
+              null),
+          List.of("get", "list", "watch", "delete"));
 
   /**
    * Every Node, kept as a name: spec.nodeLoss notices a Node that is gone; a Node that arrives or
@@ -146,6 +177,7 @@ final class KindRegistry {
           CSI_NODE,
           CSI_STORAGE_CAPACITY,
           POD,
+          STORAGE_NODE,
           PERSISTENT_VOLUME,
           PERSISTENT_VOLUME_CLAIM,
           NODE,

@@ -1,6 +1,7 @@
 package dev.soko.operator.reconcile;
 
 import dev.soko.api.v1alpha1.StorageCluster;
+import dev.soko.api.v1alpha1.StorageNode;
 import dev.soko.operator.model.Names;
 import dev.soko.operator.nodeloss.Slim;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -66,6 +67,10 @@ final class OwnedEventSources {
       case ANY_CHANGE -> {}
       case ADD_OR_DELETE -> builder.withOnUpdateFilter((now, before) -> false);
       case DELETE -> builder.withOnAddFilter(o -> false).withOnUpdateFilter((now, before) -> false);
+      case REPORT_CHANGE ->
+          builder.withOnUpdateFilter(
+              (now, before) ->
+                  StorageNodeReports.changesStatus((StorageNode) now, (StorageNode) before));
     }
     InformerEventSource<HasMetadata, StorageCluster> source =
         new InformerEventSource<>(builder.build(), context);

@@ -2,6 +2,7 @@ package dev.soko.operator.reconcile;
 
 import dev.soko.api.v1alpha1.NodeProblem;
 import dev.soko.api.v1alpha1.OrphanedVolumes;
+import dev.soko.api.v1alpha1.PoolStatus;
 import dev.soko.api.v1alpha1.ReplicaStatus;
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.api.v1alpha1.StorageClusterStatus;
@@ -26,8 +27,9 @@ import java.util.TreeMap;
  * <ul>
  *   <li>Ready: nothing failed, the controller has a ready replica and at least {@link
  *       NodeReadiness#READY_PERCENT}% of the desired nodes serve volumes.
- *   <li>Degraded: an error (rejected apply, invalid spec, conflict), or node plugin pods that fail
- *       in a way waiting does not fix; the message names them (bounded).
+ *   <li>Degraded: an error (rejected apply, invalid spec, conflict), node plugin pods that fail in
+ *       a way waiting does not fix, or pools refused on their nodes; the message names them
+ *       (bounded).
  *   <li>Progressing: a rollout is under way: nodes or controller replicas not ready yet for a
  *       reason other than a failure.
  *   <li>A rollout that stopped moving ({@link RolloutProgress}) is not Progressing and is Degraded,
@@ -51,6 +53,7 @@ final class StatusAggregator {
   private NodeReadiness.Result nodes;
   private DaemonSet daemonSet;
   private String stalled;
+  private List<PoolStatus> refusedPools = List.of();
 
   StatusAggregator(StorageCluster sc, String now) {
     this.previous = sc.getStatus() == null ? new StorageClusterStatus() : sc.getStatus();
@@ -64,6 +67,7 @@ final class StatusAggregator {
     s.setController(previous.getController());
     s.setNodes(previous.getNodes());
     s.setCapacity(previous.getCapacity());
+    s.setPoolSummary(previous.getPoolSummary());
     s.setPools(previous.getPools());
     s.setMorePools(previous.getMorePools());
     s.setOrphanedVolumes(previous.getOrphanedVolumes());
@@ -120,9 +124,11 @@ final class StatusAggregator {
   }
 
   StatusAggregator pools(PoolSummary.Result pools) {
+    s.setPoolSummary(pools.summary());
     s.setPools(pools.listed());
     s.setMorePools(pools.more() > 0 ? pools.more() : null);
     s.setCapacity(pools.capacity());
+    refusedPools = pools.refused();
     return this;
   }
 
@@ -190,9 +196,16 @@ final class StatusAggregator {
             || available + failing < desired
             || ctrl.ready() < ctrl.desired();
     String notices = warnings.isEmpty() ? "" : "; " + String.join("; ", warnings);
+    // A refused pool degrades the installation but leaves Ready alone: the node serves its other
+    // pools and the refused pool's existing volumes.
+    String refusals = refusedPools.isEmpty() ? "" : PoolRefusals.describe(refusedPools);
     if (stalled != null) {
       c.set(Conditions.PROGRESSING, false, ROLLOUT_STALLED, stalled);
-      c.set(Conditions.DEGRADED, true, ROLLOUT_STALLED, stalled + notices);
+      c.set(
+          Conditions.DEGRADED,
+          true,
+          ROLLOUT_STALLED,
+          stalled + (refusals.isEmpty() ? "" : "; " + refusals) + notices);
       return;
     }
     c.set(
@@ -213,7 +226,10 @@ final class StatusAggregator {
               + desired
               + " nodes fail to run the node plugin: "
               + NodeReadiness.describe(failed)
+              + (refusals.isEmpty() ? "" : "; " + refusals)
               + notices);
+    } else if (!refusals.isEmpty()) {
+      c.set(Conditions.DEGRADED, true, PoolRefusals.REASON, refusals + notices);
     } else {
       c.set(Conditions.DEGRADED, false, "AsExpected", "all objects applied" + notices);
     }

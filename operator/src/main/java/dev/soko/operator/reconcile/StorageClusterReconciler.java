@@ -1,5 +1,7 @@
 package dev.soko.operator.reconcile;
 
+import static java.util.stream.Collectors.toSet;
+
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.api.v1alpha1.StorageClusterStatus;
 import dev.soko.api.v1alpha1.UninstallPolicy;
@@ -53,6 +55,7 @@ public final class StorageClusterReconciler
   private final KubernetesClient client;
   private final NodeLoss nodeLoss;
   private final RolloutProgress rollouts;
+  private final ReportCleanup reportCleanup;
   private final AtomicLong reconciles = new AtomicLong();
   private volatile IndexerResourceCache<StorageCluster> primaryCache;
 
@@ -78,6 +81,7 @@ public final class StorageClusterReconciler
     this.csiDriverReplacer = new CsiDriverReplacer(client);
     this.events = events;
     this.nodeLoss = new NodeLoss(client, events::normal, events::warning);
+    this.reportCleanup = new ReportCleanup(client);
   }
 
   @Override
@@ -128,21 +132,35 @@ public final class StorageClusterReconciler
     }
 
     var workloads = observer.workloads(desired.names(), sc.getSpec().getDriver().getName(), cache);
-    NodeLoss.Outcome loss = nodeLoss.reconcile(sc, new CachedInventory(cache));
+    CachedInventory inventory = new CachedInventory(cache);
+    NodeLoss.Outcome loss = nodeLoss.reconcile(sc, inventory);
+    StorageNodeReports.Observed reports =
+        observer.reports(
+            sc.getMetadata().getName(),
+            ctx.getPrimaryCache().list().map(c -> c.getMetadata().getName()).collect(toSet()),
+            inventory.nodeNames(),
+            workloads,
+            cache,
+            Instant.now());
+    reportCleanup.delete(
+        reports.leftOver(), "its Node, its StorageCluster or its node plugin is gone");
+    PoolSummary.Result pools = PoolSummary.of(sc.getSpec(), reports, workloads.capacities());
     StatusAggregator aggregator =
         new StatusAggregator(sc, now())
             .applied(desired, objects.size())
             .kubernetesVersion(facts.version().gitVersion())
             .compatibility(Compatibility.problems(sc.getSpec(), table, facts))
             .workloads(workloads, sc.getSpec().getController().getReplicas())
-            .pools(PoolSummary.of(sc.getSpec(), workloads.capacities()))
+            .pools(pools)
             .orphanedVolumes(loss.report());
     RolloutProgress.Verdict rollout =
         rollouts.judge(sc.getMetadata().getName(), workloads, aggregator.nodes());
     StorageClusterStatus status = aggregator.stalled(rollout.message()).build();
     defaultClassNotice(sc, facts);
     UpdateControl<StorageCluster> control = finish(sc, status);
-    Duration next = earliest(loss.next(), rollout.recheck());
+    // Again when a deletion of orphaned volumes or a rollout deadline is due, or a fresh report
+    // would go stale: no event tells that a driver stopped writing.
+    Duration next = earliest(earliest(loss.next(), rollout.recheck()), pools.recheck());
     return next == null ? control : control.rescheduleAfter(next);
   }
 
@@ -278,8 +296,12 @@ public final class StorageClusterReconciler
       return DeleteControl.noFinalizerRemoval().rescheduleAfter(15_000);
     }
     ClusterFacts facts = observer.facts(sc, cache);
+    // After a restart the first event may be the deletion: start the optional kinds' informers.
+    cache.follow(facts);
     pruner.deleteAll(sc, facts, all, cache);
     rollouts.forget(sc.getMetadata().getName());
+    // After the DaemonSet, so that fewer node plugins are left to write again.
+    reportCleanup.deleteAll(sc.getMetadata().getName(), cache);
     LOG.info("{}: uninstalled", sc.getMetadata().getName());
     return DeleteControl.defaultDelete();
   }

@@ -11,9 +11,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * What every API server the operator's tests start holds before the operator runs: the
- * StorageCluster CRD (established), the soko-system namespace and the operator's RBAC file, all
- * from the classpath; and who the operator is on it. Shared by the IT tier's kube-api-test cluster
- * and the fault harness's {@link ControlPlane}.
+ * StorageCluster and StorageNode CRDs (established), the soko-system namespace and the operator's
+ * RBAC file, all from the classpath; and who the operator is on it. Shared by the IT tier's
+ * kube-api-test cluster and the fault harness's {@link ControlPlane}.
  */
 public final class OperatorInstall {
   public static final String OPERATOR_USER = "system:serviceaccount:soko-system:soko-operator";
@@ -32,24 +32,31 @@ public final class OperatorInstall {
             .getOrDefault("SOKO_CACHE", System.getProperty("user.home") + "/.cache/soko"));
   }
 
-  /** Applies the CRD, waits until it is established, then the namespace and the RBAC file. */
+  /**
+   * Applies both CRDs, as the chart installs them, waits until they are established, then the
+   * namespace and the RBAC file.
+   */
   public static void apply(KubernetesClient admin, String fieldManager) throws IOException {
-    applyResource(admin, fieldManager, "/META-INF/fabric8/storageclusters.soko.dev-v1.yml");
-    admin
-        .apiextensions()
-        .v1()
-        .customResourceDefinitions()
-        .withName("storageclusters.soko.dev")
-        .waitUntilCondition(
-            crd ->
-                crd != null
-                    && crd.getStatus() != null
-                    && crd.getStatus().getConditions() != null
-                    && crd.getStatus().getConditions().stream()
-                        .anyMatch(
-                            c -> "Established".equals(c.getType()) && "True".equals(c.getStatus())),
-            60,
-            TimeUnit.SECONDS);
+    for (String crd : List.of("storageclusters.soko.dev", "storagenodes.soko.dev")) {
+      applyResource(admin, fieldManager, "/META-INF/fabric8/" + crd + "-v1.yml");
+      admin
+          .apiextensions()
+          .v1()
+          .customResourceDefinitions()
+          .withName(crd)
+          .waitUntilCondition(
+              c ->
+                  c != null
+                      && c.getStatus() != null
+                      && c.getStatus().getConditions() != null
+                      && c.getStatus().getConditions().stream()
+                          .anyMatch(
+                              x ->
+                                  "Established".equals(x.getType())
+                                      && "True".equals(x.getStatus())),
+              60,
+              TimeUnit.SECONDS);
+    }
     admin
         .namespaces()
         .resource(

@@ -16,8 +16,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One real kube-apiserver + etcd (kube-api-test, offline, RBAC on, loopback) for all ITs of a JVM,
- * with the CRD and the operator's RBAC file applied, and the operator running as its ServiceAccount
- * through impersonation: a missing permission shows up as a failed test.
+ * with the CRDs and the operator's RBAC file applied, and the operator running as its
+ * ServiceAccount through impersonation: a missing permission shows up as a failed test.
  */
 final class TestCluster {
   static final String VERSION = "1.36.3";

@@ -120,7 +120,8 @@ class KindRegistryTest {
 
   @Test
   void theOptionalSnapshotApiIsAGateCheckedThroughDiscovery() {
-    assertThat(KindRegistry.gates()).containsExactly(ClusterFacts.VOLUME_SNAPSHOT_CLASSES);
+    assertThat(KindRegistry.gates())
+        .containsExactly(ClusterFacts.VOLUME_SNAPSHOT_CLASSES, KindRegistry.STORAGE_NODES);
     var none = new ClusterFacts(KubernetesVersion.parse("1.34"), Set.of(), true, null, null, null);
     assertThat(KindRegistry.VOLUME_SNAPSHOT_CLASS.served(none)).isFalse();
     assertThat(KindRegistry.DAEMON_SET.served(none)).isTrue();
