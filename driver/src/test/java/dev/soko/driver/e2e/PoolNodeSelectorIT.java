@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import csi.v1.Csi;
 import dev.soko.driver.client.CsiClient;
 import dev.soko.driver.client.Requests;
+import dev.soko.driver.report.ReportIdentity;
 import io.fabric8.kubeapitest.KubeAPIServer;
 import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -48,6 +49,10 @@ import org.junit.jupiter.api.Test;
  */
 class PoolNodeSelectorIT {
   static final String VERSION = "1.36.3";
+
+  /** The StorageCluster the operator would name in the driver's environment. */
+  static final String STORAGE_CLUSTER = "it";
+
   static final String CRD = "../crd/src/generated/crds/storagenodes.soko.dev-v1.yml";
   static final long MIB = 1L << 20;
 
@@ -256,14 +261,22 @@ class PoolNodeSelectorIT {
       Files.copy(Path.of(adminConfig.getCaCertFile()), ca);
     }
     return Map.of(
-        "SOKO_KUBE_API", adminConfig.getMasterUrl(),
-        "SOKO_KUBE_TOKEN_FILE", tokenFile.toString(),
-        "SOKO_KUBE_CA_FILE", ca.toString());
+        "SOKO_KUBE_API",
+        adminConfig.getMasterUrl(),
+        "SOKO_KUBE_TOKEN_FILE",
+        tokenFile.toString(),
+        "SOKO_KUBE_CA_FILE",
+        ca.toString(),
+        ReportIdentity.ENV,
+        STORAGE_CLUSTER);
   }
 
   static List<String> states(String node) {
     GenericKubernetesResource object =
-        admin.genericKubernetesResources("soko.dev/v1alpha1", "StorageNode").withName(node).get();
+        admin
+            .genericKubernetesResources("soko.dev/v1alpha1", "StorageNode")
+            .withName(new ReportIdentity(STORAGE_CLUSTER, node).name())
+            .get();
     if (object == null) {
       return List.of();
     }
