@@ -3,6 +3,7 @@ package dev.soko.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.soko.api.v1alpha1.PoolStatus;
+import dev.soko.api.v1alpha1.PoolSummaryStatus;
 import dev.soko.api.v1alpha1.StorageCluster;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
@@ -155,8 +156,19 @@ class RealNodeE2E {
     assertThat(pool.node()).isEqualTo(cluster.node);
     // The node's pool is an 8 GiB filesystem; the spec sets no capacity, so all of it is offered.
     assertThat(Quantity.getAmountInBytes(new Quantity(pool.available())).longValue())
-        .as("the pool's free capacity, from the node's CSIStorageCapacity")
+        .as("the pool's free capacity, from the node's StorageNode or CSIStorageCapacity")
         .isGreaterThan(7L << 30);
+    // The node's driver reports the pool in its StorageNode, which the status sums.
+    PoolSummaryStatus summary =
+        Await.until(
+                "the pool in status.poolSummary, from the node's StorageNode",
+                SHORT,
+                () -> storageCluster().getStatus().getPoolSummary(),
+                s -> s != null && !s.isEmpty() && s.get(0).ready() == 1)
+            .get(0);
+    assertThat(summary.refused()).isZero();
+    assertThat(summary.notReporting()).isZero();
+    assertThat(summary.sizeBytes()).as("the pool's 8 GiB filesystem").isGreaterThan(7L << 30);
   }
 
   @Test

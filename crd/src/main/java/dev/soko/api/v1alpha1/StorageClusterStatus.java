@@ -41,8 +41,15 @@ public class StorageClusterStatus {
   private CapacityStatus capacity;
 
   @JsonPropertyDescription(
-      "Capacity and use per pool and node, for at most 10 pool-node pairs, the fullest first;"
-          + " morePools counts the rest (capacity sums over all of them).")
+      "One entry per spec pool: its nodes by state (Ready, Refused, NotSelected, not reporting)"
+          + " and its physical size, use, provisioned bytes and volumes summed over the nodes, from"
+          + " the nodes' StorageNode reports.")
+  private List<PoolSummaryStatus> poolSummary;
+
+  @JsonPropertyDescription(
+      "Capacity and use per pool and node, for at most 10 pool-node pairs: refused pairs first,"
+          + " then the fullest (least available); morePools counts the rest (capacity sums over"
+          + " all of them).")
   private List<PoolStatus> pools = new ArrayList<>();
 
   @JsonPropertyDescription("Pool-node pairs beyond those listed in pools.")
@@ -134,6 +141,14 @@ public class StorageClusterStatus {
 
   public void setCapacity(CapacityStatus capacity) {
     this.capacity = capacity;
+  }
+
+  public List<PoolSummaryStatus> getPoolSummary() {
+    return poolSummary;
+  }
+
+  public void setPoolSummary(List<PoolSummaryStatus> poolSummary) {
+    this.poolSummary = poolSummary;
   }
 
   public List<PoolStatus> getPools() {

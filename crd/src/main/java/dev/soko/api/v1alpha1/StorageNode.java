@@ -4,7 +4,9 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.crd.generator.annotation.SelectableField;
 import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Group;
@@ -14,9 +16,14 @@ import io.fabric8.kubernetes.model.annotation.Version;
 import java.util.List;
 
 /**
- * What one node's driver reports about its pools: named after the node, written only by that node's
- * driver (field manager {@code soko-driver}) and read by the operator. Cluster-scoped, like the
- * Node it describes. Bounded: at most {@link #MAX_POOLS} pools, the rest counted in {@code more}.
+ * What one node's driver reports about its pools: written only by that node's driver (field manager
+ * {@code soko-driver}) and read by the operator. Cluster-scoped, like the Node it describes.
+ * Bounded: at most {@link #MAX_POOLS} pools, the rest counted in {@code more}.
+ *
+ * <p>Named {@code <storagecluster>.<node>} and labelled with both ({@link #LABEL_CLUSTER}, {@link
+ * #LABEL_NODE}): two StorageClusters (two driver names) may run node plugins on one node, and each
+ * has its own report there. Both parts are at most 63 characters (the StorageCluster's name rule,
+ * the driver's --node-id, a label value), so the name never exceeds 127 and needs no hashing.
  *
  * <p>A report, not a desired state, so its fields sit at the top level, as in Kubernetes'
  * CSIStorageCapacity (also written by a node's driver side): the driver writes the whole object
@@ -29,6 +36,10 @@ import java.util.List;
 @Version(StorageCluster.VERSION)
 @ShortNames("stn")
 @Plural("storagenodes")
+@AdditionalPrinterColumn(
+    name = "Node",
+    jsonPath = ".node",
+    type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(
     name = "Ready",
     jsonPath = ".ready",
@@ -54,6 +65,14 @@ import java.util.List;
 @JsonIgnoreProperties({"spec", "status"})
 public class StorageNode extends CustomResource<Void, Void> {
   public static final int MAX_POOLS = 32;
+  public static final String LABEL_CLUSTER = "soko.dev/storagecluster";
+  public static final String LABEL_NODE = "soko.dev/node";
+
+  @JsonPropertyDescription("The node's name (also in the soko.dev/node label).")
+  @Required
+  @Size(max = 63)
+  @SelectableField
+  private String node;
 
   @JsonPropertyDescription("When the driver took these readings (RFC 3339).")
   private String observedTime;
@@ -81,6 +100,14 @@ public class StorageNode extends CustomResource<Void, Void> {
   @JsonPropertyDescription("Configured pools left out of pools.")
   @Min(0)
   private Integer more;
+
+  public String getNode() {
+    return node;
+  }
+
+  public void setNode(String node) {
+    this.node = node;
+  }
 
   public String getObservedTime() {
     return observedTime;

@@ -96,6 +96,6 @@ class PrinterColumnOrderTest {
 
     assertThat(PrinterColumnOrder.modelOf(committedCopy)).isEqualTo(StorageNode.class);
     assertThat(columnNames(committedCopy))
-        .containsExactly("Ready", "Refused", "Volumes", "Observed", "Age");
+        .containsExactly("Node", "Ready", "Refused", "Volumes", "Observed", "Age");
   }
 }

@@ -4,6 +4,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
 import ch.qos.logback.classic.spi.StackTraceElementProxy;
 import ch.qos.logback.core.LayoutBase;
+import dev.soko.driver.json.Json;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
@@ -52,25 +53,7 @@ public final class LogfmtLayout extends LayoutBase<ILoggingEvent> {
       line.append(value);
       return;
     }
-    line.append('"');
-    for (int i = 0; i < value.length(); i++) {
-      char c = value.charAt(i);
-      switch (c) {
-        case '"' -> line.append("\\\"");
-        case '\\' -> line.append("\\\\");
-        case '\n' -> line.append("\\n");
-        case '\r' -> line.append("\\r");
-        case '\t' -> line.append("\\t");
-        default -> {
-          if (c < ' ') {
-            line.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-          } else {
-            line.append(c);
-          }
-        }
-      }
-    }
-    line.append('"');
+    Json.quote(line, value);
   }
 
   private static String stack(IThrowableProxy thrown) {

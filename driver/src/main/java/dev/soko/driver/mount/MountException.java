@@ -1,11 +1,9 @@
 package dev.soko.driver.mount;
 
-/**
- * A mount, filesystem, loop-device or path failure, typed where it happens (as TopoLVM types its
- * lvm errors). The {@link Kind} names the situation in this package's terms; which CSI code a
- * client sees is decided once, above (in {@code server/StatusMapper}).
- */
-public class MountException extends RuntimeException {
+import dev.soko.driver.failure.TypedFailure;
+
+/** A mount, filesystem, loop-device or path failure, typed where it happens. */
+public class MountException extends TypedFailure {
 
   /** What kind of failure, as far as a caller can act on it. */
   public enum Kind {
@@ -17,15 +15,13 @@ public class MountException extends RuntimeException {
     FAILED
   }
 
-  private final Kind kind;
-
   public MountException(Kind kind, String message, Throwable cause) {
-    super(message, cause);
-    this.kind = kind;
+    super(kind, message, cause);
   }
 
+  @Override
   public Kind kind() {
-    return kind;
+    return (Kind) super.kind(); // the constructor takes only a Kind
   }
 
   static MountException refused(String format, Object... args) {

@@ -1,10 +1,9 @@
 package dev.soko.driver.pool;
 
-/**
- * A pool failure, typed where it happens. The {@link Kind} names the situation in the pool's terms;
- * which CSI code a client sees is decided once, above (in {@code server/StatusMapper}).
- */
-public class PoolException extends RuntimeException {
+import dev.soko.driver.failure.TypedFailure;
+
+/** A pool failure, typed where it happens. */
+public class PoolException extends TypedFailure {
 
   /** What kind of failure, as far as a caller can act on it. */
   public enum Kind {
@@ -20,15 +19,13 @@ public class PoolException extends RuntimeException {
     IMAGE_MISSING
   }
 
-  private final Kind kind;
-
   public PoolException(Kind kind, String message, Throwable cause) {
-    super(message, cause);
-    this.kind = kind;
+    super(kind, message, cause);
   }
 
+  @Override
   public Kind kind() {
-    return kind;
+    return (Kind) super.kind(); // the constructor takes only a Kind
   }
 
   static PoolException of(Kind kind, String format, Object... args) {

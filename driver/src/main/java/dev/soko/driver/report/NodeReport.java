@@ -1,5 +1,6 @@
 package dev.soko.driver.report;
 
+import dev.soko.driver.json.Json;
 import dev.soko.driver.pool.PoolReport;
 import dev.soko.driver.pool.PoolVerdict;
 import dev.soko.driver.volume.MetricsView;
@@ -28,7 +29,7 @@ final class NodeReport {
 
   /** The whole StorageNode for a server-side apply: every field the driver owns. */
   static String storageNode(
-      String node,
+      ReportIdentity id,
       String version,
       Instant now,
       Map<String, PoolVerdict> verdicts,
@@ -52,7 +53,18 @@ final class NodeReport {
     Map<String, Object> object = new LinkedHashMap<>();
     object.put("apiVersion", API_VERSION);
     object.put("kind", KIND);
-    object.put("metadata", Json.object("name", node));
+    object.put(
+        "metadata",
+        Json.object(
+            "name",
+            id.name(),
+            "labels",
+            Json.object(
+                ReportIdentity.LABEL_CLUSTER,
+                id.storageCluster(),
+                ReportIdentity.LABEL_NODE,
+                id.node())));
+    object.put("node", id.node());
     object.put("observedTime", time(now));
     object.put("driverVersion", cut(version, 64));
     object.put("ready", ready);
@@ -94,7 +106,8 @@ final class NodeReport {
    * live in namespace default (the API server refuses others), and {@code kubectl describe node}
    * finds it by the node's name as its uid, as the kubelet's own node events do.
    */
-  static String refusedEvent(String node, String pool, String reason, Instant now) {
+  static String refusedEvent(ReportIdentity id, String pool, String reason, Instant now) {
+    String node = id.node();
     Map<String, Object> event = new LinkedHashMap<>();
     event.put("apiVersion", "v1");
     event.put("kind", "Event");
@@ -105,7 +118,12 @@ final class NodeReport {
         Json.object("apiVersion", "v1", "kind", "Node", "name", node, "uid", node));
     event.put("type", "Warning");
     event.put("reason", EVENT_REASON);
-    event.put("message", cut("pool " + pool + " refused: " + reason, MAX_MESSAGE));
+    // Two installations may refuse a pool of the same name on one node: say whose it is.
+    event.put(
+        "message",
+        cut(
+            "pool " + pool + " of StorageCluster " + id.storageCluster() + " refused: " + reason,
+            MAX_MESSAGE));
     event.put("source", Json.object("component", COMPONENT, "host", node));
     event.put("reportingComponent", COMPONENT);
     event.put("reportingInstance", node);

@@ -35,7 +35,7 @@ public final class PoolReporter implements AutoCloseable {
   private static final TimeUnit MILLIS = TimeUnit.MILLISECONDS;
 
   private final KubeApi api;
-  private final String node;
+  private final ReportIdentity id;
   private final String version;
   private final Supplier<Map<String, PoolVerdict>> verdicts;
   private final Supplier<MetricsView> metrics;
@@ -55,7 +55,7 @@ public final class PoolReporter implements AutoCloseable {
    */
   public PoolReporter(
       KubeApi api,
-      String node,
+      ReportIdentity id,
       String version,
       Supplier<Map<String, PoolVerdict>> verdicts,
       Supplier<MetricsView> metrics,
@@ -63,7 +63,7 @@ public final class PoolReporter implements AutoCloseable {
       Duration period,
       Duration minInterval) {
     this.api = api;
-    this.node = node;
+    this.id = id;
     this.version = version;
     this.verdicts = verdicts;
     this.metrics = metrics;
@@ -83,7 +83,7 @@ public final class PoolReporter implements AutoCloseable {
   public void start() {
     LOG.atInfo()
         .addKeyValue("server", api.server())
-        .addKeyValue("node", node)
+        .addKeyValue("storageNode", id.name())
         .log("reporting pools to the API server");
     executor.execute(this::periodic);
   }
@@ -136,7 +136,7 @@ public final class PoolReporter implements AutoCloseable {
             "POST",
             "/api/v1/namespaces/default/events",
             "application/json",
-            NodeReport.refusedEvent(node, event[0], event[1], clock.instant()),
+            NodeReport.refusedEvent(id, event[0], event[1], clock.instant()),
             "event");
       }
       synchronized (this) {
@@ -144,9 +144,11 @@ public final class PoolReporter implements AutoCloseable {
       }
       send(
           "PATCH",
-          "/apis/soko.dev/v1alpha1/storagenodes/" + node + "?fieldManager=soko-driver&force=true",
+          "/apis/soko.dev/v1alpha1/storagenodes/"
+              + id.name()
+              + "?fieldManager=soko-driver&force=true",
           APPLY,
-          NodeReport.storageNode(node, version, clock.instant(), now, metrics.get()),
+          NodeReport.storageNode(id, version, clock.instant(), now, metrics.get()),
           "storagenode");
     } catch (RuntimeException e) {
       failed("reading pools", e.toString());

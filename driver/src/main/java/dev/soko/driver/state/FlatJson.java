@@ -1,26 +1,19 @@
 package dev.soko.driver.state;
 
+import dev.soko.driver.json.Json;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * A tiny JSON codec for flat objects of string values, which is all a state record needs. Written
- * by hand so the driver takes no JSON dependency; the parser is strict and rejects anything else.
+ * The state records' JSON: a flat object of string values, one field a line. {@link Json} writes
+ * it; the parser here reads it back, strictly, and rejects anything else (a torn or foreign file
+ * must not become a record). Written by hand so the driver takes no JSON dependency.
  */
 public final class FlatJson {
   private FlatJson() {}
 
   public static String write(Map<String, String> fields) {
-    StringBuilder out = new StringBuilder("{\n");
-    int i = 0;
-    for (Map.Entry<String, String> field : fields.entrySet()) {
-      out.append("  ");
-      quote(out, field.getKey());
-      out.append(": ");
-      quote(out, field.getValue());
-      out.append(++i < fields.size() ? ",\n" : "\n");
-    }
-    return out.append("}\n").toString();
+    return Json.writeIndented(fields) + "\n";
   }
 
   /**
@@ -37,28 +30,6 @@ public final class FlatJson {
       throw parser.error("trailing characters");
     }
     return fields;
-  }
-
-  private static void quote(StringBuilder out, String value) {
-    out.append('"');
-    for (int i = 0; i < value.length(); i++) {
-      char c = value.charAt(i);
-      switch (c) {
-        case '"' -> out.append("\\\"");
-        case '\\' -> out.append("\\\\");
-        case '\n' -> out.append("\\n");
-        case '\r' -> out.append("\\r");
-        case '\t' -> out.append("\\t");
-        default -> {
-          if (c < 0x20) {
-            out.append(String.format("\\u%04x", (int) c));
-          } else {
-            out.append(c);
-          }
-        }
-      }
-    }
-    out.append('"');
   }
 
   private static final class Parser {

@@ -1,17 +1,19 @@
 package dev.soko.driver.volume;
 
 import dev.soko.driver.exec.ExecException;
+import dev.soko.driver.failure.TypedFailure;
 import dev.soko.driver.mount.MountException;
 import dev.soko.driver.pool.PoolException;
 import java.util.function.Supplier;
 
 /**
- * The one table from the lower layers' typed failures to CSI reasons. The pool, mount and exec
- * packages say what happened in their own terms and never pick a client code (as TopoLVM's lvmd
- * types its errors and its service maps them); this class decides what each means to a client. It
- * is applied at the engine's edge ({@link LocalVolumeManager}), so the {@link VolumeManager}
- * contract stays "failures are StorageExceptions", and by {@code server/StatusMapper} for the few
- * lower calls the services make themselves (path checks).
+ * The one table from the lower layers' typed failures ({@link TypedFailure}, and the exec package's
+ * {@link ExecException}) to CSI reasons. The pool, mount and exec packages say what happened in
+ * their own terms and never pick a client code (as TopoLVM's lvmd types its errors and its service
+ * maps them); this class decides what each means to a client. It is applied at the engine's edge
+ * ({@link LocalVolumeManager}), so the {@link VolumeManager} contract stays "failures are
+ * StorageExceptions", and by {@code server/StatusMapper} for the few lower calls the services make
+ * themselves (path checks).
  */
 public final class Failures {
   private Failures() {}
@@ -25,16 +27,20 @@ public final class Failures {
       return storage;
     }
     if (failure instanceof PoolException pool) {
-      return new StorageException(reason(pool.kind()), pool.getMessage(), pool);
+      return under(reason(pool.kind()), pool);
     }
     if (failure instanceof MountException mount) {
-      return new StorageException(reason(mount.kind()), mount.getMessage(), mount);
+      return under(reason(mount.kind()), mount);
     }
     if (failure instanceof ExecException exec) {
       // A program that failed, hung or could not start is the driver's problem, never the client's.
-      return new StorageException(StorageException.Reason.INTERNAL, exec.getMessage(), exec);
+      return under(StorageException.Reason.INTERNAL, exec);
     }
     return null;
+  }
+
+  private static StorageException under(StorageException.Reason reason, RuntimeException failure) {
+    return new StorageException(reason, failure.getMessage(), failure);
   }
 
   static StorageException.Reason reason(PoolException.Kind kind) {

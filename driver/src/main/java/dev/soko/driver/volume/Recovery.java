@@ -76,97 +76,52 @@ final class Recovery {
     this.backend = backend;
   }
 
+  /** What one run has counted so far; becomes its {@link Report}. */
+  private static final class Tally {
+    int corrupt;
+    int rolledBack;
+    int finished;
+    int volumesMissing;
+    int snapshotsMissing;
+    int remade;
+    int loopsInUse;
+
+    /** The images of READY records: every other image in the pool is an orphan. */
+    final Set<Path> keep = new HashSet<>();
+
+    /** The images of READY volumes: a loop device backed by anything else is stale. */
+    final Set<Path> liveVolumeImages = new HashSet<>();
+  }
+
   /** Loads the pool's records into the catalog, repairing as it goes. */
   Report run(Pool pool) {
     int temp = pool.volumeRecords().removeTempFiles() + pool.snapshotRecords().removeTempFiles();
-    int[] corrupt = {0};
-    int[] rolledBack = {0};
-    int[] finished = {0};
-    int missing = 0;
-    int snapshotsMissing = 0;
-    int remade = 0;
-    Set<Path> keep = new HashSet<>();
-    Set<Path> liveVolumeImages = new HashSet<>();
-
-    for (String id : pool.volumeRecords().ids()) {
-      VolumeRecord record = read(pool.volumeRecords(), id, VolumeRecord::fromFields, corrupt);
-      if (record == null) {
-        continue;
-      }
-      Path image = pool.volumeImage(id);
-      if (record.state() != RecordState.READY) {
-        deleteFile(image);
-        pool.volumeRecords().delete(id);
-        (record.state() == RecordState.CREATING ? rolledBack : finished)[0]++;
-        LOG.warn("recovery: volume {} was {} at the crash; removed", id, record.state());
-        continue;
-      }
-      catalog.loadVolume(record);
-      pool.adopt(id, record.capacityBytes());
-      keep.add(image);
-      liveVolumeImages.add(image);
-      if (remakeLostBlankImage(pool, record, image)) {
-        remade++;
-        LOG.warn(
-            "recovery: volume {} was created just before the crash and its empty image had not"
-                + " reached the disk; made it again",
-            id);
-      } else if (!backend.exists(image)) {
-        missing++;
-        LOG.error(
-            "recovery: volume {} ({}) has no image file; it is kept and reported abnormal",
-            id,
-            record.name());
-      }
-    }
-    for (String id : pool.snapshotRecords().ids()) {
-      SnapshotRecord record = read(pool.snapshotRecords(), id, SnapshotRecord::fromFields, corrupt);
-      if (record == null) {
-        continue;
-      }
-      Path image = pool.snapshotImage(id);
-      if (record.state() != RecordState.READY) {
-        deleteFile(image);
-        pool.snapshotRecords().delete(id);
-        (record.state() == RecordState.CREATING ? rolledBack : finished)[0]++;
-        LOG.warn("recovery: snapshot {} was {} at the crash; removed", id, record.state());
-        continue;
-      }
-      catalog.loadSnapshot(record);
-      pool.adopt(id, record.sizeBytes());
-      keep.add(image);
-      if (!backend.exists(image)) {
-        snapshotsMissing++;
-        LOG.error(
-            "recovery: snapshot {} ({}) has no image file; it is kept, and restoring from it fails",
-            id,
-            record.name());
-      }
-    }
+    Tally tally = new Tally();
+    loadVolumes(pool, tally);
+    loadSnapshots(pool, tally);
     // The repairs above are journal entries; fold them and the replayed ones into the records.
     pool.volumeRecords().checkpoint();
     pool.snapshotRecords().checkpoint();
     // Told while the orphans are still there: a device whose file is deleted is known only by the
     // path the kernel shows, which may be relative to a mount that is gone.
     Map<LoopDevice, Path> held = backend.attachedIn(pool);
-    int orphans = removeOrphanImages(pool, keep);
+    int orphans = removeOrphanImages(pool, tally.keep);
     List<MountEntry> mounts = mounter.mounts();
-    int[] inUse = {0};
-    int detached = detachStaleLoops(held, liveVolumeImages, mounts, inUse);
+    int detached = detachStaleLoops(held, tally, mounts);
     int lostMounts = reportLostStagings(pool, mounts);
     Report report =
         new Report(
             pool.name(),
             temp,
-            corrupt[0],
-            rolledBack[0],
-            finished[0],
+            tally.corrupt,
+            tally.rolledBack,
+            tally.finished,
             orphans,
-            missing,
-            snapshotsMissing,
-            remade,
+            tally.volumesMissing,
+            tally.snapshotsMissing,
+            tally.remade,
             detached,
-            inUse[0],
+            tally.loopsInUse,
             lostMounts,
             (int)
                 catalog.volumes().values().stream()
@@ -186,6 +141,82 @@ final class Recovery {
           report.snapshots());
     }
     return report;
+  }
+
+  private void loadVolumes(Pool pool, Tally tally) {
+    RecordStore records = pool.volumeRecords();
+    for (String id : records.ids()) {
+      VolumeRecord record = read(records, id, VolumeRecord::fromFields, tally);
+      if (record == null) {
+        continue;
+      }
+      Path image = pool.volumeImage(id);
+      if (settledUnfinished(records, "volume", id, record.state(), image, tally)) {
+        continue;
+      }
+      catalog.loadVolume(record);
+      pool.adopt(id, record.capacityBytes());
+      tally.keep.add(image);
+      tally.liveVolumeImages.add(image);
+      if (remakeLostBlankImage(pool, record, image)) {
+        tally.remade++;
+        LOG.warn(
+            "recovery: volume {} was created just before the crash and its empty image had not"
+                + " reached the disk; made it again",
+            id);
+      } else if (!backend.exists(image)) {
+        tally.volumesMissing++;
+        LOG.error(
+            "recovery: volume {} ({}) has no image file; it is kept and reported abnormal",
+            id,
+            record.name());
+      }
+    }
+  }
+
+  private void loadSnapshots(Pool pool, Tally tally) {
+    RecordStore records = pool.snapshotRecords();
+    for (String id : records.ids()) {
+      SnapshotRecord record = read(records, id, SnapshotRecord::fromFields, tally);
+      if (record == null) {
+        continue;
+      }
+      Path image = pool.snapshotImage(id);
+      if (settledUnfinished(records, "snapshot", id, record.state(), image, tally)) {
+        continue;
+      }
+      catalog.loadSnapshot(record);
+      pool.adopt(id, record.sizeBytes());
+      tally.keep.add(image);
+      if (!backend.exists(image)) {
+        tally.snapshotsMissing++;
+        LOG.error(
+            "recovery: snapshot {} ({}) has no image file; it is kept, and restoring from it fails",
+            id,
+            record.name());
+      }
+    }
+  }
+
+  /**
+   * A record that a crash left CREATING or DELETING: its image and then the record go, which rolls
+   * the create back (the client was never told it succeeded) or finishes the delete. True when the
+   * record was such a one.
+   */
+  private boolean settledUnfinished(
+      RecordStore records, String what, String id, RecordState state, Path image, Tally tally) {
+    if (state == RecordState.READY) {
+      return false;
+    }
+    deleteFile(image);
+    records.delete(id);
+    if (state == RecordState.CREATING) {
+      tally.rolledBack++;
+    } else {
+      tally.finished++;
+    }
+    LOG.warn("recovery: {} {} was {} at the crash; removed", what, id, state);
+    return true;
   }
 
   /**
@@ -215,12 +246,12 @@ final class Recovery {
   }
 
   private static <T> T read(
-      RecordStore store, String id, Function<Map<String, String>, T> parse, int[] corrupt) {
+      RecordStore store, String id, Function<Map<String, String>, T> parse, Tally tally) {
     try {
       return store.read(id).map(parse).orElse(null);
     } catch (RuntimeException e) {
       Path aside = store.quarantine(id);
-      corrupt[0]++;
+      tally.corrupt++;
       LOG.error("recovery: record {} is unreadable ({}); moved to {}", id, e.getMessage(), aside);
       return null;
     }
@@ -242,15 +273,11 @@ final class Recovery {
     return removed;
   }
 
-  private int detachStaleLoops(
-      Map<LoopDevice, Path> held,
-      Set<Path> liveVolumeImages,
-      List<MountEntry> mounts,
-      int[] inUse) {
+  private int detachStaleLoops(Map<LoopDevice, Path> held, Tally tally, List<MountEntry> mounts) {
     int detached = 0;
     for (Map.Entry<LoopDevice, Path> entry : held.entrySet()) {
       LoopDevice loop = entry.getKey();
-      if (!loop.backingFileDeleted() && liveVolumeImages.contains(entry.getValue())) {
+      if (!loop.backingFileDeleted() && tally.liveVolumeImages.contains(entry.getValue())) {
         continue;
       }
       List<Path> users =
@@ -261,7 +288,7 @@ final class Recovery {
       if (!users.isEmpty()) {
         // Detaching would only mark it to clear on last close; unmounting a workload's data is
         // not recovery's call. Say so loudly instead.
-        inUse[0]++;
+        tally.loopsInUse++;
         LOG.error(
             "recovery: {} backs no volume but is still mounted at {}; left for an operator",
             loop.device(),

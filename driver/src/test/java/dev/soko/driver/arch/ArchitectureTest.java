@@ -2,16 +2,24 @@ package dev.soko.driver.arch;
 
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongToAnyOf;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
 import dev.soko.driver.backend.ImageFileBackend;
+import dev.soko.driver.failure.TypedFailure;
 import dev.soko.driver.mount.LoopDevices;
 import dev.soko.driver.pool.ImageFiles;
 import dev.soko.driver.pool.Pool;
+import dev.soko.driver.volume.Failures;
 import dev.soko.driver.volume.LocalVolumeManager;
 import org.junit.jupiter.api.Test;
 
@@ -63,5 +71,37 @@ class ArchitectureTest {
         .orShould()
         .callMethod(Pool.class, "snapshotsDir")
         .check(DRIVER);
+  }
+
+  /**
+   * A lower layer's typed failure reaches a client under the reason {@link Failures} gives it; one
+   * that the mapping does not name would reach the client as a bug (INTERNAL, generic message), so
+   * every concrete {@link TypedFailure} must be one that {@link Failures} checks for.
+   */
+  @Test
+  void everyTypedFailureIsMappedByFailures() {
+    classes()
+        .that()
+        .areAssignableTo(TypedFailure.class)
+        .and()
+        .doNotHaveModifier(JavaModifier.ABSTRACT)
+        .should(beNamedBy(Failures.class))
+        .check(DRIVER);
+  }
+
+  private static ArchCondition<JavaClass> beNamedBy(Class<?> mapping) {
+    return new ArchCondition<>("be named by " + mapping.getSimpleName()) {
+      @Override
+      public void check(JavaClass failure, ConditionEvents events) {
+        boolean named =
+            failure.getDirectDependenciesToSelf().stream()
+                .anyMatch(d -> d.getOriginClass().isEquivalentTo(mapping));
+        if (!named) {
+          events.add(
+              SimpleConditionEvent.violated(
+                  failure, failure.getName() + " is not named by " + mapping.getName()));
+        }
+      }
+    };
   }
 }

@@ -18,7 +18,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -73,11 +72,8 @@ class HostileInputIT {
   private Path canary;
   private DriverJar driver;
   private CsiClient csi;
-  private final List<String> volumeIds = new ArrayList<>();
-  private final List<String> snapshotIds = new ArrayList<>();
+  private HostileValues values;
   private final Map<String, String> staged = new java.util.TreeMap<>(); // volume -> staging path
-  private final List<String> hostile = new ArrayList<>();
-  private final List<String> wellFormed = new ArrayList<>();
 
   @BeforeEach
   void start() throws Exception {
@@ -92,7 +88,7 @@ class HostileInputIT {
     Files.createSymbolicLink(mounts.resolve("link-file"), canary.resolve("secret"));
     Files.writeString(mounts.resolve("a-file"), "not a directory");
     Files.createDirectories(mounts.resolve("staging"));
-    hostile.addAll(
+    List<String> hostile =
         List.of(
             "",
             "/",
@@ -112,25 +108,29 @@ class HostileInputIT {
             mounts + "/with\nnewline",
             mounts.toString(),
             root.resolve("pool").toString(),
-            root.resolve("pool/images").toString()));
+            root.resolve("pool/images").toString());
+    List<String> wellFormed = new ArrayList<>();
     for (int i = 0; i < 6; i++) {
       wellFormed.add(mounts + "/staging/s" + i);
       wellFormed.add(mounts + "/pods/p" + i + "/mount");
     }
 
-    volumeIds.add(
+    values = new HostileValues(random, hostile, wellFormed);
+
+    String seed =
         csi.controller()
             .createVolume(Requests.createVolume("seed-fs", 16 * MIB, Requests.mount("ext4")))
             .getVolume()
-            .getVolumeId());
-    volumeIds.add(
+            .getVolumeId();
+    values.madeSeedVolume(seed);
+    values.madeSeedVolume(
         csi.controller()
-            .createVolume(Requests.createVolume("seed-block", 16 * MIB, block()))
+            .createVolume(Requests.createVolume("seed-block", 16 * MIB, Requests.block()))
             .getVolume()
             .getVolumeId());
-    snapshotIds.add(
+    values.madeSeedSnapshot(
         csi.controller()
-            .createSnapshot(Requests.createSnapshot("seed-snap", volumeIds.get(0)))
+            .createSnapshot(Requests.createSnapshot("seed-snap", seed))
             .getSnapshot()
             .getSnapshotId());
   }
@@ -185,31 +185,31 @@ class HostileInputIT {
         case CREATE_VOLUME -> {
           Csi.CreateVolumeRequest.Builder request =
               Csi.CreateVolumeRequest.newBuilder()
-                  .setName(pick(() -> "fuzz-" + i, this::hostileString))
-                  .setCapacityRange(range())
-                  .putAllParameters(parameters())
+                  .setName(values.pick(() -> "fuzz-" + i, values::hostileString))
+                  .setCapacityRange(values.range())
+                  .putAllParameters(values.parameters())
                   .putSecrets("password", SECRET);
-          addCapabilities(request::addVolumeCapabilities);
+          values.addCapabilities(request::addVolumeCapabilities);
           if (random.nextInt(4) == 0) {
-            request.setVolumeContentSource(contentSource());
+            request.setVolumeContentSource(values.contentSource());
           }
           Csi.Volume volume = csi.controller().createVolume(request.build()).getVolume();
-          volumeIds.add(volume.getVolumeId());
+          values.madeVolume(volume.getVolumeId());
         }
         case DELETE_VOLUME ->
             csi.controller()
                 .deleteVolume(
                     Csi.DeleteVolumeRequest.newBuilder()
-                        .setVolumeId(deletable(volumeIds, 2))
+                        .setVolumeId(values.volumeToDelete())
                         .putSecrets("password", SECRET)
                         .build());
         case VALIDATE -> {
           Csi.ValidateVolumeCapabilitiesRequest.Builder request =
               Csi.ValidateVolumeCapabilitiesRequest.newBuilder()
-                  .setVolumeId(id(volumeIds))
-                  .putAllParameters(parameters())
+                  .setVolumeId(values.volumeId())
+                  .putAllParameters(values.parameters())
                   .putVolumeContext("note", SECRET);
-          addCapabilities(request::addVolumeCapabilities);
+          values.addCapabilities(request::addVolumeCapabilities);
           csi.controller().validateVolumeCapabilities(request.build());
         }
         case LIST_VOLUMES ->
@@ -217,31 +217,33 @@ class HostileInputIT {
                 .listVolumes(
                     Csi.ListVolumesRequest.newBuilder()
                         .setMaxEntries(random.nextInt(5) - 1)
-                        .setStartingToken(pick(() -> "", this::hostileString))
+                        .setStartingToken(values.pick(() -> "", values::hostileString))
                         .build());
         case GET_CAPACITY -> {
           Csi.GetCapacityRequest.Builder request =
-              Csi.GetCapacityRequest.newBuilder().putAllParameters(parameters());
+              Csi.GetCapacityRequest.newBuilder().putAllParameters(values.parameters());
           if (random.nextBoolean()) {
             request.setAccessibleTopology(
                 Csi.Topology.newBuilder()
                     .putSegments(
-                        pick(() -> "topology.soko.dev/node", this::hostileString),
-                        pick(() -> "it-node", this::hostileString)));
+                        values.pick(() -> "topology.soko.dev/node", values::hostileString),
+                        values.pick(() -> "it-node", values::hostileString)));
           }
-          addCapabilities(request::addVolumeCapabilities);
+          values.addCapabilities(request::addVolumeCapabilities);
           csi.controller().getCapacity(request.build());
         }
         case CONTROLLER_GET_VOLUME ->
             csi.controller()
                 .controllerGetVolume(
-                    Csi.ControllerGetVolumeRequest.newBuilder().setVolumeId(id(volumeIds)).build());
+                    Csi.ControllerGetVolumeRequest.newBuilder()
+                        .setVolumeId(values.volumeId())
+                        .build());
         case CONTROLLER_EXPAND ->
             csi.controller()
                 .controllerExpandVolume(
                     Csi.ControllerExpandVolumeRequest.newBuilder()
-                        .setVolumeId(id(volumeIds))
-                        .setCapacityRange(range())
+                        .setVolumeId(values.volumeId())
+                        .setCapacityRange(values.range())
                         .putSecrets("password", SECRET)
                         .build());
         case CREATE_SNAPSHOT -> {
@@ -249,37 +251,37 @@ class HostileInputIT {
               csi.controller()
                   .createSnapshot(
                       Csi.CreateSnapshotRequest.newBuilder()
-                          .setName(pick(() -> "fuzz-snap-" + i, this::hostileString))
-                          .setSourceVolumeId(id(volumeIds))
-                          .putAllParameters(parameters())
+                          .setName(values.pick(() -> "fuzz-snap-" + i, values::hostileString))
+                          .setSourceVolumeId(values.volumeId())
+                          .putAllParameters(values.parameters())
                           .putSecrets("password", SECRET)
                           .build())
                   .getSnapshot();
-          snapshotIds.add(snapshot.getSnapshotId());
+          values.madeSnapshot(snapshot.getSnapshotId());
         }
         case DELETE_SNAPSHOT ->
             csi.controller()
                 .deleteSnapshot(
                     Csi.DeleteSnapshotRequest.newBuilder()
-                        .setSnapshotId(deletable(snapshotIds, 1))
+                        .setSnapshotId(values.snapshotToDelete())
                         .build());
         case LIST_SNAPSHOTS ->
             csi.controller()
                 .listSnapshots(
                     Csi.ListSnapshotsRequest.newBuilder()
                         .setMaxEntries(random.nextInt(5) - 1)
-                        .setStartingToken(pick(() -> "", this::hostileString))
-                        .setSourceVolumeId(pick(() -> "", () -> id(volumeIds)))
-                        .setSnapshotId(pick(() -> "", () -> id(snapshotIds)))
+                        .setStartingToken(values.pick(() -> "", values::hostileString))
+                        .setSourceVolumeId(values.pick(() -> "", () -> values.volumeId()))
+                        .setSnapshotId(values.pick(() -> "", () -> values.snapshotId()))
                         .build());
         case NODE_STAGE -> {
           Csi.NodeStageVolumeRequest.Builder request =
               Csi.NodeStageVolumeRequest.newBuilder()
-                  .setVolumeId(id(volumeIds))
-                  .setStagingTargetPath(path())
+                  .setVolumeId(values.volumeId())
+                  .setStagingTargetPath(values.path())
                   .putSecrets("password", SECRET)
                   .putVolumeContext("note", SECRET);
-          addCapabilities(c -> request.setVolumeCapability(c));
+          values.addCapabilities(c -> request.setVolumeCapability(c));
           csi.node().nodeStageVolume(request.build());
           staged.put(request.getVolumeId(), request.getStagingTargetPath());
         }
@@ -287,52 +289,52 @@ class HostileInputIT {
             csi.node()
                 .nodeUnstageVolume(
                     Csi.NodeUnstageVolumeRequest.newBuilder()
-                        .setVolumeId(id(volumeIds))
-                        .setStagingTargetPath(path())
+                        .setVolumeId(values.volumeId())
+                        .setStagingTargetPath(values.path())
                         .build());
         case NODE_PUBLISH -> {
           // Mostly a volume where it really is staged, so that publishing gets past that check.
           List<String> stagedIds = new ArrayList<>(staged.keySet());
           String volumeId =
               stagedIds.isEmpty() || random.nextInt(4) == 0
-                  ? id(volumeIds)
+                  ? values.volumeId()
                   : stagedIds.get(random.nextInt(stagedIds.size()));
           Csi.NodePublishVolumeRequest.Builder request =
               Csi.NodePublishVolumeRequest.newBuilder()
                   .setVolumeId(volumeId)
                   .setStagingTargetPath(
-                      pick(() -> staged.getOrDefault(volumeId, path()), this::path))
-                  .setTargetPath(path())
+                      values.pick(() -> staged.getOrDefault(volumeId, values.path()), values::path))
+                  .setTargetPath(values.path())
                   .setReadonly(random.nextBoolean())
                   .putSecrets("password", SECRET)
                   .putVolumeContext("note", SECRET);
-          addCapabilities(c -> request.setVolumeCapability(c));
+          values.addCapabilities(c -> request.setVolumeCapability(c));
           csi.node().nodePublishVolume(request.build());
         }
         case NODE_UNPUBLISH ->
             csi.node()
                 .nodeUnpublishVolume(
                     Csi.NodeUnpublishVolumeRequest.newBuilder()
-                        .setVolumeId(id(volumeIds))
-                        .setTargetPath(path())
+                        .setVolumeId(values.volumeId())
+                        .setTargetPath(values.path())
                         .build());
         case NODE_STATS ->
             csi.node()
                 .nodeGetVolumeStats(
                     Csi.NodeGetVolumeStatsRequest.newBuilder()
-                        .setVolumeId(id(volumeIds))
-                        .setVolumePath(path())
-                        .setStagingTargetPath(pick(() -> "", this::path))
+                        .setVolumeId(values.volumeId())
+                        .setVolumePath(values.path())
+                        .setStagingTargetPath(values.pick(() -> "", values::path))
                         .build());
         case NODE_EXPAND -> {
           Csi.NodeExpandVolumeRequest.Builder request =
               Csi.NodeExpandVolumeRequest.newBuilder()
-                  .setVolumeId(id(volumeIds))
-                  .setVolumePath(path())
-                  .setStagingTargetPath(pick(() -> "", this::path))
-                  .setCapacityRange(range());
+                  .setVolumeId(values.volumeId())
+                  .setVolumePath(values.path())
+                  .setStagingTargetPath(values.pick(() -> "", values::path))
+                  .setCapacityRange(values.range());
           if (random.nextBoolean()) {
-            addCapabilities(c -> request.setVolumeCapability(c));
+            values.addCapabilities(c -> request.setVolumeCapability(c));
           }
           csi.node().nodeExpandVolume(request.build());
         }
@@ -341,153 +343,6 @@ class HostileInputIT {
     } catch (StatusRuntimeException e) {
       return e.getStatus();
     }
-  }
-
-  /** Mostly a real ID, else a hostile string or a real ID dressed as a path. */
-  private String id(List<String> real) {
-    String some = real.isEmpty() ? "vol-none" : real.get(random.nextInt(real.size()));
-    return switch (random.nextInt(8)) {
-      case 0 -> hostileString();
-      case 1 -> "../" + some;
-      case 2 -> some + "/../../canary";
-      default -> some;
-    };
-  }
-
-  /** An ID to delete: never one of the seeds, so that later calls still find real volumes. */
-  private String deletable(List<String> real, int seeds) {
-    if (real.size() <= seeds || random.nextInt(4) == 0) {
-      return id(List.of());
-    }
-    return real.remove(seeds + random.nextInt(real.size() - seeds));
-  }
-
-  /** Mostly a well-formed path below the allowed root, else a hostile one. */
-  private String path() {
-    if (random.nextInt(4) == 0) {
-      return hostile.get(random.nextInt(hostile.size()));
-    }
-    return wellFormed.get(random.nextInt(wellFormed.size()));
-  }
-
-  private String hostileString() {
-    return switch (random.nextInt(12)) {
-      case 0 -> "";
-      case 1 -> "..";
-      case 2 -> "../../etc/passwd";
-      case 3 -> "/etc/passwd";
-      case 4 -> "x".repeat(1 + random.nextInt(20_000));
-      case 5 -> "a\u0000b";
-      case 6 -> "line\nbreak";
-      case 7 -> "ünïcødé-名前";
-      case 8 -> "vol-" + "a".repeat(20);
-      case 9 -> "snap-" + "0".repeat(20);
-      case 10 -> " spaced ";
-      default -> "%2e%2e%2fetc";
-    };
-  }
-
-  private Csi.CapacityRange range() {
-    if (random.nextInt(4) > 0) {
-      return Csi.CapacityRange.newBuilder()
-          .setRequiredBytes((16 + random.nextInt(16)) * MIB)
-          .build();
-    }
-    long[] sizes = {0, 1, -1, MIB, 16 * MIB, 64 * MIB, 1L << 40, Long.MAX_VALUE};
-    return Csi.CapacityRange.newBuilder()
-        .setRequiredBytes(sizes[random.nextInt(sizes.length)])
-        .setLimitBytes(sizes[random.nextInt(sizes.length)])
-        .build();
-  }
-
-  private Map<String, String> parameters() {
-    Map<String, String> parameters = new java.util.HashMap<>();
-    if (random.nextInt(4) > 0) {
-      return random.nextBoolean() ? parameters : Map.of("pool", "default");
-    }
-    if (random.nextBoolean()) {
-      parameters.put("pool", pick(() -> "default", this::hostileString));
-    }
-    if (random.nextBoolean()) {
-      parameters.put("fsType", fsType());
-    }
-    if (random.nextInt(4) == 0) {
-      parameters.put(hostileString(), hostileString());
-    }
-    return parameters;
-  }
-
-  private String fsType() {
-    String[] types = {"", "ext4", "xfs", "btrfs", "vfat", "../ext4", "ext4;rm -rf /", "EXT4"};
-    return types[random.nextInt(types.length)];
-  }
-
-  private void addCapabilities(java.util.function.Consumer<Csi.VolumeCapability> add) {
-    if (random.nextInt(4) > 0) {
-      add.accept(random.nextBoolean() ? Requests.mount("ext4") : block());
-      return;
-    }
-    int count = random.nextInt(3);
-    for (int i = 0; i < count; i++) {
-      Csi.VolumeCapability.Builder capability = Csi.VolumeCapability.newBuilder();
-      switch (random.nextInt(4)) {
-        case 0 -> capability.setBlock(Csi.VolumeCapability.BlockVolume.getDefaultInstance());
-        case 1 -> {
-          // neither block nor mount
-        }
-        default -> {
-          Csi.VolumeCapability.MountVolume.Builder mount =
-              Csi.VolumeCapability.MountVolume.newBuilder().setFsType(fsType());
-          String[][] flags = {
-            {},
-            {"ro"},
-            {"nosuid"},
-            {"exec", "suid"},
-            {"remount"},
-            {"bind"},
-            {"x=y"},
-            {"../"},
-            {"rw,exec"},
-            {"context=foo"}
-          };
-          for (String flag : flags[random.nextInt(flags.length)]) {
-            mount.addMountFlags(flag);
-          }
-          capability.setMount(mount);
-        }
-      }
-      if (random.nextInt(5) > 0) { // else no access mode at all
-        // 0 is UNKNOWN, 6 and 7 are not defined by the spec
-        capability.setAccessMode(
-            Csi.VolumeCapability.AccessMode.newBuilder().setModeValue(random.nextInt(8)));
-      }
-      add.accept(capability.build());
-    }
-  }
-
-  private Csi.VolumeContentSource contentSource() {
-    Csi.VolumeContentSource.Builder source = Csi.VolumeContentSource.newBuilder();
-    if (random.nextBoolean()) {
-      source.setSnapshot(
-          Csi.VolumeContentSource.SnapshotSource.newBuilder().setSnapshotId(id(snapshotIds)));
-    } else {
-      source.setVolume(
-          Csi.VolumeContentSource.VolumeSource.newBuilder().setVolumeId(id(volumeIds)));
-    }
-    return source.build();
-  }
-
-  private String pick(Supplier<String> usual, Supplier<String> hostile) {
-    return random.nextInt(3) == 0 ? hostile.get() : usual.get();
-  }
-
-  private static Csi.VolumeCapability block() {
-    return Csi.VolumeCapability.newBuilder()
-        .setBlock(Csi.VolumeCapability.BlockVolume.getDefaultInstance())
-        .setAccessMode(
-            Csi.VolumeCapability.AccessMode.newBuilder()
-                .setMode(Csi.VolumeCapability.AccessMode.Mode.SINGLE_NODE_WRITER))
-        .build();
   }
 
   /** Every path under the test's root outside the pool and the allowed root, with its size. */

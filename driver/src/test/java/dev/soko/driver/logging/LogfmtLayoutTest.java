@@ -45,4 +45,13 @@ class LogfmtLayoutTest {
         .contains("stack=\"");
     assertThat(line.indexOf('\n')).isEqualTo(line.length() - 1);
   }
+
+  /** A line separator that is not a control character still cannot split a log line. */
+  @Test
+  void unicodeLineSeparatorsAreEscaped() {
+    LoggingEvent event = event("name", null);
+    event.setKeyValuePairs(List.of(new KeyValuePair("volume", "a\u2028b\u2029c\u0001")));
+    assertThat(new LogfmtLayout().doLayout(event))
+        .endsWith(" volume=\"a\\u2028b\\u2029c\\u0001\"\n");
+  }
 }

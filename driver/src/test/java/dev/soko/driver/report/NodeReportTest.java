@@ -1,6 +1,7 @@
 package dev.soko.driver.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.soko.driver.pool.PoolReport;
 import dev.soko.driver.pool.PoolUsage;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
 
 class NodeReportTest {
   static final Instant NOW = Instant.parse("2026-12-01T12:00:00.123Z");
+  static final ReportIdentity ID = new ReportIdentity("soko", "node-1");
 
   static MetricsView.PoolRow row(String pool, int volumes) {
     return new MetricsView.PoolRow(
@@ -28,12 +30,14 @@ class NodeReportTest {
     verdicts.put("gpu", PoolVerdict.notSelected("node selector does not match"));
     MetricsView metrics = new MetricsView(List.of(row("fast", 3)), List.of());
 
-    String json = NodeReport.storageNode("node-1", "0.1.0", NOW, verdicts, metrics);
+    String json = NodeReport.storageNode(ID, "0.1.0", NOW, verdicts, metrics);
 
     assertThat(json)
         .isEqualTo(
             "{\"apiVersion\":\"soko.dev/v1alpha1\",\"kind\":\"StorageNode\","
-                + "\"metadata\":{\"name\":\"node-1\"},\"observedTime\":\"2026-12-01T12:00:00Z\","
+                + "\"metadata\":{\"name\":\"soko.node-1\",\"labels\":{"
+                + "\"soko.dev/storagecluster\":\"soko\",\"soko.dev/node\":\"node-1\"}},"
+                + "\"node\":\"node-1\",\"observedTime\":\"2026-12-01T12:00:00Z\","
                 + "\"driverVersion\":\"0.1.0\",\"ready\":1,\"refused\":1,\"volumes\":3,"
                 + "\"pools\":["
                 + "{\"name\":\"fast\",\"state\":\"Ready\",\"sizeBytes\":1000,\"usedBytes\":400,"
@@ -54,7 +58,7 @@ class NodeReportTest {
       rows.add(row("p" + i, 2));
     }
 
-    String json = NodeReport.storageNode("n", "v", NOW, verdicts, new MetricsView(rows, List.of()));
+    String json = NodeReport.storageNode(ID, "v", NOW, verdicts, new MetricsView(rows, List.of()));
 
     assertThat(json.split("\"state\":", -1)).hasSize(NodeReport.MAX_POOLS + 1);
     assertThat(json).contains("\"name\":\"p31\"").doesNotContain("\"name\":\"p32\"");
@@ -65,7 +69,7 @@ class NodeReportTest {
   void cutsLongMessagesToTheSchemasLimit() {
     Map<String, PoolVerdict> verdicts = Map.of("p", PoolVerdict.refused("%s", "x".repeat(5000)));
 
-    String json = NodeReport.storageNode("n", "v", NOW, verdicts, MetricsView.EMPTY);
+    String json = NodeReport.storageNode(ID, "v", NOW, verdicts, MetricsView.EMPTY);
 
     int start = json.indexOf("\"message\":\"") + 11;
     String message = json.substring(start, json.indexOf("\"}", start));
@@ -74,7 +78,7 @@ class NodeReportTest {
 
   @Test
   void theRefusedEventIsAWarningOnTheNodeInNamespaceDefault() {
-    String json = NodeReport.refusedEvent("node-1", "disk", "pool path /d is missing", NOW);
+    String json = NodeReport.refusedEvent(ID, "disk", "pool path /d is missing", NOW);
 
     assertThat(json)
         .isEqualTo(
@@ -83,10 +87,41 @@ class NodeReportTest {
                 + "\"involvedObject\":{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"name\":\"node-1\","
                 + "\"uid\":\"node-1\"},"
                 + "\"type\":\"Warning\",\"reason\":\"PoolRefused\","
-                + "\"message\":\"pool disk refused: pool path /d is missing\","
+                + "\"message\":\"pool disk of StorageCluster soko refused: pool path /d is missing\","
                 + "\"source\":{\"component\":\"soko-driver\",\"host\":\"node-1\"},"
                 + "\"reportingComponent\":\"soko-driver\",\"reportingInstance\":\"node-1\","
                 + "\"firstTimestamp\":\"2026-12-01T12:00:00Z\","
                 + "\"lastTimestamp\":\"2026-12-01T12:00:00Z\",\"count\":1}");
+  }
+
+  @Test
+  void twoStorageClustersOnOneNodeWriteTwoReports() {
+    var a = new ReportIdentity("soko", "node-1");
+    var b = new ReportIdentity("soko-fast", "node-1");
+
+    assertThat(a.name()).isEqualTo("soko.node-1");
+    assertThat(b.name()).isEqualTo("soko-fast.node-1");
+    // The longest parts give a name well within an object name's 253 characters.
+    String longest = "a".repeat(63);
+    assertThat(new ReportIdentity(longest, longest).name()).hasSize(127);
+  }
+
+  @Test
+  void anIdentityThatCannotNameAnObjectIsRefused() {
+    for (String bad : List.of("Node-1", "node_1", "-node", "a".repeat(64), "a..b", "")) {
+      assertThatThrownBy(() -> new ReportIdentity("soko", bad))
+          .as(bad)
+          .isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> new ReportIdentity(bad, "node-1"))
+          .as(bad)
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+
+  @Test
+  void theIdentityComesFromTheEnvironmentTheOperatorSets() {
+    assertThat(ReportIdentity.fromEnvironment(Map.of(), "node-1")).isEmpty();
+    assertThat(ReportIdentity.fromEnvironment(Map.of("SOKO_STORAGE_CLUSTER", "soko"), "node-1"))
+        .contains(ID);
   }
 }

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 class PoolReporterTest {
   static final Clock CLOCK = Clock.fixed(NodeReportTest.NOW, ZoneOffset.UTC);
   static final String APPLY_PATH =
-      "/apis/soko.dev/v1alpha1/storagenodes/node-1?fieldManager=soko-driver&force=true";
+      "/apis/soko.dev/v1alpha1/storagenodes/soko.node-1?fieldManager=soko-driver&force=true";
 
   @TempDir Path dir;
   ApiServerFake api;
@@ -45,7 +45,7 @@ class PoolReporterTest {
     reporter =
         new PoolReporter(
             api.client(dir, "sa-token"),
-            "node-1",
+            NodeReportTest.ID,
             "0.1.0",
             verdicts::get,
             () -> new MetricsView(List.of(NodeReportTest.row("fast", 2)), List.of()),
@@ -67,7 +67,7 @@ class PoolReporterTest {
     assertThat(r.body())
         .isEqualTo(
             NodeReport.storageNode(
-                "node-1",
+                NodeReportTest.ID,
                 "0.1.0",
                 CLOCK.instant(),
                 Map.of("fast", PoolVerdict.READY),
@@ -98,7 +98,8 @@ class PoolReporterTest {
     assertThat(event.contentType()).isEqualTo("application/json");
     assertThat(event.body())
         .contains("\"reason\":\"PoolRefused\"")
-        .contains("\"message\":\"pool fast refused: pool path /p is missing\"");
+        .contains(
+            "\"message\":\"pool fast of StorageCluster soko refused: pool path /p is missing\"");
     List<ApiServerFake.Request> after = all.subList(all.indexOf(event) + 1, all.size());
     assertThat(after).as("the StorageNode follows the event").isNotEmpty();
     assertThat(after).allSatisfy(q -> assertThat(q.uri()).isEqualTo(APPLY_PATH));

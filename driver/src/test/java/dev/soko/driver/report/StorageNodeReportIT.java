@@ -195,7 +195,7 @@ class StorageNodeReportIT {
     PoolReporter reporter =
         new PoolReporter(
             driverClient(),
-            "node-1",
+            new ReportIdentity("soko", "node-1"),
             "0.1.0",
             () -> verdicts,
             () ->
@@ -227,11 +227,15 @@ class StorageNodeReportIT {
     GenericKubernetesResource node =
         admin
             .genericKubernetesResources("soko.dev/v1alpha1", "StorageNode")
-            .withName("node-1")
+            .withName("soko.node-1")
             .get();
-    assertThat(node).as("StorageNode node-1 was created").isNotNull();
+    assertThat(node).as("StorageNode soko.node-1 was created").isNotNull();
+    assertThat(node.getMetadata().getLabels())
+        .containsEntry("soko.dev/storagecluster", "soko")
+        .containsEntry("soko.dev/node", "node-1");
     Map<String, Object> fields = node.getAdditionalProperties();
     assertThat(fields)
+        .containsEntry("node", "node-1")
         .containsEntry("ready", 1)
         .containsEntry("refused", 1)
         .containsEntry("volumes", 3);
@@ -266,26 +270,38 @@ class StorageNodeReportIT {
     assertThat(event.getInvolvedObject().getKind()).isEqualTo("Node");
     assertThat(event.getInvolvedObject().getName()).isEqualTo("node-1");
     assertThat(event.getMessage())
-        .isEqualTo("pool disk refused: pool path /mnt/disk is not a mount point");
+        .isEqualTo(
+            "pool disk of StorageCluster soko refused: pool path /mnt/disk is not a mount point");
+    // The node field is selectable: kubectl get stn --field-selector node=node-1.
+    assertThat(
+            admin
+                .genericKubernetesResources("soko.dev/v1alpha1", "StorageNode")
+                .withField("node", "node-1")
+                .list()
+                .getItems())
+        .extracting(o -> o.getMetadata().getName())
+        .containsExactly("soko.node-1");
   }
 
   @Test
-  void theSchemaRefusesAPoolStateItDoesNotKnowAndARefusalWithoutAMessage() {
-    for (String pool :
+  void theSchemaRefusesAPoolStateItDoesNotKnowARefusalWithoutAMessageAndNoNode() {
+    for (String fields :
         List.of(
-            "{\"name\":\"p\",\"state\":\"Broken\"}", "{\"name\":\"p\",\"state\":\"Refused\"}")) {
+            "\"node\":\"n\",\"pools\":[{\"name\":\"p\",\"state\":\"Broken\"}]",
+            "\"node\":\"n\",\"pools\":[{\"name\":\"p\",\"state\":\"Refused\"}]",
+            "\"pools\":[{\"name\":\"p\",\"state\":\"Ready\"}]")) {
       String body =
           "{\"apiVersion\":\"soko.dev/v1alpha1\",\"kind\":\"StorageNode\","
-              + "\"metadata\":{\"name\":\"bad\"},\"pools\":["
-              + pool
-              + "]}";
+              + "\"metadata\":{\"name\":\"bad\"},"
+              + fields
+              + "}";
       assertThatThrownBy(
               () ->
                   admin
                       .genericKubernetesResources("soko.dev/v1alpha1", "StorageNode")
                       .load(new java.io.ByteArrayInputStream(body.getBytes()))
                       .create())
-          .as(pool)
+          .as(fields)
           .hasMessageContaining("Invalid");
     }
   }

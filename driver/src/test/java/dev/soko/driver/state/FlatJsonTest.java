@@ -15,9 +15,19 @@ class FlatJsonTest {
     fields.put("plain", "value");
     fields.put("quotes", "say \"hi\" \\ back/slash");
     fields.put("control", "tab\tnew\nline\r\u0001");
-    fields.put("unicode", "倉庫 ü");
+    fields.put("unicode", "倉庫 ü \u2028");
     fields.put("", "");
     assertThat(FlatJson.parse(FlatJson.write(fields))).containsExactlyEntriesOf(fields);
+  }
+
+  /** The layout of every record file on disk: drivers before and after read the same bytes. */
+  @Test
+  void writesOneFieldALineInTheOrderGiven() {
+    Map<String, String> fields = new LinkedHashMap<>();
+    fields.put("kind", "volume");
+    fields.put("id", "v-1");
+    assertThat(FlatJson.write(fields))
+        .isEqualTo("{\n  \"kind\": \"volume\",\n  \"id\": \"v-1\"\n}\n");
   }
 
   @Test

@@ -11,9 +11,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Volumes' loop devices do direct I/O with the pool's block size (4 KiB on the XFS pool), and a
@@ -21,19 +20,7 @@ import org.junit.jupiter.api.Test;
  * its data: its device gets the block size its superblock allows. Real loop devices and mounts.
  */
 class DirectIoIT {
-  static HostFixture host;
-
-  @BeforeAll
-  static void setUp() throws Exception {
-    host = new HostFixture();
-  }
-
-  @AfterAll
-  static void tearDown() throws Exception {
-    if (host != null) {
-      host.close();
-    }
-  }
+  @RegisterExtension static final HostFixture host = new HostFixture();
 
   private static Path staging(String name) {
     return host.kubelet.resolve("plugins/csi.soko.dev/staging/" + name);

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Space goes back to the pool: data written in a volume allocates blocks of its image file, and a
@@ -24,11 +25,11 @@ import org.junit.jupiter.api.Test;
  */
 class DiscardIT {
   private static final long WRITTEN = 128 * MIB;
+  @RegisterExtension static final HostFixture host = new HostFixture();
 
   @Test
   void fstrimInAVolumeGivesTheDeletedDataBackToThePool() throws Exception {
-    try (HostFixture host = new HostFixture();
-        LocalVolumeManager engine = host.open()) {
+    try (LocalVolumeManager engine = host.open()) {
       ImageFiles files = new ImageFiles(host.exec, false);
       List<Path> dirs = List.of(host.xfsPool.resolve("images"), host.xfsPool.resolve("snapshots"));
       for (String fsType : List.of("ext4", "xfs")) {

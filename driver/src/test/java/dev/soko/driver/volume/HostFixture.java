@@ -10,6 +10,7 @@ import dev.soko.driver.mount.Losetup;
 import dev.soko.driver.mount.MountEntry;
 import dev.soko.driver.mount.MountInfo;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,36 +18,85 @@ import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Real loop devices and mounts for integration tests, all under one temp directory: an XFS pool on
  * its own loop device (reflink-capable) and a pool on the host filesystem (sparse copies). {@link
  * #close} unmounts everything below the directory and detaches every loop device backed by a file
- * below it, whatever state a failed test left.
+ * below it, whatever state a failed test (or a failed set-up) left.
+ *
+ * <p>A JUnit extension, so that each test class states only how long it wants the host: on a static
+ * field ({@code @RegisterExtension static final HostFixture host = new HostFixture()}) it is set up
+ * once for the class; on an instance field, afresh for each test (JUnit calls only the per-test
+ * callbacks of an extension held in an instance field).
  */
-final class HostFixture implements AutoCloseable {
+final class HostFixture
+    implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
   static final long MIB = 1L << 20;
+  private static final String XFS_BACKING = "xfs-backing.img";
 
   final Exec exec = new ProcessExec();
-  final Path base;
-  final Path kubelet;
-  final Path xfsPool;
-  final Path hostPool;
+  // Set by setUp(), before any test of the scope runs.
+  Path base;
+  Path kubelet;
+  Path xfsPool;
+  Path hostPool;
+  private boolean forTheClass;
 
-  HostFixture() throws IOException {
+  @Override
+  public void beforeAll(ExtensionContext context) throws IOException {
+    forTheClass = true;
+    setUp();
+  }
+
+  @Override
+  public void afterAll(ExtensionContext context) throws IOException {
+    close();
+  }
+
+  @Override
+  public void beforeEach(ExtensionContext context) throws IOException {
+    if (!forTheClass) {
+      setUp();
+    }
+  }
+
+  @Override
+  public void afterEach(ExtensionContext context) throws IOException {
+    if (!forTheClass) {
+      close();
+    }
+  }
+
+  private void setUp() throws IOException {
     requireRootWithLoopDevices();
     base = Files.createTempDirectory("soko-it-");
     kubelet = Files.createDirectories(base.resolve("kubelet"));
     hostPool = Files.createDirectories(base.resolve("host-pool"));
-    Path backing = base.resolve("xfs-backing.img");
-    Path mountPoint = Files.createDirectories(base.resolve("xfs"));
-    try (var file = new java.io.RandomAccessFile(backing.toFile(), "rw")) {
-      file.setLength(2048 * MIB);
-    }
-    exec.check(List.of("mkfs.xfs", "-q", backing.toString()), Exec.LONG);
-    String device = new Losetup().attach(backing);
-    exec.check("mount", "-t", "xfs", device, mountPoint.toString());
+    Path mountPoint = mountNewXfs(base.resolve(XFS_BACKING), 2048 * MIB, base.resolve("xfs"));
     xfsPool = Files.createDirectories(mountPoint.resolve("pool"));
+  }
+
+  /**
+   * A new XFS filesystem with reflink in a sparse file of {@code bytes} at {@code image}, attached
+   * to a loop device and mounted at {@code mountPoint} (made if missing); {@link #close} takes it
+   * down again when both lie below {@link #base}. Returns the mount point.
+   */
+  Path mountNewXfs(Path image, long bytes, Path mountPoint) throws IOException {
+    try (RandomAccessFile file = new RandomAccessFile(image.toFile(), "rw")) {
+      file.setLength(bytes);
+    }
+    // reflink=1 is mkfs.xfs's default since xfsprogs 5.1; said here because the tests rely on it.
+    sh("mkfs.xfs", "-q", "-m", "reflink=1", image.toString());
+    Files.createDirectories(mountPoint);
+    sh("mount", "-t", "xfs", new Losetup().attach(image), mountPoint.toString());
+    return mountPoint;
   }
 
   /** Fails (never skips) when the host cannot give us loop devices: that is a broken CI runner. */
@@ -113,14 +163,17 @@ final class HostFixture implements AutoCloseable {
             .toList();
   }
 
-  @Override
-  public void close() throws IOException {
+  /** Takes down everything below {@link #base}; fails when something could not be. */
+  void close() throws IOException {
+    if (base == null) {
+      return; // set-up failed before it made anything
+    }
     List<String> problems = new ArrayList<>();
-    Path xfsMount = xfsPool.getParent();
+    Path xfsMount = base.resolve("xfs");
     // Volume mounts first (deepest and most recent first, so stacked mounts come off), then the
     // volumes' loop devices, then the XFS pool's mount and finally its own loop device.
     unmountAll(m -> !m.mountPoint().equals(xfsMount), problems);
-    detachAll(l -> !l.getFileName().toString().equals("xfs-backing.img"));
+    detachAll(l -> !l.getFileName().toString().equals(XFS_BACKING));
     unmountAll(m -> true, problems);
     detachAll(l -> true);
     if (problems.isEmpty() && loopsBelowBase().isEmpty()) {
@@ -131,7 +184,7 @@ final class HostFixture implements AutoCloseable {
     }
   }
 
-  private void unmountAll(java.util.function.Predicate<MountEntry> which, List<String> problems) {
+  private void unmountAll(Predicate<MountEntry> which, List<String> problems) {
     List<MountEntry> mounts = new ArrayList<>(mountsBelowBase());
     mounts.removeIf(which.negate());
     mounts.sort(
@@ -146,7 +199,7 @@ final class HostFixture implements AutoCloseable {
     }
   }
 
-  private void detachAll(java.util.function.Predicate<Path> backingFile) {
+  private void detachAll(Predicate<Path> backingFile) {
     for (var loop : new Losetup().list()) {
       if (loop.backingFile().startsWith(base) && backingFile.test(loop.backingFile())) {
         exec.run(List.of("losetup", "--detach", loop.device()), Exec.SHORT);

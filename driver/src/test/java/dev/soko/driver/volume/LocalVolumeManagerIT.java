@@ -20,25 +20,12 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The engine on real loop devices, filesystems and mounts (needs root; fails without it). */
 class LocalVolumeManagerIT {
-  static HostFixture host;
-
-  @BeforeAll
-  static void setUp() throws Exception {
-    host = new HostFixture();
-  }
-
-  @AfterAll
-  static void tearDown() throws Exception {
-    if (host != null) {
-      host.close();
-    }
-  }
+  @RegisterExtension static final HostFixture host = new HostFixture();
 
   private static VolumeRequest fs(String name, String pool, String fsType, long bytes) {
     return new VolumeRequest(

@@ -15,9 +15,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A pool that claims 8 GiB on a 2 GiB XFS filesystem (a real loop device): logically it has room,
@@ -26,19 +25,7 @@ import org.junit.jupiter.api.Test;
  */
 class PhysicalCapacityIT {
   private static final long GIB = 1024 * MIB;
-  static HostFixture host;
-
-  @BeforeAll
-  static void setUp() throws Exception {
-    host = new HostFixture();
-  }
-
-  @AfterAll
-  static void tearDown() throws Exception {
-    if (host != null) {
-      host.close();
-    }
-  }
+  @RegisterExtension static final HostFixture host = new HostFixture();
 
   private static VolumeRequest block(String name, long bytes) {
     return new VolumeRequest(

@@ -6,7 +6,7 @@ import dev.soko.driver.model.AccessType;
 import dev.soko.driver.model.ContentSource;
 import dev.soko.driver.model.Volume;
 import dev.soko.driver.mount.Losetup;
-import java.io.RandomAccessFile;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Power cuts, where {@link CrashConsistencyIT} only kills the process: a kill leaves the page
@@ -33,137 +34,142 @@ import org.junit.jupiter.api.Test;
 class PowerLossIT {
   private static final int CUTS = 8;
 
+  /** A new fixture for each test: a power cut's leftovers must not meet the next test. */
+  @RegisterExtension final HostFixture host = new HostFixture();
+
   /** A power cut: the disk as it was between two offsets of the client's log. */
   private record Cut(Path image, long logBefore, long logAfter) {}
 
   @Test
   void aPowerCutLosesNothingAnsweredAndLeaksNothing() throws Exception {
-    try (HostFixture host = new HostFixture()) {
-      Path outer = host.xfsPool.getParent();
-      Path disk = outer.resolve("disk.img");
-      try (RandomAccessFile file = new RandomAccessFile(disk.toFile(), "rw")) {
-        file.setLength(1024 * HostFixture.MIB);
-      }
-      host.sh("mkfs.xfs", "-q", "-m", "reflink=1", disk.toString());
-      Path live = Files.createDirectories(host.base.resolve("live"));
-      host.sh("mount", "-t", "xfs", new Losetup().attach(disk), live.toString());
-      Path log = host.base.resolve("client.log");
+    Path live = mountLiveDisk();
+    Path log = host.base.resolve("client.log");
 
-      List<Cut> cuts = new ArrayList<>();
-      Process workload = startWorkload(live.resolve("pool"), log, host.base);
-      try {
-        Random random = new Random(1009);
-        Thread.sleep(1500); // past the JVM's start, so that most cuts land among operations
-        for (int i = 0; i < CUTS; i++) {
-          Thread.sleep(100 + random.nextInt(300));
-          long before = Files.size(log);
-          Path image = outer.resolve("cut-" + i + ".img");
-          host.sh("cp", "--reflink=always", disk.toString(), image.toString());
-          cuts.add(new Cut(image, before, Files.size(log)));
-        }
-        assertThat(workload.isAlive()).as("the workload ran through every cut").isTrue();
-      } finally {
-        workload.destroyForcibly();
-        assertThat(workload.waitFor(10, TimeUnit.SECONDS)).isTrue();
+    List<Cut> cuts = new ArrayList<>();
+    Process workload = startWorkload(live.resolve("pool"), log, host.base);
+    try {
+      Random random = new Random(1009);
+      Thread.sleep(1500); // past the JVM's start, so that most cuts land among operations
+      for (int i = 0; i < CUTS; i++) {
+        Thread.sleep(100 + random.nextInt(300));
+        long before = Files.size(log);
+        Path image = cutPower(i);
+        cuts.add(new Cut(image, before, Files.size(log)));
       }
-
-      ClientLog told = ClientLog.parse(Files.readString(log));
-      int acknowledged = 0;
-      for (int i = 0; i < cuts.size(); i++) {
-        Cut cut = cuts.get(i);
-        ClientLog.Expectations expected = told.between(cut.logBefore(), cut.logAfter());
-        acknowledged = expected.acknowledged;
-        Path mountPoint = Files.createDirectories(host.base.resolve("cut-" + i));
-        Losetup loops = new Losetup();
-        String device = loops.attach(cut.image());
-        // nouuid: the clone has the live filesystem's UUID, and that one is still mounted.
-        host.sh("mount", "-t", "xfs", "-o", "nouuid", device, mountPoint.toString());
-        // The pool's directory is the admin's, not the driver's: a cut taken before the workload's
-        // mkdir reached the disk holds no pool yet, and no acknowledged volume either.
-        Path pool = Files.createDirectories(mountPoint.resolve("pool"));
-        try (LocalVolumeManager engine =
-            LocalVolumeManager.open(CrashWorkload.engineConfig(pool, host.base))) {
-          CrashAudit.verify(engine, pool, expected);
-        }
-        host.sh("umount", mountPoint.toString());
-        loops.detach(device);
-        Files.delete(cut.image());
-      }
-      assertThat(acknowledged).as("operations answered before the last cut").isGreaterThan(20);
+      assertThat(workload.isAlive()).as("the workload ran through every cut").isTrue();
+    } finally {
+      workload.destroyForcibly();
+      assertThat(workload.waitFor(10, TimeUnit.SECONDS)).isTrue();
     }
+
+    ClientLog told = ClientLog.parse(Files.readString(log));
+    int acknowledged = 0;
+    for (int i = 0; i < cuts.size(); i++) {
+      Cut cut = cuts.get(i);
+      ClientLog.Expectations expected = told.between(cut.logBefore(), cut.logAfter());
+      acknowledged = expected.acknowledged;
+      Path mountPoint = host.base.resolve("cut-" + i);
+      String device = bootClone(cut.image(), mountPoint);
+      // The pool's directory is the admin's, not the driver's: a cut taken before the workload's
+      // mkdir reached the disk holds no pool yet, and no acknowledged volume either.
+      Path pool = Files.createDirectories(mountPoint.resolve("pool"));
+      try (LocalVolumeManager engine =
+          LocalVolumeManager.open(CrashWorkload.engineConfig(pool, host.base))) {
+        CrashAudit.verify(engine, pool, expected);
+      }
+      host.sh("umount", mountPoint.toString());
+      new Losetup().detach(device);
+      Files.delete(cut.image());
+    }
+    assertThat(acknowledged).as("operations answered before the last cut").isGreaterThan(20);
   }
 
   @Test
   void dataAnApplicationFsyncedInAVolumeSurvivesAPowerCut() throws Exception {
-    try (HostFixture host = new HostFixture()) {
-      Path outer = host.xfsPool.getParent();
-      Path disk = outer.resolve("disk.img");
-      try (RandomAccessFile file = new RandomAccessFile(disk.toFile(), "rw")) {
-        file.setLength(1024 * HostFixture.MIB);
-      }
-      host.sh("mkfs.xfs", "-q", "-m", "reflink=1", disk.toString());
-      Path live = Files.createDirectories(host.base.resolve("live"));
-      host.sh("mount", "-t", "xfs", new Losetup().attach(disk), live.toString());
-      // The pool is a directory on the mounted disk; the driver refuses to create one itself.
-      Files.createDirectories(live.resolve("pool"));
-      Path staging = host.base.resolve("staging");
-      Path target = host.base.resolve("target");
-      List<Cut> cuts = new ArrayList<>();
-      String volumeId;
-      Path pool = Files.createDirectories(live.resolve("pool")); // the admin's, as in a cluster
-      try (LocalVolumeManager engine =
-          LocalVolumeManager.open(CrashWorkload.engineConfig(pool, host.base))) {
-        Volume volume =
-            engine.createVolume(
-                new VolumeRequest(
-                    "app",
-                    256 * HostFixture.MIB,
-                    0,
-                    "",
-                    AccessType.FILESYSTEM,
-                    "ext4",
-                    ContentSource.EMPTY,
-                    Map.of()));
-        volumeId = volume.id();
-        engine.stage(new StageRequest(volumeId, staging, AccessType.FILESYSTEM, "", List.of()));
-        engine.publish(
-            new PublishRequest(volumeId, staging, target, false, AccessType.FILESYSTEM, List.of()));
-        try (AppendingWriter writer = new AppendingWriter(target.resolve("records"))) {
-          Random random = new Random(2003);
-          Thread.sleep(200);
-          for (int i = 0; i < CUTS; i++) {
-            Thread.sleep(100 + random.nextInt(300));
-            long synced = writer.synced();
-            Path image = outer.resolve("cut-" + i + ".img");
-            host.sh("cp", "--reflink=always", disk.toString(), image.toString());
-            cuts.add(new Cut(image, synced, 0));
-          }
+    Path live = mountLiveDisk();
+    Path staging = host.base.resolve("staging");
+    Path target = host.base.resolve("target");
+    List<Cut> cuts = new ArrayList<>();
+    String volumeId;
+    // The pool is a directory on the mounted disk, the admin's as in a cluster: the driver refuses
+    // to create one itself.
+    Path pool = Files.createDirectories(live.resolve("pool"));
+    try (LocalVolumeManager engine =
+        LocalVolumeManager.open(CrashWorkload.engineConfig(pool, host.base))) {
+      Volume volume =
+          engine.createVolume(
+              new VolumeRequest(
+                  "app",
+                  256 * HostFixture.MIB,
+                  0,
+                  "",
+                  AccessType.FILESYSTEM,
+                  "ext4",
+                  ContentSource.EMPTY,
+                  Map.of()));
+      volumeId = volume.id();
+      engine.stage(new StageRequest(volumeId, staging, AccessType.FILESYSTEM, "", List.of()));
+      engine.publish(
+          new PublishRequest(volumeId, staging, target, false, AccessType.FILESYSTEM, List.of()));
+      try (AppendingWriter writer = new AppendingWriter(target.resolve("records"))) {
+        Random random = new Random(2003);
+        Thread.sleep(200);
+        for (int i = 0; i < CUTS; i++) {
+          Thread.sleep(100 + random.nextInt(300));
+          long synced = writer.synced();
+          cuts.add(new Cut(cutPower(i), synced, 0));
         }
-        engine.unpublish(volumeId, target);
-        engine.unstage(volumeId, staging);
       }
-      for (int i = 0; i < cuts.size(); i++) {
-        Cut cut = cuts.get(i);
-        assertThat(cut.logBefore()).as("records synced before cut " + i).isGreaterThan(0);
-        assertThat(recordsAfterPowerCut(host, cut.image(), volumeId, i))
-            .as("cut %d: records present in a row from the start", i)
-            .isGreaterThanOrEqualTo(cut.logBefore());
-        Files.delete(cut.image());
-      }
+      engine.unpublish(volumeId, target);
+      engine.unstage(volumeId, staging);
     }
+    for (int i = 0; i < cuts.size(); i++) {
+      Cut cut = cuts.get(i);
+      assertThat(cut.logBefore()).as("records synced before cut " + i).isGreaterThan(0);
+      assertThat(recordsAfterPowerCut(cut.image(), volumeId, i))
+          .as("cut %d: records present in a row from the start", i)
+          .isGreaterThanOrEqualTo(cut.logBefore());
+      Files.delete(cut.image());
+    }
+  }
+
+  /**
+   * The pool's own disk, an image on the fixture's reflink-capable XFS so that it can be cloned.
+   */
+  private Path disk() {
+    return host.xfsPool.getParent().resolve("disk.img");
+  }
+
+  /** Makes and mounts the disk; returns where it is mounted. */
+  private Path mountLiveDisk() throws IOException {
+    return host.mountNewXfs(disk(), 1024 * HostFixture.MIB, host.base.resolve("live"));
+  }
+
+  /** Cut number {@code i}: a clone of the disk as it is now; returns the clone's image. */
+  private Path cutPower(int i) {
+    Path image = disk().resolveSibling("cut-" + i + ".img");
+    host.sh("cp", "--reflink=always", disk().toString(), image.toString());
+    return image;
+  }
+
+  /** Mounts a clone at {@code mountPoint} (XFS replays its log); returns its loop device. */
+  private String bootClone(Path image, Path mountPoint) throws IOException {
+    Files.createDirectories(mountPoint);
+    String device = new Losetup().attach(image);
+    // nouuid: the clone has the live filesystem's UUID, and that one is still mounted.
+    host.sh("mount", "-t", "xfs", "-o", "nouuid", device, mountPoint.toString());
+    return device;
   }
 
   /**
    * Boots a clone of the pool's disk as after a power cut (both XFS and the volume's ext4 replay
    * their logs) and counts the intact records at the start of the application's file.
    */
-  private static long recordsAfterPowerCut(HostFixture host, Path disk, String volumeId, int i)
-      throws Exception {
+  private long recordsAfterPowerCut(Path disk, String volumeId, int i) throws Exception {
     Losetup loops = new Losetup();
-    Path pool = Files.createDirectories(host.base.resolve("cut-pool-" + i));
+    Path pool = host.base.resolve("cut-pool-" + i);
     Path volume = Files.createDirectories(host.base.resolve("cut-volume-" + i));
-    String poolDevice = loops.attach(disk);
-    host.sh("mount", "-t", "xfs", "-o", "nouuid", poolDevice, pool.toString());
+    String poolDevice = bootClone(disk, pool);
     String volumeDevice = loops.attach(pool.resolve("pool/images/" + volumeId + ".img"));
     try {
       host.sh("mount", "-t", "ext4", volumeDevice, volume.toString());

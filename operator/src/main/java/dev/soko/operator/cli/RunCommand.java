@@ -57,6 +57,16 @@ public final class RunCommand implements Callable<Integer> {
               + " ${DEFAULT-VALUE})")
   Duration resyncInterval;
 
+  @Option(
+      names = "--rollout-deadline",
+      defaultValue = "10m",
+      converter = DurationConverter.class,
+      description =
+          "A node plugin rollout whose nodes do not serve and whose counts have not moved for this"
+              + " long makes the StorageCluster Degraded (RolloutStalled), as a Deployment's"
+              + " progressDeadlineSeconds does (default: ${DEFAULT-VALUE})")
+  Duration rolloutDeadline;
+
   @Override
   public Integer call() throws Exception {
     Config config =
@@ -71,10 +81,9 @@ public final class RunCommand implements Callable<Integer> {
             Integer.parseInt(healthAddress.substring(colon + 1)));
     CountDownLatch stopped = new CountDownLatch(1);
     try (SokoOperator operator =
-            new SokoOperator(config, lease, null, imageRegistry, resyncInterval);
+            new SokoOperator(config, lease, null, imageRegistry, resyncInterval, rolloutDeadline);
         HealthServer health =
-            new HealthServer(
-                address, operator::isRunning, operator::isHealthy, operator.registry())) {
+            new HealthServer(address, operator::isRunning, operator::isHealthy, operator::scrape)) {
       Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown, "soko-shutdown"));
       operator.start();
       System.err.println("soko-operator started; health on port " + health.port());

@@ -6,6 +6,7 @@ import dev.soko.api.v1alpha1.PoolSpec;
 import dev.soko.api.v1alpha1.StorageClusterSpec;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMount;
@@ -24,6 +25,12 @@ import java.util.stream.Collectors;
  * node-driver-registrar and livenessprobe ({@link KubeletRegistration}).
  */
 final class NodeDaemonSet {
+  /**
+   * Tells the driver its StorageCluster, which names and labels the node's StorageNode report (two
+   * installations may share a node) and by which the operator selects its own reports.
+   */
+  static final String STORAGE_CLUSTER_ENV = "SOKO_STORAGE_CLUSTER";
+
   private NodeDaemonSet() {}
 
   /**
@@ -43,7 +50,7 @@ final class NodeDaemonSet {
     String socketOnHost = pluginDir + "/csi.sock";
 
     List<Container> containers = new ArrayList<>();
-    containers.add(driver(spec, images, node, kubeletDir, socketOnHost));
+    containers.add(driver(n, spec, images, node, kubeletDir, socketOnHost));
     containers.add(provisioner(spec, images, row, node));
     if (snapshots) {
       containers.add(snapshotter(spec, images, row, node));
@@ -94,6 +101,7 @@ final class NodeDaemonSet {
   }
 
   private static Container driver(
+      Names n,
       StorageClusterSpec spec,
       ResolvedImages images,
       NodePluginSpec node,
@@ -134,7 +142,9 @@ final class NodeDaemonSet {
         .withImage(images.get(Component.DRIVER))
         .withImagePullPolicy(Containers.pullPolicy(spec))
         .withArgs(args)
-        .withEnv(Containers.fieldEnv("NODE_NAME", "spec.nodeName"))
+        .withEnv(
+            Containers.fieldEnv("NODE_NAME", "spec.nodeName"),
+            new EnvVarBuilder().withName(STORAGE_CLUSTER_ENV).withValue(n.cluster()).build())
         .withResources(Containers.resources(node, Component.DRIVER, spec))
         .withNewSecurityContext()
         .withPrivileged(true)

@@ -6,9 +6,6 @@ import dev.soko.api.v1alpha1.StorageCluster;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.javaoperatorsdk.operator.api.reconciler.BaseControl;
-import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
-import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -38,15 +35,12 @@ public final class NodeLoss {
     void record(StorageCluster sc, String reason, String message);
   }
 
-  /** The report for status.orphanedVolumes (null: none) and when to reconcile again. */
-  public record Outcome(OrphanedVolumes report, Duration next) {
-    /** The control with a reschedule when a deletion is pending. */
-    public <C extends BaseControl<C>> C reschedule(C control) {
-      return next == null ? control : control.rescheduleAfter(next);
-    }
-  }
+  /**
+   * The report for status.orphanedVolumes (null: none) and when to reconcile again (null: no
+   * deletion pending).
+   */
+  public record Outcome(OrphanedVolumes report, Duration next) {}
 
-  private final NodeLossSources sources = new NodeLossSources();
   private final VolumeMarks marks;
   private final Events events;
   private final Supplier<Instant> clock;
@@ -67,17 +61,10 @@ public final class NodeLoss {
     this.clock = clock;
   }
 
-  /** The Node and PV informers; the reconciler adds them to its event sources. */
-  public List<EventSource<?, StorageCluster>> eventSources(
-      EventSourceContext<StorageCluster> context) {
-    return sources.create(context);
-  }
-
-  public Outcome reconcile(StorageCluster sc) {
-    return reconcile(sc, sources);
-  }
-
-  Outcome reconcile(StorageCluster sc, Inventory inventory) {
+  /**
+   * @param inventory the Nodes and PVs, from the operator's informers
+   */
+  public Outcome reconcile(StorageCluster sc, Inventory inventory) {
     String name = sc.getMetadata().getName();
     String driver = sc.getSpec().getDriver().getName();
     Set<String> nodes = inventory.nodeNames();

@@ -9,18 +9,21 @@ import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeSpec;
 import java.util.Map;
 
-/** The parts of Nodes and PersistentVolumes that node-loss handling reads; nothing else. */
-final class Slim {
+/**
+ * The parts of Nodes and PersistentVolumes that node-loss handling and the uninstall check read;
+ * nothing else. The registry's informers cache these copies.
+ */
+public final class Slim {
   private Slim() {}
 
-  static Node node(Node node) {
+  public static Node node(Node node) {
     return new NodeBuilder().withMetadata(identity(node.getMetadata()).build()).build();
   }
 
   /**
    * CSI PVs keep driver, claim, affinity, reclaim policy, finalizers and the mark; others a name.
    */
-  static PersistentVolume volume(PersistentVolume pv) {
+  public static PersistentVolume volume(PersistentVolume pv) {
     ObjectMetaBuilder meta = identity(pv.getMetadata());
     PersistentVolumeSpec spec = pv.getSpec();
     if (spec == null || spec.getCsi() == null) {
@@ -46,6 +49,13 @@ final class Slim {
         .withPersistentVolumeReclaimPolicy(spec.getPersistentVolumeReclaimPolicy())
         .endSpec()
         .build();
+  }
+
+  /** The CSI driver that provisioned the PV; null for a PV of no CSI driver. */
+  public static String driver(PersistentVolume pv) {
+    return pv.getSpec() == null || pv.getSpec().getCsi() == null
+        ? null
+        : pv.getSpec().getCsi().getDriver();
   }
 
   private static ObjectMetaBuilder identity(ObjectMeta m) {

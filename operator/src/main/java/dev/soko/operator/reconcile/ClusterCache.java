@@ -16,6 +16,11 @@ interface ClusterCache {
   /** Cached objects of a kind that match; empty when the kind is not watched (yet). */
   List<HasMetadata> list(Kind kind, Predicate<HasMetadata> filter);
 
+  /**
+   * Cached objects of a kind whose registry index ({@link Kind.Watch#index}) maps to {@code key}.
+   */
+  List<HasMetadata> indexed(Kind kind, String key);
+
   /** Whether objects of the kind are cached (an optional kind's informer may not run yet). */
   boolean watches(Kind kind);
 

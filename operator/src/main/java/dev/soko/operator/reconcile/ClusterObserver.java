@@ -1,6 +1,7 @@
 package dev.soko.operator.reconcile;
 
 import dev.soko.api.v1alpha1.StorageCluster;
+import dev.soko.api.v1alpha1.StorageNode;
 import dev.soko.operator.model.ClusterFacts;
 import dev.soko.operator.model.KubernetesVersion;
 import dev.soko.operator.model.Names;
@@ -8,7 +9,6 @@ import dev.soko.operator.model.OperandNamespace;
 import dev.soko.operator.model.VersionsTable;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
-import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -17,6 +17,7 @@ import io.fabric8.kubernetes.api.model.storage.CSINode;
 import io.fabric8.kubernetes.api.model.storage.CSIStorageCapacity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -27,9 +28,8 @@ import java.util.stream.Collectors;
 
 /**
  * Reads (never writes) what the reconciler and the status need: from the informers' caches, and
- * discovery and the server version kept until the next resync. Only two reads go to the API server:
- * a namespace the caches do not hold (someone else's, or none yet) and, on uninstall, the
- * PersistentVolumes.
+ * discovery and the server version kept until the next resync. Only one read goes to the API
+ * server: a namespace the caches do not hold (someone else's, or none yet).
  */
 public final class ClusterObserver {
   static final String DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class";
@@ -127,13 +127,10 @@ public final class ClusterObserver {
     return cache.get(KindRegistry.CSI_DRIVER, null, name).map(CSIDriver.class::cast).orElse(null);
   }
 
-  /** Names of PersistentVolumes provisioned by the driver (uninstall only: not cached). */
-  List<String> volumesOf(String driverName) {
-    return client.persistentVolumes().list().getItems().stream()
-        .filter(pv -> pv.getSpec() != null && pv.getSpec().getCsi() != null)
-        .filter(pv -> driverName.equals(pv.getSpec().getCsi().getDriver()))
-        .map(PersistentVolume::getMetadata)
-        .map(m -> m.getName())
+  /** Names of PersistentVolumes provisioned by the driver, from the registry's PV informer. */
+  static List<String> volumesOf(String driverName, ClusterCache cache) {
+    return cache.indexed(KindRegistry.PERSISTENT_VOLUME, driverName).stream()
+        .map(pv -> pv.getMetadata().getName())
         .sorted()
         .toList();
   }
@@ -148,6 +145,7 @@ public final class ClusterObserver {
       Deployment deployment,
       Set<String> registeredNodes,
       List<Pod> nodePods,
+      List<Pod> controllerPods,
       List<CSIStorageCapacity> capacities) {}
 
   Workloads workloads(Names names, String driverName, ClusterCache cache) {
@@ -165,18 +163,8 @@ public final class ClusterObserver {
         cache.list(KindRegistry.CSI_NODE, n -> registers((CSINode) n, driverName)).stream()
             .map(n -> n.getMetadata().getName())
             .collect(Collectors.toSet());
-    Map<String, String> selector = names.selector(Names.NODE);
-    List<Pod> pods =
-        cache
-            .list(
-                KindRegistry.POD,
-                p ->
-                    names.namespace().equals(p.getMetadata().getNamespace())
-                        && p.getMetadata().getLabels() != null
-                        && p.getMetadata().getLabels().entrySet().containsAll(selector.entrySet()))
-            .stream()
-            .map(Pod.class::cast)
-            .toList();
+    List<Pod> pods = pods(cache, names, Names.NODE);
+    List<Pod> controllerPods = pods(cache, names, Names.CONTROLLER);
     List<CSIStorageCapacity> capacities =
         cache
             .list(
@@ -185,7 +173,55 @@ public final class ClusterObserver {
             .stream()
             .map(CSIStorageCapacity.class::cast)
             .toList();
-    return new Workloads(ds, dep, registered, pods, capacities);
+    return new Workloads(ds, dep, registered, pods, controllerPods, capacities);
+  }
+
+  private static List<Pod> pods(ClusterCache cache, Names names, String component) {
+    Map<String, String> selector = names.selector(component);
+    return cache
+        .list(
+            KindRegistry.POD,
+            p ->
+                names.namespace().equals(p.getMetadata().getNamespace())
+                    && p.getMetadata().getLabels() != null
+                    && p.getMetadata().getLabels().entrySet().containsAll(selector.entrySet()))
+        .stream()
+        .map(Pod.class::cast)
+        .toList();
+  }
+
+  /**
+   * The node drivers' reports as this StorageCluster's status reads them (see {@link
+   * StorageNodeReports#observe}); nothing is known while the StorageNode API is not cached.
+   *
+   * @param clusters every StorageCluster's name
+   * @param nodes the cluster's Node names (empty when unknown)
+   */
+  StorageNodeReports.Observed reports(
+      String cluster,
+      Set<String> clusters,
+      Set<String> nodes,
+      Workloads w,
+      ClusterCache cache,
+      Instant now) {
+    if (!cache.watches(KindRegistry.STORAGE_NODE)) {
+      return StorageNodeReports.Observed.UNWATCHED;
+    }
+    List<StorageNode> reports =
+        cache.list(KindRegistry.STORAGE_NODE, r -> true).stream()
+            .map(StorageNode.class::cast)
+            .toList();
+    Set<String> pluginNodes =
+        w.nodePods().stream()
+            .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+            .map(p -> p.getSpec() == null ? null : p.getSpec().getNodeName())
+            .filter(Objects::nonNull)
+            .collect(Collectors.toSet());
+    boolean known =
+        w.daemonSet() != null
+            && w.daemonSet().getStatus() != null
+            && w.daemonSet().getStatus().getObservedGeneration() != null;
+    return StorageNodeReports.observe(reports, cluster, clusters, nodes, pluginNodes, known, now);
   }
 
   private static boolean registers(CSINode node, String driverName) {

@@ -44,6 +44,11 @@ final class InformerCache implements ClusterCache {
   }
 
   @Override
+  public List<HasMetadata> indexed(Kind kind, String key) {
+    return source(kind).map(s -> s.byIndex(OwnedEventSources.INDEX, key)).orElse(List.of());
+  }
+
+  @Override
   public boolean watches(Kind kind) {
     return source(kind).isPresent();
   }

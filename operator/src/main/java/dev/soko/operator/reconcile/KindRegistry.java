@@ -1,12 +1,15 @@
 package dev.soko.operator.reconcile;
 
 import dev.soko.api.v1alpha1.StorageCluster;
+import dev.soko.api.v1alpha1.StorageNode;
 import dev.soko.operator.model.ClusterFacts;
 import dev.soko.operator.model.Names;
+import dev.soko.operator.nodeloss.Slim;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
@@ -33,6 +36,10 @@ import java.util.Optional;
  * each. Informers, apply order, pruning, the served-API checks and the RBAC test read it.
  */
 final class KindRegistry {
+  /** The served-API gate of the StorageNode CRD. */
+  static final String STORAGE_NODES =
+      StorageCluster.GROUP + "/" + StorageCluster.VERSION + "/storagenodes";
+
   /** Label the external-provisioner puts on its CSIStorageCapacity objects. */
   static final String DRIVER_NAME_LABEL = "csi.storage.k8s.io/drivername";
 
@@ -40,91 +47,18 @@ final class KindRegistry {
       List.of("get", "list", "watch", "create", "patch", "delete");
   private static final List<String> WATCH = List.of("get", "list", "watch");
 
-  static final Kind NAMESPACE =
-      owned(Namespace.class, "v1", "Namespace", "namespaces", false, 0, 100, Kind.Mapping.BY_LABEL);
-  static final Kind SERVICE_ACCOUNT =
-      owned(
-          ServiceAccount.class,
-          "v1",
-          "ServiceAccount",
-          "serviceaccounts",
-          true,
-          1,
-          80,
-          Kind.Mapping.BY_LABEL);
-  static final Kind CLUSTER_ROLE =
-      owned(
-          ClusterRole.class,
-          "rbac.authorization.k8s.io/v1",
-          "ClusterRole",
-          "clusterroles",
-          false,
-          2,
-          70,
-          Kind.Mapping.BY_LABEL);
+  static final Kind NAMESPACE = owned(Namespace.class, 0, 100, Kind.Mapping.BY_LABEL);
+  static final Kind SERVICE_ACCOUNT = owned(ServiceAccount.class, 1, 80, Kind.Mapping.BY_LABEL);
+  static final Kind CLUSTER_ROLE = owned(ClusterRole.class, 2, 70, Kind.Mapping.BY_LABEL);
   static final Kind CLUSTER_ROLE_BINDING =
-      owned(
-          ClusterRoleBinding.class,
-          "rbac.authorization.k8s.io/v1",
-          "ClusterRoleBinding",
-          "clusterrolebindings",
-          false,
-          3,
-          60,
-          Kind.Mapping.BY_LABEL);
-  static final Kind ROLE =
-      owned(
-          Role.class,
-          "rbac.authorization.k8s.io/v1",
-          "Role",
-          "roles",
-          true,
-          2,
-          50,
-          Kind.Mapping.BY_LABEL);
-  static final Kind ROLE_BINDING =
-      owned(
-          RoleBinding.class,
-          "rbac.authorization.k8s.io/v1",
-          "RoleBinding",
-          "rolebindings",
-          true,
-          3,
-          40,
-          Kind.Mapping.BY_LABEL);
-  static final Kind CSI_DRIVER =
-      owned(
-          CSIDriver.class,
-          "storage.k8s.io/v1",
-          "CSIDriver",
-          "csidrivers",
-          false,
-          4,
-          30,
-          Kind.Mapping.BY_LABEL_OR_FOREIGN);
-  static final Kind DEPLOYMENT =
-      owned(
-          Deployment.class,
-          "apps/v1",
-          "Deployment",
-          "deployments",
-          true,
-          5,
-          10,
-          Kind.Mapping.BY_LABEL);
-  static final Kind DAEMON_SET =
-      owned(
-          DaemonSet.class, "apps/v1", "DaemonSet", "daemonsets", true, 5, 0, Kind.Mapping.BY_LABEL);
+      owned(ClusterRoleBinding.class, 3, 60, Kind.Mapping.BY_LABEL);
+  static final Kind ROLE = owned(Role.class, 2, 50, Kind.Mapping.BY_LABEL);
+  static final Kind ROLE_BINDING = owned(RoleBinding.class, 3, 40, Kind.Mapping.BY_LABEL);
+  static final Kind CSI_DRIVER = owned(CSIDriver.class, 4, 30, Kind.Mapping.BY_LABEL_OR_FOREIGN);
+  static final Kind DEPLOYMENT = owned(Deployment.class, 5, 10, Kind.Mapping.BY_LABEL);
+  static final Kind DAEMON_SET = owned(DaemonSet.class, 5, 0, Kind.Mapping.BY_LABEL);
   static final Kind STORAGE_CLASS =
-      owned(
-          StorageClass.class,
-          "storage.k8s.io/v1",
-          "StorageClass",
-          "storageclasses",
-          false,
-          6,
-          20,
-          Kind.Mapping.BY_LABEL_OR_FOREIGN);
+      owned(StorageClass.class, 6, 20, Kind.Mapping.BY_LABEL_OR_FOREIGN);
   static final Kind VOLUME_SNAPSHOT_CLASS =
       new Kind(
           GenericKubernetesResource.class,
@@ -136,75 +70,94 @@ final class KindRegistry {
           Kind.Use.OWNED,
           6,
           20,
-          true,
-          null,
-          Kind.Mapping.BY_LABEL_OR_FOREIGN,
+          Kind.Watch.of(null, Kind.Mapping.BY_LABEL_OR_FOREIGN),
           MANAGE);
 
   static final Kind CSI_NODE =
-      observed(
-          CSINode.class, "storage.k8s.io/v1", "CSINode", "csinodes", false, null, Kind.Mapping.ALL);
+      observed(CSINode.class, Kind.Watch.of(null, Kind.Mapping.ALL), WATCH);
   static final Kind CSI_STORAGE_CAPACITY =
       observed(
           CSIStorageCapacity.class,
-          "storage.k8s.io/v1",
-          "CSIStorageCapacity",
-          "csistoragecapacities",
-          true,
-          DRIVER_NAME_LABEL,
-          Kind.Mapping.BY_DRIVER_LABEL);
+          Kind.Watch.of(DRIVER_NAME_LABEL, Kind.Mapping.BY_DRIVER_LABEL),
+          WATCH);
   static final Kind POD =
-      observed(Pod.class, "v1", "Pod", "pods", true, Names.LABEL_CLUSTER, Kind.Mapping.BY_LABEL);
-  // Nodes, PersistentVolumes and claims: listed on uninstall (PV protection) and by spec.nodeLoss,
-  // whose informers (nodeloss.NodeLossSources) slim what they cache; it marks and deletes the PVs
-  // and claims of deleted nodes.
-  static final Kind PERSISTENT_VOLUME =
-      notInformed(
-          PersistentVolume.class,
-          "v1",
-          "PersistentVolume",
-          "persistentvolumes",
-          false,
-          List.of("get", "list", "watch", "patch", "delete"));
-  static final Kind PERSISTENT_VOLUME_CLAIM =
-      notInformed(
-          PersistentVolumeClaim.class,
-          "v1",
-          "PersistentVolumeClaim",
-          "persistentvolumeclaims",
-          true,
-          List.of("get", "delete"));
-  static final Kind NODE =
-      notInformed(Node.class, "v1", "Node", "nodes", false, List.of("get", "list", "watch"));
-  static final Kind EVENT =
+      observed(Pod.class, Kind.Watch.of(Names.LABEL_CLUSTER, Kind.Mapping.BY_LABEL), WATCH);
+
+  /**
+   * The node drivers' pool reports, for status.poolSummary and status.pools. Optional: a chart
+   * upgrade does not upgrade CRDs, so an operator may meet a cluster without this one. Deleted when
+   * their Node or StorageCluster is gone ({@link ReportCleanup}). A rewrite that only refreshes
+   * readings (every minute per node) reconciles nothing: the status takes those up on the next
+   * reconcile, at the latest when a report would go stale.
+   */
+  static final Kind STORAGE_NODE =
       new Kind(
-          Event.class,
-          "v1",
-          "Event",
-          "events",
-          true,
-          null,
+          StorageNode.class,
+          HasMetadata.getApiVersion(StorageNode.class),
+          HasMetadata.getKind(StorageNode.class),
+          HasMetadata.getPlural(StorageNode.class),
+          false,
+          STORAGE_NODES,
           Kind.Use.OBSERVED,
           -1,
           -1,
-          false,
-          null,
-          Kind.Mapping.NONE,
-          List.of("create"));
+          new Kind.Watch(
+              StorageNode.LABEL_CLUSTER,
+              Kind.Mapping.BY_LABEL,
+              Kind.Reconciles.REPORT_CHANGE,
+              null,
+              null),
+          List.of("get", "list", "watch", "delete"));
+
+  /**
+   * Every Node, kept as a name: spec.nodeLoss notices a Node that is gone; a Node that arrives or
+   * goes reconciles every StorageCluster.
+   */
+  static final Kind NODE =
+      observed(
+          Node.class,
+          new Kind.Watch(
+              null,
+              Kind.Mapping.ALL,
+              Kind.Reconciles.ADD_OR_DELETE,
+              n -> Slim.node((Node) n),
+              null),
+          WATCH);
+
+  /**
+   * Every PersistentVolume, kept with what node-loss and the uninstall check read, indexed by CSI
+   * driver. spec.nodeLoss marks and deletes the PVs of lost Nodes; uninstall refuses while the
+   * driver has any. A deletion reconciles the StorageClusters of its driver, so a report clears
+   * when someone deletes an orphan by hand.
+   */
+  static final Kind PERSISTENT_VOLUME =
+      observed(
+          PersistentVolume.class,
+          new Kind.Watch(
+              null,
+              Kind.Mapping.BY_VOLUME_DRIVER,
+              Kind.Reconciles.DELETE,
+              pv -> Slim.volume((PersistentVolume) pv),
+              pv -> Slim.driver((PersistentVolume) pv)),
+          List.of("get", "list", "watch", "patch", "delete"));
+
+  /** Claims of lost Nodes' PVs, deleted by spec.nodeLoss by name: not watched. */
+  static final Kind PERSISTENT_VOLUME_CLAIM =
+      observed(PersistentVolumeClaim.class, null, List.of("get", "delete"));
+
+  static final Kind EVENT = observed(Event.class, null, List.of("create"));
   static final Kind STORAGE_CLUSTER =
       new Kind(
           StorageCluster.class,
-          StorageCluster.GROUP + "/" + StorageCluster.VERSION,
-          "StorageCluster",
-          "storageclusters",
+          HasMetadata.getApiVersion(StorageCluster.class),
+          HasMetadata.getKind(StorageCluster.class),
+          HasMetadata.getPlural(StorageCluster.class),
           false,
           null,
           Kind.Use.PRIMARY,
           -1,
           -1,
-          false,
           null,
-          Kind.Mapping.NONE,
           List.of("get", "list", "watch", "patch", "update"));
 
   /** Every kind, owned ones in apply order. */
@@ -224,6 +177,7 @@ final class KindRegistry {
           CSI_NODE,
           CSI_STORAGE_CAPACITY,
           POD,
+          STORAGE_NODE,
           PERSISTENT_VOLUME,
           PERSISTENT_VOLUME_CLAIM,
           NODE,
@@ -272,75 +226,39 @@ final class KindRegistry {
     return objects.stream().sorted(Comparator.comparingInt(o -> of(o).applyRank())).toList();
   }
 
+  /** A typed kind the operator creates, watched by Soko's label when the mapping is by label. */
   private static Kind owned(
-      Class<? extends HasMetadata> type,
-      String apiVersion,
-      String kind,
-      String plural,
-      boolean namespaced,
-      int applyRank,
-      int deleteRank,
-      Kind.Mapping mapping) {
-    return new Kind(
-        type,
-        apiVersion,
-        kind,
-        plural,
-        namespaced,
-        null,
-        Kind.Use.OWNED,
-        applyRank,
-        deleteRank,
-        true,
-        mapping == Kind.Mapping.BY_LABEL ? Names.LABEL_CLUSTER : null,
-        mapping,
-        MANAGE);
+      Class<? extends HasMetadata> type, int applyRank, int deleteRank, Kind.Mapping mapping) {
+    String selector = mapping == Kind.Mapping.BY_LABEL ? Names.LABEL_CLUSTER : null;
+    return typed(
+        type, Kind.Use.OWNED, applyRank, deleteRank, Kind.Watch.of(selector, mapping), MANAGE);
   }
 
-  private static Kind notInformed(
+  /** A typed kind the operator reads (and watches, when {@code watch} is not null) or writes to. */
+  private static Kind observed(
+      Class<? extends HasMetadata> type, Kind.Watch watch, List<String> verbs) {
+    return typed(type, Kind.Use.OBSERVED, -1, -1, watch, verbs);
+  }
+
+  /** apiVersion, kind, plural and scope as fabric8's model class declares them. */
+  private static Kind typed(
       Class<? extends HasMetadata> type,
-      String apiVersion,
-      String kind,
-      String plural,
-      boolean namespaced,
+      Kind.Use use,
+      int applyRank,
+      int deleteRank,
+      Kind.Watch watch,
       List<String> verbs) {
     return new Kind(
         type,
-        apiVersion,
-        kind,
-        plural,
-        namespaced,
+        HasMetadata.getApiVersion(type),
+        HasMetadata.getKind(type),
+        HasMetadata.getPlural(type),
+        Namespaced.class.isAssignableFrom(type),
         null,
-        Kind.Use.OBSERVED,
-        -1,
-        -1,
-        false,
-        null,
-        Kind.Mapping.NONE,
+        use,
+        applyRank,
+        deleteRank,
+        watch,
         verbs);
-  }
-
-  private static Kind observed(
-      Class<? extends HasMetadata> type,
-      String apiVersion,
-      String kind,
-      String plural,
-      boolean namespaced,
-      String labelSelector,
-      Kind.Mapping mapping) {
-    return new Kind(
-        type,
-        apiVersion,
-        kind,
-        plural,
-        namespaced,
-        null,
-        Kind.Use.OBSERVED,
-        -1,
-        -1,
-        true,
-        labelSelector,
-        mapping,
-        WATCH);
   }
 }

@@ -3,23 +3,32 @@ package dev.soko.operator.reconcile;
 import dev.soko.api.v1alpha1.CapacityStatus;
 import dev.soko.api.v1alpha1.PoolSpec;
 import dev.soko.api.v1alpha1.PoolStatus;
+import dev.soko.api.v1alpha1.PoolSummaryStatus;
 import dev.soko.api.v1alpha1.StorageClassSpec;
 import dev.soko.api.v1alpha1.StorageClusterSpec;
+import dev.soko.api.v1alpha1.StorageNode;
+import dev.soko.api.v1alpha1.StorageNodePool;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.storage.CSIStorageCapacity;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
- * Pool capacity for the status, from the CSIStorageCapacity objects the node provisioners publish:
- * the sums over every pool and node, and at most {@link #LISTED} pool-node pairs, the fullest
- * (least available) first, so status does not grow with the cluster.
+ * The pools in the status, per node and pool: from a node's fresh StorageNode report (state,
+ * physical numbers, headroom) and, for a node without one (an older driver, a report not written
+ * yet, or the StorageNode API not served), from the CSIStorageCapacity objects its provisioner
+ * publishes. The status lists at most {@link #LISTED} pairs, refused ones first and then the
+ * fullest (least available), and sums over all of them, so it does not grow with the cluster. Pools
+ * a node is not configured for (NotSelected) are counted in the summary, never listed.
  */
 final class PoolSummary {
   static final String TOPOLOGY_KEY = "topology.soko.dev/node";
@@ -28,48 +37,104 @@ final class PoolSummary {
   /**
    * @param more pairs not listed
    * @param capacity sums over pools whose total is known; null when none is
+   * @param summary one entry per spec pool; null when the reports are not watched
+   * @param refused every refused pair, by node and pool (for the Degraded condition)
+   * @param recheck when the first fresh report goes stale; null when none is fresh
    */
-  record Result(List<PoolStatus> listed, int more, CapacityStatus capacity) {}
+  record Result(
+      List<PoolStatus> listed,
+      int more,
+      CapacityStatus capacity,
+      List<PoolSummaryStatus> summary,
+      List<PoolStatus> refused,
+      Duration recheck) {}
 
   private PoolSummary() {}
 
+  /** From CSIStorageCapacity alone (no reports watched). */
   static Result of(StorageClusterSpec spec, List<CSIStorageCapacity> capacities) {
-    List<PoolStatus> all = pools(spec, capacities);
-    List<PoolStatus> fullest = new ArrayList<>(all);
-    fullest.sort(
-        Comparator.comparing((PoolStatus p) -> bytes(new Quantity(p.available())))
-            .thenComparing(PoolStatus::node)
-            .thenComparing(PoolStatus::pool));
-    List<PoolStatus> listed = List.copyOf(fullest.subList(0, Math.min(LISTED, fullest.size())));
-    return new Result(listed, all.size() - listed.size(), summary(all));
+    return of(spec, StorageNodeReports.Observed.UNWATCHED, capacities);
   }
 
-  /**
-   * Per node and pool: the configured total and the available capacity the provisioner published.
-   */
-  static List<PoolStatus> pools(StorageClusterSpec spec, List<CSIStorageCapacity> capacities) {
+  static Result of(
+      StorageClusterSpec spec,
+      StorageNodeReports.Observed reports,
+      List<CSIStorageCapacity> capacities) {
+    List<PoolStatus> all = pools(spec, reports.fresh(), capacities);
+    List<PoolStatus> ordered = new ArrayList<>(all);
+    ordered.sort(
+        Comparator.comparing((PoolStatus p) -> !StorageNodePool.REFUSED.equals(p.state()))
+            .thenComparing(
+                p -> p.available() == null ? null : bytes(new Quantity(p.available())),
+                Comparator.nullsLast(Comparator.<BigDecimal>naturalOrder()))
+            .thenComparing(PoolStatus::node)
+            .thenComparing(PoolStatus::pool));
+    List<PoolStatus> listed = List.copyOf(ordered.subList(0, Math.min(LISTED, ordered.size())));
+    List<PoolStatus> refused =
+        all.stream().filter(p -> StorageNodePool.REFUSED.equals(p.state())).toList();
+    return new Result(
+        listed,
+        all.size() - listed.size(),
+        summary(all),
+        reports.watched() ? PoolCounts.of(spec, reports) : null,
+        refused,
+        reports.recheck());
+  }
+
+  /** Per node and pool, sorted by node and pool: reports first, capacities for the other nodes. */
+  static List<PoolStatus> pools(
+      StorageClusterSpec spec, List<StorageNode> reports, List<CSIStorageCapacity> capacities) {
+    Map<String, String> totalOfPool = new LinkedHashMap<>();
+    for (PoolSpec p : spec.getPools()) {
+      totalOfPool.put(p.getName(), p.getCapacity());
+    }
+    List<PoolStatus> out = new ArrayList<>();
+    Set<String> reported = new HashSet<>();
+    for (StorageNode report : reports) {
+      reported.add(report.getNode());
+      for (StorageNodePool p :
+          report.getPools() == null ? List.<StorageNodePool>of() : report.getPools()) {
+        if (totalOfPool.containsKey(p.name()) && !StorageNodePool.NOT_SELECTED.equals(p.state())) {
+          out.add(fromReport(report.getNode(), p, totalOfPool.get(p.name())));
+        }
+      }
+    }
     Map<String, String> poolOfClass = new HashMap<>();
     for (StorageClassSpec c : spec.getStorageClasses()) {
       poolOfClass.put(c.getName(), c.getPool());
-    }
-    Map<String, String> totalOfPool = new HashMap<>();
-    for (PoolSpec p : spec.getPools()) {
-      totalOfPool.put(p.getName(), p.getCapacity());
     }
     Map<String, PoolStatus> byNodeAndPool = new LinkedHashMap<>();
     for (CSIStorageCapacity cap : capacities) {
       String pool = poolOfClass.get(cap.getStorageClassName());
       String node = node(cap);
-      if (pool == null || node == null || cap.getCapacity() == null) {
+      if (pool == null || node == null || cap.getCapacity() == null || reported.contains(node)) {
         continue;
       }
       byNodeAndPool.putIfAbsent(
           node + "/" + pool,
           new PoolStatus(node, pool, totalOfPool.get(pool), format(bytes(cap.getCapacity()))));
     }
-    List<PoolStatus> out = new ArrayList<>(byNodeAndPool.values());
+    out.addAll(byNodeAndPool.values());
     out.sort(Comparator.comparing(PoolStatus::node).thenComparing(PoolStatus::pool));
     return out;
+  }
+
+  private static PoolStatus fromReport(String node, StorageNodePool p, String configured) {
+    String total =
+        configured != null
+            ? configured
+            : p.sizeBytes() == null ? null : format(BigDecimal.valueOf(p.sizeBytes()));
+    return new PoolStatus(
+        node,
+        p.name(),
+        total,
+        p.headroomBytes() == null ? null : format(BigDecimal.valueOf(p.headroomBytes())),
+        p.state(),
+        p.message(),
+        p.sizeBytes(),
+        p.usedBytes(),
+        p.provisionedBytes(),
+        p.volumes());
   }
 
   private static String node(CSIStorageCapacity cap) {
@@ -79,13 +144,13 @@ final class PoolSummary {
     return cap.getNodeTopology().getMatchLabels().get(TOPOLOGY_KEY);
   }
 
-  /** Sums over pools whose total is known; null when none is. */
+  /** Sums over pools whose total and availability are known; null when none is. */
   static CapacityStatus summary(List<PoolStatus> pools) {
     BigDecimal total = BigDecimal.ZERO;
     BigDecimal used = BigDecimal.ZERO;
     boolean known = false;
     for (PoolStatus p : pools) {
-      if (p.total() == null) {
+      if (p.total() == null || p.available() == null) {
         continue;
       }
       known = true;

@@ -2,6 +2,7 @@ package dev.soko.operator.reconcile;
 
 import dev.soko.api.v1alpha1.NodeProblem;
 import dev.soko.api.v1alpha1.OrphanedVolumes;
+import dev.soko.api.v1alpha1.PoolStatus;
 import dev.soko.api.v1alpha1.ReplicaStatus;
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.api.v1alpha1.StorageClusterStatus;
@@ -26,16 +27,21 @@ import java.util.TreeMap;
  * <ul>
  *   <li>Ready: nothing failed, the controller has a ready replica and at least {@link
  *       NodeReadiness#READY_PERCENT}% of the desired nodes serve volumes.
- *   <li>Degraded: an error (rejected apply, invalid spec, conflict), or node plugin pods that fail
- *       in a way waiting does not fix; the message names them (bounded).
+ *   <li>Degraded: an error (rejected apply, invalid spec, conflict), node plugin pods that fail in
+ *       a way waiting does not fix, or pools refused on their nodes; the message names them
+ *       (bounded).
  *   <li>Progressing: a rollout is under way: nodes or controller replicas not ready yet for a
  *       reason other than a failure.
+ *   <li>A rollout that stopped moving ({@link RolloutProgress}) is not Progressing and is Degraded,
+ *       both with reason {@value #ROLLOUT_STALLED} and the nodes or pods that hold it.
  * </ul>
  *
  * Conditions keep their lastTransitionTime while their status does not change; a status is compared
  * by its serialized form ({@link #same}).
  */
 final class StatusAggregator {
+  static final String ROLLOUT_STALLED = "RolloutStalled";
+
   private final StorageClusterStatus previous;
   private final StorageClusterStatus s = new StorageClusterStatus();
   private final long generation;
@@ -46,6 +52,8 @@ final class StatusAggregator {
   private List<String> compatibility;
   private NodeReadiness.Result nodes;
   private DaemonSet daemonSet;
+  private String stalled;
+  private List<PoolStatus> refusedPools = List.of();
 
   StatusAggregator(StorageCluster sc, String now) {
     this.previous = sc.getStatus() == null ? new StorageClusterStatus() : sc.getStatus();
@@ -59,6 +67,7 @@ final class StatusAggregator {
     s.setController(previous.getController());
     s.setNodes(previous.getNodes());
     s.setCapacity(previous.getCapacity());
+    s.setPoolSummary(previous.getPoolSummary());
     s.setPools(previous.getPools());
     s.setMorePools(previous.getMorePools());
     s.setOrphanedVolumes(previous.getOrphanedVolumes());
@@ -103,10 +112,23 @@ final class StatusAggregator {
     return this;
   }
 
+  /** What the workloads showed of the nodes; null before {@link #workloads}. */
+  NodeReadiness.Result nodes() {
+    return nodes;
+  }
+
+  /** A rollout that stopped moving ({@link RolloutProgress}); null while it moves or is done. */
+  StatusAggregator stalled(String message) {
+    stalled = message;
+    return this;
+  }
+
   StatusAggregator pools(PoolSummary.Result pools) {
+    s.setPoolSummary(pools.summary());
     s.setPools(pools.listed());
     s.setMorePools(pools.more() > 0 ? pools.more() : null);
     s.setCapacity(pools.capacity());
+    refusedPools = pools.refused();
     return this;
   }
 
@@ -173,13 +195,25 @@ final class StatusAggregator {
             || nodes.inProgress() > 0
             || available + failing < desired
             || ctrl.ready() < ctrl.desired();
+    String notices = warnings.isEmpty() ? "" : "; " + String.join("; ", warnings);
+    // A refused pool degrades the installation but leaves Ready alone: the node serves its other
+    // pools and the refused pool's existing volumes.
+    String refusals = refusedPools.isEmpty() ? "" : PoolRefusals.describe(refusedPools);
+    if (stalled != null) {
+      c.set(Conditions.PROGRESSING, false, ROLLOUT_STALLED, stalled);
+      c.set(
+          Conditions.DEGRADED,
+          true,
+          ROLLOUT_STALLED,
+          stalled + (refusals.isEmpty() ? "" : "; " + refusals) + notices);
+      return;
+    }
     c.set(
         Conditions.PROGRESSING,
         progressing,
         progressing ? "RollingOut" : failing > 0 ? "Stalled" : "RolloutComplete",
         s.getAppliedObjects() + " objects applied; " + summary);
 
-    String notices = warnings.isEmpty() ? "" : "; " + String.join("; ", warnings);
     if (failing > 0) {
       List<NodeProblem> failed =
           nodes.all().stream().filter(p -> NodeReadiness.FAILING.contains(p.reason())).toList();
@@ -192,7 +226,10 @@ final class StatusAggregator {
               + desired
               + " nodes fail to run the node plugin: "
               + NodeReadiness.describe(failed)
+              + (refusals.isEmpty() ? "" : "; " + refusals)
               + notices);
+    } else if (!refusals.isEmpty()) {
+      c.set(Conditions.DEGRADED, true, PoolRefusals.REASON, refusals + notices);
     } else {
       c.set(Conditions.DEGRADED, false, "AsExpected", "all objects applied" + notices);
     }

@@ -1,5 +1,7 @@
 package dev.soko.operator.reconcile;
 
+import static java.util.stream.Collectors.toSet;
+
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.api.v1alpha1.StorageClusterStatus;
 import dev.soko.api.v1alpha1.UninstallPolicy;
@@ -24,10 +26,10 @@ import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -52,17 +54,26 @@ public final class StorageClusterReconciler
   private final EventRecorder events;
   private final KubernetesClient client;
   private final NodeLoss nodeLoss;
+  private final RolloutProgress rollouts;
+  private final ReportCleanup reportCleanup;
   private final AtomicLong reconciles = new AtomicLong();
+  private volatile IndexerResourceCache<StorageCluster> primaryCache;
 
   /** When the last retry failed, the next attempt comes this much later (without any event). */
   static final Duration AFTER_LAST_RETRY = Duration.ofSeconds(30);
 
+  /**
+   * @param rolloutDeadline how long a node plugin rollout may make no progress before it is
+   *     Degraded (RolloutStalled); the controller Deployment keeps its own progressDeadlineSeconds
+   */
   public StorageClusterReconciler(
       KubernetesClient client,
       VersionsTable table,
       ClusterObserver observer,
-      EventRecorder events) {
+      EventRecorder events,
+      Duration rolloutDeadline) {
     this.client = client;
+    this.rollouts = new RolloutProgress(rolloutDeadline, Instant::now);
     this.table = table;
     this.observer = observer;
     this.applier = new Applier(client);
@@ -70,15 +81,14 @@ public final class StorageClusterReconciler
     this.csiDriverReplacer = new CsiDriverReplacer(client);
     this.events = events;
     this.nodeLoss = new NodeLoss(client, events::normal, events::warning);
+    this.reportCleanup = new ReportCleanup(client);
   }
 
   @Override
   public List<EventSource<?, StorageCluster>> prepareEventSources(
       EventSourceContext<StorageCluster> context) {
-    List<EventSource<?, StorageCluster>> sources =
-        new ArrayList<>(OwnedEventSources.create(context));
-    sources.addAll(nodeLoss.eventSources(context));
-    return sources;
+    primaryCache = context.getPrimaryCache();
+    return OwnedEventSources.create(context);
   }
 
   @Override
@@ -122,18 +132,40 @@ public final class StorageClusterReconciler
     }
 
     var workloads = observer.workloads(desired.names(), sc.getSpec().getDriver().getName(), cache);
-    NodeLoss.Outcome loss = nodeLoss.reconcile(sc);
-    StorageClusterStatus status =
+    CachedInventory inventory = new CachedInventory(cache);
+    NodeLoss.Outcome loss = nodeLoss.reconcile(sc, inventory);
+    StorageNodeReports.Observed reports =
+        observer.reports(
+            sc.getMetadata().getName(),
+            ctx.getPrimaryCache().list().map(c -> c.getMetadata().getName()).collect(toSet()),
+            inventory.nodeNames(),
+            workloads,
+            cache,
+            Instant.now());
+    reportCleanup.delete(
+        reports.leftOver(), "its Node, its StorageCluster or its node plugin is gone");
+    PoolSummary.Result pools = PoolSummary.of(sc.getSpec(), reports, workloads.capacities());
+    StatusAggregator aggregator =
         new StatusAggregator(sc, now())
             .applied(desired, objects.size())
             .kubernetesVersion(facts.version().gitVersion())
             .compatibility(Compatibility.problems(sc.getSpec(), table, facts))
             .workloads(workloads, sc.getSpec().getController().getReplicas())
-            .pools(PoolSummary.of(sc.getSpec(), workloads.capacities()))
-            .orphanedVolumes(loss.report())
-            .build();
+            .pools(pools)
+            .orphanedVolumes(loss.report());
+    RolloutProgress.Verdict rollout =
+        rollouts.judge(sc.getMetadata().getName(), workloads, aggregator.nodes());
+    StorageClusterStatus status = aggregator.stalled(rollout.message()).build();
     defaultClassNotice(sc, facts);
-    return loss.reschedule(finish(sc, status));
+    UpdateControl<StorageCluster> control = finish(sc, status);
+    // Again when a deletion of orphaned volumes or a rollout deadline is due, or a fresh report
+    // would go stale: no event tells that a driver stopped writing.
+    Duration next = earliest(earliest(loss.next(), rollout.recheck()), pools.recheck());
+    return next == null ? control : control.rescheduleAfter(next);
+  }
+
+  private static Duration earliest(Duration a, Duration b) {
+    return a == null ? b : b == null ? a : a.compareTo(b) <= 0 ? a : b;
   }
 
   /**
@@ -241,7 +273,7 @@ public final class StorageClusterReconciler
       return DeleteControl.defaultDelete();
     }
     String driver = sc.getSpec().getDriver().getName();
-    List<String> volumes = observer.volumesOf(driver);
+    List<String> volumes = ClusterObserver.volumesOf(driver, cache);
     if (!volumes.isEmpty() && sc.getSpec().getUninstallPolicy() != UninstallPolicy.Force) {
       String message =
           volumes.size()
@@ -264,13 +296,27 @@ public final class StorageClusterReconciler
       return DeleteControl.noFinalizerRemoval().rescheduleAfter(15_000);
     }
     ClusterFacts facts = observer.facts(sc, cache);
+    // After a restart the first event may be the deletion: start the optional kinds' informers.
+    cache.follow(facts);
     pruner.deleteAll(sc, facts, all, cache);
+    rollouts.forget(sc.getMetadata().getName());
+    // After the DaemonSet, so that fewer node plugins are left to write again.
+    reportCleanup.deleteAll(sc.getMetadata().getName(), cache);
     LOG.info("{}: uninstalled", sc.getMetadata().getName());
     return DeleteControl.defaultDelete();
   }
 
   private static CSIDriver existingDriver(StorageCluster sc, ClusterCache cache) {
     return ClusterObserver.csiDriver(cache, sc.getSpec().getDriver().getName());
+  }
+
+  /**
+   * The StorageClusters in JOSDK's cache, the one watch on them: empty until the controller starts
+   * (with leader election, until this replica leads).
+   */
+  public List<StorageCluster> cachedStorageClusters() {
+    IndexerResourceCache<StorageCluster> c = primaryCache;
+    return c == null ? List.of() : c.list().toList();
   }
 
   /** Reconcile calls since start (exported as a metric; tests use it to await a resync). */

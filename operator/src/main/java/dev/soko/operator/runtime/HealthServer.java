@@ -2,12 +2,12 @@ package dev.soko.operator.runtime;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /** /healthz, /readyz and /metrics (Prometheus) on the JDK's HTTP server: no extra framework. */
 public final class HealthServer implements AutoCloseable {
@@ -17,12 +17,12 @@ public final class HealthServer implements AutoCloseable {
       InetSocketAddress address,
       BooleanSupplier live,
       BooleanSupplier ready,
-      PrometheusMeterRegistry registry)
+      Supplier<String> metrics)
       throws IOException {
     server = HttpServer.create(address, 0);
     server.createContext("/healthz", ex -> answer(ex, live.getAsBoolean(), "ok\n"));
     server.createContext("/readyz", ex -> answer(ex, ready.getAsBoolean(), "ok\n"));
-    server.createContext("/metrics", ex -> answer(ex, true, registry.scrape()));
+    server.createContext("/metrics", ex -> answer(ex, true, metrics.get()));
     server.start();
   }
 

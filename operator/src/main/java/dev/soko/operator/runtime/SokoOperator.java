@@ -35,13 +35,16 @@ public final class SokoOperator implements AutoCloseable {
    * @param resync longest time between two reconciles of a StorageCluster without events: it picks
    *     up what no watch reports (a cluster upgrade's new server version, served APIs, workload
    *     status the informers filtered out)
+   * @param rolloutDeadline how long a node plugin rollout may make no progress before the
+   *     StorageCluster is Degraded with reason RolloutStalled
    */
   public SokoOperator(
       Config config,
       String leaseNamespace,
       Supplier<KubernetesVersion> version,
       String imageRegistry,
-      Duration resync) {
+      Duration resync,
+      Duration rolloutDeadline) {
     this.client =
         new KubernetesClientBuilder()
             .withConfig(config)
@@ -74,14 +77,15 @@ public final class SokoOperator implements AutoCloseable {
             version != null ? version : ClusterObserver.serverVersion(client, resync),
             table,
             resync);
-    reconciler = new StorageClusterReconciler(client, table, observer, new EventRecorder(client));
-    this.clusterGauges = new StorageClusterGauges(client, registry);
+    reconciler =
+        new StorageClusterReconciler(
+            client, table, observer, new EventRecorder(client), rolloutDeadline);
+    this.clusterGauges = new StorageClusterGauges(reconciler::cachedStorageClusters, registry);
     operator.register(reconciler, o -> o.withReconciliationMaxInterval(resync));
   }
 
   public void start() {
     operator.start();
-    clusterGauges.start();
   }
 
   public boolean isRunning() {
@@ -109,13 +113,18 @@ public final class SokoOperator implements AutoCloseable {
     return registry;
   }
 
+  /** The Prometheus text of every metric, the StorageCluster gauges read from the cache now. */
+  public String scrape() {
+    clusterGauges.refresh();
+    return registry.scrape();
+  }
+
   public KubernetesClient client() {
     return client;
   }
 
   @Override
   public void close() {
-    clusterGauges.close();
     operator.stop();
   }
 }

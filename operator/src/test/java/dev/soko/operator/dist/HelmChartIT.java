@@ -3,6 +3,7 @@ package dev.soko.operator.dist;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
+import dev.soko.operator.harness.OperatorInstall;
 import io.fabric8.kubeapitest.KubeAPIServer;
 import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -47,10 +48,7 @@ class HelmChartIT {
 
   @BeforeAll
   static void start() throws IOException {
-    Path cache =
-        Path.of(
-            System.getenv()
-                .getOrDefault("SOKO_CACHE", System.getProperty("user.home") + "/.cache/soko"));
+    Path cache = OperatorInstall.toolCache();
     helm = cache.resolve("bin/helm");
     Path binaries = cache.resolve("kube-api-test/k8s/" + KUBERNETES + "-linux-amd64");
     for (Path tool :

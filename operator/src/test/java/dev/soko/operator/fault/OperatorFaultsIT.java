@@ -2,14 +2,12 @@ package dev.soko.operator.fault;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.soko.api.v1alpha1.PoolSpec;
-import dev.soko.api.v1alpha1.StorageClassSpec;
 import dev.soko.api.v1alpha1.StorageCluster;
-import dev.soko.api.v1alpha1.StorageClusterSpec;
 import dev.soko.operator.harness.AuditLog;
 import dev.soko.operator.harness.ControlPlane;
 import dev.soko.operator.harness.OperatorProcess;
 import dev.soko.operator.harness.TcpProxy;
+import dev.soko.operator.it.Specs;
 import dev.soko.operator.model.ClusterFacts;
 import dev.soko.operator.model.DesiredState;
 import dev.soko.operator.model.KubernetesVersion;
@@ -17,7 +15,6 @@ import dev.soko.operator.model.Names;
 import dev.soko.operator.model.VersionsTable;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.storage.StorageClassBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -84,7 +81,7 @@ class OperatorFaultsIT {
 
   @Test
   void killedWithSigkillMidInstallItConvergesWithoutDuplicatesOrOrphans() throws Exception {
-    StorageCluster sc = admin.resource(cluster("kill9")).create();
+    StorageCluster sc = admin.resource(Specs.cluster("kill9")).create();
     OperatorProcess first = operator("kill9-a", null, Duration.ofMinutes(10));
     // Kill as soon as the install has begun: its first objects exist, its status does not.
     Set<String> atKill =
@@ -157,7 +154,7 @@ class OperatorFaultsIT {
             h -> "replica-a".equals(h) || "replica-b".equals(h),
             Duration.ofSeconds(60),
             Duration.ofMillis(200));
-    admin.resource(cluster("failover")).create();
+    admin.resource(Specs.cluster("failover")).create();
     until(
         "failover applied",
         () -> get("failover"),
@@ -213,7 +210,7 @@ class OperatorFaultsIT {
   void afterA30sApiServerOutageItRecoversWithoutRestartWithinOneResync() throws Exception {
     Duration resync = Duration.ofSeconds(20);
     OperatorProcess op = operator("outage", null, resync);
-    StorageCluster sc = admin.resource(cluster("outage")).create();
+    StorageCluster sc = admin.resource(Specs.cluster("outage")).create();
     until(
         "outage applied",
         () -> get("outage"),
@@ -266,7 +263,7 @@ class OperatorFaultsIT {
   @Test
   void anotherFieldManagerChangingAnOwnedFieldIsRevertedAtOneWritePerChange() throws Exception {
     OperatorProcess op = operator("fight", null, Duration.ofMinutes(10));
-    admin.resource(cluster("fight")).create();
+    admin.resource(Specs.cluster("fight")).create();
     until(
         "fight applied",
         () -> get("fight"),
@@ -328,7 +325,7 @@ class OperatorFaultsIT {
     try (TcpProxy proxy = new TcpProxy(cp.apiPort())) {
       OperatorProcess op =
           operator("drop", null, Duration.ofMinutes(10), cp.operatorKubeconfigVia(proxy.port()));
-      StorageCluster sc = admin.resource(cluster("drop")).create();
+      StorageCluster sc = admin.resource(Specs.cluster("drop")).create();
       until(
           "drop applied",
           () -> get("drop"),
@@ -504,23 +501,5 @@ class OperatorFaultsIT {
     }
     throw new AssertionError(
         "timed out after " + timeout + " waiting for " + what + "; last value: " + last, error);
-  }
-
-  private static StorageCluster cluster(String name) {
-    StorageCluster sc = new StorageCluster();
-    sc.setMetadata(new ObjectMetaBuilder().withName(name).build());
-    sc.setSpec(new StorageClusterSpec());
-    sc.getSpec().setNamespace("soko-" + name);
-    sc.getSpec().getDriver().setName(name + ".csi.soko.dev");
-    PoolSpec pool = new PoolSpec();
-    pool.setName("main");
-    pool.setPath("/var/lib/soko/" + name);
-    pool.setCapacity("10Gi");
-    sc.getSpec().setPools(new ArrayList<>(List.of(pool)));
-    StorageClassSpec cls = new StorageClassSpec();
-    cls.setName(name + "-sc");
-    cls.setPool("main");
-    sc.getSpec().setStorageClasses(new ArrayList<>(List.of(cls)));
-    return sc;
   }
 }

@@ -1,11 +1,9 @@
 package dev.soko.operator.harness;
 
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,9 +24,8 @@ import java.util.concurrent.TimeUnit;
  * user and groups, so its RBAC applies) and the controller manager.
  */
 public final class ControlPlane implements AutoCloseable {
-  public static final String OPERATOR_USER = "system:serviceaccount:soko-system:soko-operator";
-  private static final String OPERATOR_GROUPS =
-      "system:serviceaccounts,system:serviceaccounts:soko-system,system:authenticated";
+  public static final String OPERATOR_USER = OperatorInstall.OPERATOR_USER;
+  private static final String OPERATOR_GROUPS = String.join(",", OperatorInstall.OPERATOR_GROUPS);
 
   private final Path dir;
   private final Path bin;
@@ -51,10 +48,7 @@ public final class ControlPlane implements AutoCloseable {
   public ControlPlane(Path dir, List<String> extraApiFlags) {
     this.dir = dir;
     this.extraApiFlags = List.copyOf(extraApiFlags);
-    String cache =
-        System.getenv()
-            .getOrDefault("SOKO_CACHE", System.getProperty("user.home") + "/.cache/soko");
-    this.bin = Path.of(cache, "bin");
+    this.bin = OperatorInstall.toolCache().resolve("bin");
   }
 
   /** Starts etcd and kube-apiserver and waits until the API server is ready. */
@@ -298,43 +292,7 @@ public final class ControlPlane implements AutoCloseable {
 
   /** Applies the CRD and the operator's RBAC file from the classpath, waits for the CRD. */
   public void installCrdAndRbac() throws Exception {
-    applyResource("/META-INF/fabric8/storageclusters.soko.dev-v1.yml");
-    admin
-        .apiextensions()
-        .v1()
-        .customResourceDefinitions()
-        .withName("storageclusters.soko.dev")
-        .waitUntilCondition(
-            crd ->
-                crd != null
-                    && crd.getStatus() != null
-                    && crd.getStatus().getConditions() != null
-                    && crd.getStatus().getConditions().stream()
-                        .anyMatch(
-                            c -> "Established".equals(c.getType()) && "True".equals(c.getStatus())),
-            60,
-            TimeUnit.SECONDS);
-    admin
-        .namespaces()
-        .resource(
-            new io.fabric8.kubernetes.api.model.NamespaceBuilder()
-                .withNewMetadata()
-                .withName("soko-system")
-                .endMetadata()
-                .build())
-        .serverSideApply();
-    applyResource("/rbac/operator-rbac.yaml");
-  }
-
-  private void applyResource(String resource) throws IOException {
-    try (InputStream in = ControlPlane.class.getResourceAsStream(resource)) {
-      if (in == null) {
-        throw new IllegalStateException("missing classpath resource " + resource);
-      }
-      for (HasMetadata o : admin.load(in).items()) {
-        admin.resource(o).fieldManager("harness").forceConflicts().serverSideApply();
-      }
-    }
+    OperatorInstall.apply(admin, "harness");
   }
 
   @Override

@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetStatusBuilder;
 import io.fabric8.kubernetes.api.model.apps.DeploymentStatusBuilder;
-import io.fabric8.kubernetes.api.model.storage.CSINodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.ByteArrayInputStream;
@@ -119,23 +118,7 @@ class ErrorBoundaryIT {
     dep.setStatus(new DeploymentStatusBuilder().withReplicas(1).withReadyReplicas(1).build());
     admin.resource(dep).updateStatus();
     StorageClusterLifecycleIT.nodePod(name, "node-" + name, true);
-    admin
-        .storage()
-        .v1()
-        .csiNodes()
-        .resource(
-            new CSINodeBuilder()
-                .withNewMetadata()
-                .withName("node-" + name)
-                .endMetadata()
-                .withNewSpec()
-                .addNewDriver()
-                .withName(name + ".csi.soko.dev")
-                .withNodeID("node-" + name)
-                .endDriver()
-                .endSpec()
-                .build())
-        .create();
+    StorageClusterLifecycleIT.register(name, "node-" + name);
   }
 
   /**

@@ -68,7 +68,7 @@ class PrometheusMonitoringIT {
             new InetSocketAddress("127.0.0.1", 0),
             () -> true,
             () -> true,
-            cluster.operator.registry());
+            cluster.operator::scrape);
 
     int driverPort = freePort();
     driver = startDriver(driverPort);

@@ -8,10 +8,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** StorageClusters for ITs; each test uses its own names so tests do not interfere. */
-final class Specs {
+public final class Specs {
   private Specs() {}
 
-  static StorageCluster cluster(String name) {
+  public static StorageCluster cluster(String name) {
     StorageCluster sc = new StorageCluster();
     sc.setMetadata(new ObjectMetaBuilder().withName(name).build());
     sc.setSpec(new dev.soko.api.v1alpha1.StorageClusterSpec());

@@ -54,6 +54,12 @@ class StorageClusterLifecycleIT {
    * API server runs neither), ready or not.
    */
   static io.fabric8.kubernetes.api.model.Pod nodePod(String cluster, String node, boolean ready) {
+    return nodePod(cluster, node, ready ? null : "CrashLoopBackOff");
+  }
+
+  /** As above; {@code waiting} is the driver container's waiting reason, null when ready. */
+  static io.fabric8.kubernetes.api.model.Pod nodePod(String cluster, String node, String waiting) {
+    boolean ready = waiting == null;
     DaemonSet ds = daemonSet(cluster);
     var pod =
         new io.fabric8.kubernetes.api.model.PodBuilder()
@@ -88,7 +94,7 @@ class StorageClusterLifecycleIT {
             .withRestartCount(ready ? 0 : 6)
             .withNewState()
             .withNewWaiting()
-            .withReason(ready ? null : "CrashLoopBackOff")
+            .withReason(waiting)
             .endWaiting()
             .endState()
             .endContainerStatus()
@@ -106,6 +112,28 @@ class StorageClusterLifecycleIT {
                   .build());
     }
     return admin.resource(created).updateStatus();
+  }
+
+  /** The CSINode the kubelet writes once the node plugin on {@code node} registered. */
+  static void register(String cluster, String node) {
+    admin
+        .storage()
+        .v1()
+        .csiNodes()
+        .resource(
+            new io.fabric8.kubernetes.api.model.storage.CSINodeBuilder()
+                .withNewMetadata()
+                .withName(node)
+                .endMetadata()
+                .withNewSpec()
+                .addNewDriver()
+                .withName(cluster + ".csi.soko.dev")
+                .withNodeID(node)
+                .withTopologyKeys("topology.soko.dev/node")
+                .endDriver()
+                .endSpec()
+                .build())
+        .create();
   }
 
   @Test
@@ -160,24 +188,7 @@ class StorageClusterLifecycleIT {
     assertThat(sc.getStatus().getController().ready()).isZero();
 
     // What kubelet, the DaemonSet controller and the provisioner would report.
-    admin
-        .storage()
-        .v1()
-        .csiNodes()
-        .resource(
-            new io.fabric8.kubernetes.api.model.storage.CSINodeBuilder()
-                .withNewMetadata()
-                .withName("node-1")
-                .endMetadata()
-                .withNewSpec()
-                .addNewDriver()
-                .withName("alpha.csi.soko.dev")
-                .withNodeID("node-1")
-                .withTopologyKeys("topology.soko.dev/node")
-                .endDriver()
-                .endSpec()
-                .build())
-        .create();
+    register("alpha", "node-1");
     admin
         .storage()
         .v1()
@@ -232,23 +243,7 @@ class StorageClusterLifecycleIT {
 
     // Registration and capacity changes alone (no owned object changes, resync is 10 minutes
     // away) reach the status through the CSINode and CSIStorageCapacity watches.
-    admin
-        .storage()
-        .v1()
-        .csiNodes()
-        .resource(
-            new io.fabric8.kubernetes.api.model.storage.CSINodeBuilder()
-                .withNewMetadata()
-                .withName("node-2")
-                .endMetadata()
-                .withNewSpec()
-                .addNewDriver()
-                .withName("alpha.csi.soko.dev")
-                .withNodeID("node-2")
-                .endDriver()
-                .endSpec()
-                .build())
-        .create();
+    register("alpha", "node-2");
     Await.until(
         "node-2 registered",
         () -> cluster.get("alpha"),

@@ -1,15 +1,14 @@
 package dev.soko.operator.it;
 
 import dev.soko.api.v1alpha1.StorageCluster;
+import dev.soko.operator.harness.OperatorInstall;
 import dev.soko.operator.model.KubernetesVersion;
 import dev.soko.operator.runtime.SokoOperator;
 import io.fabric8.kubeapitest.KubeAPIServer;
 import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -17,16 +16,21 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One real kube-apiserver + etcd (kube-api-test, offline, RBAC on, loopback) for all ITs of a JVM,
- * with the CRD and the operator's RBAC file applied, and the operator running as its ServiceAccount
- * through impersonation: a missing permission shows up as a failed test.
+ * with the CRDs and the operator's RBAC file applied, and the operator running as its
+ * ServiceAccount through impersonation: a missing permission shows up as a failed test.
  */
 final class TestCluster {
   static final String VERSION = "1.36.3";
-  static final String OPERATOR_USER = "system:serviceaccount:soko-system:soko-operator";
   static final String DEFAULT_IMAGE_REGISTRY = "registry.example/k8s";
 
   /** Long, so that a test observing a prompt update proves a watch caused it. */
   static final java.time.Duration RESYNC = java.time.Duration.ofMinutes(10);
+
+  /**
+   * Short, so that RolloutStallIT sees a stall within seconds; longer than any other IT keeps a
+   * node plugin pod not ready.
+   */
+  static final java.time.Duration ROLLOUT_DEADLINE = java.time.Duration.ofSeconds(15);
 
   private static TestCluster instance;
 
@@ -37,10 +41,7 @@ final class TestCluster {
       new AtomicReference<>(KubernetesVersion.parse(VERSION));
 
   private TestCluster() throws Exception {
-    String cache =
-        System.getenv()
-            .getOrDefault("SOKO_CACHE", System.getProperty("user.home") + "/.cache/soko");
-    Path dir = Path.of(cache, "kube-api-test");
+    Path dir = OperatorInstall.toolCache().resolve("kube-api-test");
     Path binaries = dir.resolve("k8s").resolve(VERSION + "-linux-amd64");
     for (String bin : List.of("etcd", "kube-apiserver", "kubectl")) {
       if (!Files.isExecutable(binaries.resolve(bin))) {
@@ -61,42 +62,21 @@ final class TestCluster {
     server.start();
     Config adminConfig = Config.fromKubeconfig(server.getKubeConfigYaml());
     admin = new KubernetesClientBuilder().withConfig(adminConfig).build();
-    applyResource("/META-INF/fabric8/storageclusters.soko.dev-v1.yml");
-    admin
-        .apiextensions()
-        .v1()
-        .customResourceDefinitions()
-        .withName("storageclusters.soko.dev")
-        .waitUntilCondition(
-            crd ->
-                crd != null
-                    && crd.getStatus() != null
-                    && crd.getStatus().getConditions() != null
-                    && crd.getStatus().getConditions().stream()
-                        .anyMatch(
-                            c -> "Established".equals(c.getType()) && "True".equals(c.getStatus())),
-            30,
-            java.util.concurrent.TimeUnit.SECONDS);
-    admin
-        .namespaces()
-        .resource(
-            new io.fabric8.kubernetes.api.model.NamespaceBuilder()
-                .withNewMetadata()
-                .withName("soko-system")
-                .endMetadata()
-                .build())
-        .serverSideApply();
-    applyResource("/rbac/operator-rbac.yaml");
+    OperatorInstall.apply(admin, "it-admin");
 
     Config operatorConfig = Config.fromKubeconfig(server.getKubeConfigYaml());
-    operatorConfig.setImpersonateUsername(OPERATOR_USER);
-    operatorConfig.setImpersonateGroups(
-        "system:serviceaccounts", "system:serviceaccounts:soko-system", "system:authenticated");
+    operatorConfig.setImpersonateUsername(OperatorInstall.OPERATOR_USER);
+    operatorConfig.setImpersonateGroups(OperatorInstall.OPERATOR_GROUPS.toArray(String[]::new));
     // The operator's default registry (--image-registry), which StorageClusters without
     // spec.images.registry use.
     operator =
         new SokoOperator(
-            operatorConfig, "soko-system", version::get, DEFAULT_IMAGE_REGISTRY, RESYNC);
+            operatorConfig,
+            "soko-system",
+            version::get,
+            DEFAULT_IMAGE_REGISTRY,
+            RESYNC,
+            ROLLOUT_DEADLINE);
     operator.start();
   }
 
@@ -122,17 +102,6 @@ final class TestCluster {
       Thread.currentThread().interrupt();
     }
     server.stop();
-  }
-
-  private void applyResource(String resource) throws Exception {
-    try (InputStream in = TestCluster.class.getResourceAsStream(resource)) {
-      if (in == null) {
-        throw new IllegalStateException("missing classpath resource " + resource);
-      }
-      for (HasMetadata o : admin.load(in).items()) {
-        admin.resource(o).fieldManager("it-admin").forceConflicts().serverSideApply();
-      }
-    }
   }
 
   StorageCluster get(String name) {

@@ -133,6 +133,9 @@ class DesiredStateTest {
     assertThat(driver.getSecurityContext().getPrivileged()).isTrue();
     assertThat(driver.getEnv().get(0).getValueFrom().getFieldRef().getFieldPath())
         .isEqualTo("spec.nodeName");
+    // The StorageCluster names the node's StorageNode report and labels it for the operator.
+    assertThat(driver.getEnv().get(1).getName()).isEqualTo("SOKO_STORAGE_CLUSTER");
+    assertThat(driver.getEnv().get(1).getValue()).isEqualTo("fast");
     assertThat(driver.getVolumeMounts())
         .filteredOn(m -> "Bidirectional".equals(m.getMountPropagation()))
         .extracting(VolumeMount::getMountPath)

@@ -32,6 +32,11 @@ final class FakeClusterCache implements ClusterCache {
   }
 
   @Override
+  public List<HasMetadata> indexed(Kind kind, String key) {
+    return list(kind, o -> key.equals(kind.watch().index().apply(o)));
+  }
+
+  @Override
   public boolean watches(Kind kind) {
     return true;
   }

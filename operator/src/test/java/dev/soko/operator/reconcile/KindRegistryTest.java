@@ -65,6 +65,34 @@ class KindRegistryTest {
   }
 
   @Test
+  void nodesAndVolumesAreWatchedOnceForNodeLossAndUninstallAndCachedSlim() {
+    assertThat(KindRegistry.informers())
+        .contains(KindRegistry.NODE, KindRegistry.PERSISTENT_VOLUME)
+        .doesNotHaveDuplicates();
+    assertThat(KindRegistry.informers().stream().map(Kind::sourceName)).doesNotHaveDuplicates();
+    var pv =
+        new io.fabric8.kubernetes.api.model.PersistentVolumeBuilder()
+            .withNewMetadata()
+            .withName("pv-1")
+            .addToLabels("big", "label")
+            .endMetadata()
+            .withNewSpec()
+            .withNewCsi()
+            .withDriver("a.csi.soko.dev")
+            .withVolumeHandle("vol-1")
+            .endCsi()
+            .addToCapacity("storage", new io.fabric8.kubernetes.api.model.Quantity("1Gi"))
+            .endSpec()
+            .build();
+    Kind.Watch watch = KindRegistry.PERSISTENT_VOLUME.watch();
+    HasMetadata kept = watch.slim().apply(pv);
+    assertThat(kept.getMetadata().getLabels()).isNullOrEmpty();
+    assertThat(watch.index().apply(kept)).isEqualTo("a.csi.soko.dev");
+    assertThat(watch.reconciles()).isEqualTo(Kind.Reconciles.DELETE);
+    assertThat(KindRegistry.NODE.watch().reconciles()).isEqualTo(Kind.Reconciles.ADD_OR_DELETE);
+  }
+
+  @Test
   void everyObjectTheModelRendersIsAnOwnedKindAndAppliesInRankOrder() {
     var sc = Fixtures.sample();
     sc.getSpec().getSnapshots().setEnabled(true);
@@ -92,7 +120,8 @@ class KindRegistryTest {
 
   @Test
   void theOptionalSnapshotApiIsAGateCheckedThroughDiscovery() {
-    assertThat(KindRegistry.gates()).containsExactly(ClusterFacts.VOLUME_SNAPSHOT_CLASSES);
+    assertThat(KindRegistry.gates())
+        .containsExactly(ClusterFacts.VOLUME_SNAPSHOT_CLASSES, KindRegistry.STORAGE_NODES);
     var none = new ClusterFacts(KubernetesVersion.parse("1.34"), Set.of(), true, null, null, null);
     assertThat(KindRegistry.VOLUME_SNAPSHOT_CLASS.served(none)).isFalse();
     assertThat(KindRegistry.DAEMON_SET.served(none)).isTrue();
@@ -115,9 +144,7 @@ class KindRegistryTest {
             Kind.Use.OWNED,
             6,
             20,
-            true,
-            null,
-            Kind.Mapping.BY_LABEL_OR_FOREIGN,
+            Kind.Watch.of(null, Kind.Mapping.BY_LABEL_OR_FOREIGN),
             List.of());
     assertThat(Pruner.Key.of(KindRegistry.VOLUME_SNAPSHOT_CLASS, snapshotClass))
         .isNotEqualTo(Pruner.Key.of(second, other));

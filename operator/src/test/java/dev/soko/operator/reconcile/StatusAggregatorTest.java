@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.introspect.BeanPropertyDefinition;
 import dev.soko.api.v1alpha1.Registration;
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.api.v1alpha1.StorageClusterStatus;
+import dev.soko.api.v1alpha1.StorageNode;
 import dev.soko.operator.model.ClusterFacts;
 import dev.soko.operator.model.DesiredState;
 import dev.soko.operator.model.Fixtures;
@@ -183,7 +184,7 @@ class StatusAggregatorTest {
             .withReadyReplicas(sc.getSpec().getController().getReplicas())
             .endStatus()
             .build();
-    return new ClusterObserver.Workloads(ds, dep, names, pods, List.of());
+    return new ClusterObserver.Workloads(ds, dep, names, pods, List.of(), List.of());
   }
 
   @Test
@@ -226,7 +227,7 @@ class StatusAggregatorTest {
             .endNodeTopology()
             .withNewCapacity("40Gi")
             .build();
-    var pools = PoolSummary.pools(sc.getSpec(), List.of(cap));
+    var pools = PoolSummary.pools(sc.getSpec(), List.of(), List.of(cap));
     assertThat(pools).hasSize(1);
     assertThat(pools.get(0).total()).isEqualTo("100Gi");
     assertThat(pools.get(0).available()).isEqualTo("40Gi");
@@ -255,6 +256,92 @@ class StatusAggregatorTest {
     assertThat(r.capacity().total())
         .isEqualTo(
             PoolSummary.format(new BigDecimal(100L << 30).multiply(BigDecimal.valueOf(1000))));
+  }
+
+  /** The status of a reconcile that found {@code nodes} serving nodes and these reports. */
+  private static StorageClusterStatus withReports(
+      StorageCluster sc, ClusterObserver.Workloads w, List<StorageNode> reports) {
+    DesiredState desired =
+        DesiredState.of(
+            sc, VersionsTable.load(), ClusterFacts.offline(KubernetesVersion.parse("1.34")));
+    return new StatusAggregator(sc, T0)
+        .applied(desired, desired.all().size())
+        .kubernetesVersion("v1.34.0")
+        .compatibility(List.of())
+        .workloads(w, sc.getSpec().getController().getReplicas())
+        .pools(
+            PoolSummary.of(
+                sc.getSpec(),
+                StorageNodeReports.observe(
+                    reports, "fast", Set.of("fast"), Set.of(), Set.of(), false, Reports.NOW),
+                List.of()))
+        .build();
+  }
+
+  @Test
+  void aRefusedPoolDegradesTheInstallationNamingThePairsButLeavesItReady() {
+    StorageCluster sc = Fixtures.sample();
+    sc.getMetadata().setGeneration(1L);
+    List<StorageNode> reports = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      reports.add(
+          Reports.report(
+              "fast", "n" + i, Reports.NOW, Reports.refused("nvme", "pool path /p is missing")));
+    }
+    for (int i = 5; i < 10; i++) {
+      reports.add(Reports.report("fast", "n" + i, Reports.NOW, Reports.ready("nvme", 10, 1, 9, 0)));
+    }
+
+    StorageClusterStatus s = withReports(sc, workloads(sc, 10, 10, 10), reports);
+
+    assertThat(condition(s, "Ready").getStatus()).isEqualTo("True");
+    Condition degraded = condition(s, "Degraded");
+    assertThat(degraded.getStatus()).isEqualTo("True");
+    assertThat(degraded.getReason()).isEqualTo("PoolRefused");
+    assertThat(degraded.getMessage())
+        .startsWith(
+            "5 pools refused: n0/nvme (pool path /p is missing), n1/nvme (pool path /p is"
+                + " missing), n2/nvme (pool path /p is missing) and 2 more; no new volumes go"
+                + " there, existing ones keep working");
+
+    // Recovery: the pools are Ready again.
+    sc.setStatus(s);
+    List<StorageNode> healed = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      healed.add(Reports.report("fast", "n" + i, Reports.NOW, Reports.ready("nvme", 10, 1, 9, 0)));
+    }
+    StorageClusterStatus after = withReports(sc, workloads(sc, 10, 10, 10), healed);
+    assertThat(condition(after, "Degraded").getStatus()).isEqualTo("False");
+    assertThat(condition(after, "Degraded").getReason()).isEqualTo("AsExpected");
+    assertThat(after.getPoolSummary().get(0).ready()).isEqualTo(10);
+  }
+
+  @Test
+  void failingNodesOutrankARefusedPoolAndTheMessageNamesBoth() {
+    StorageCluster sc = Fixtures.sample();
+    List<StorageNode> reports =
+        List.of(Reports.report("fast", "n0", Reports.NOW, Reports.refused("nvme", "missing")));
+
+    Condition degraded = condition(withReports(sc, workloads(sc, 3, 2, 2), reports), "Degraded");
+
+    assertThat(degraded.getReason()).isEqualTo("NodesFailing");
+    assertThat(degraded.getMessage())
+        .contains("n2 (soko-driver CrashLoopBackOff)")
+        .contains("1 pool refused on its node: n0/nvme (missing)");
+  }
+
+  @Test
+  void aLongRefusalReasonIsCutInTheCondition() {
+    StorageCluster sc = Fixtures.sample();
+    List<StorageNode> reports =
+        List.of(
+            Reports.report("fast", "n0", Reports.NOW, Reports.refused("nvme", "x".repeat(1024))));
+
+    String message =
+        condition(withReports(sc, workloads(sc, 1, 1, 1), reports), "Degraded").getMessage();
+
+    assertThat(message).contains("x".repeat(PoolRefusals.MAX_REASON - 1) + "…)");
+    assertThat(message).doesNotContain("x".repeat(PoolRefusals.MAX_REASON));
   }
 
   @Test

@@ -1,10 +1,11 @@
-package dev.soko.driver.report;
+package dev.soko.driver.json;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class JsonTest {
@@ -19,6 +20,27 @@ class JsonTest {
                 "empty", List.of()));
 
     assertThat(json).isEqualTo("{\"b\":1,\"a\":{\"x\":[1,\"two\",true]},\"empty\":[]}");
+  }
+
+  @Test
+  void indentedTextPutsEachMemberOnItsLineAndKeepsEmptyOnesShort() {
+    String json =
+        Json.writeIndented(
+            Json.object(
+                "a", Json.object("x", List.of(1, "two")), "gone", null, "empty", List.of()));
+
+    assertThat(json)
+        .isEqualTo(
+            "{\n"
+                + "  \"a\": {\n"
+                + "    \"x\": [\n"
+                + "      1,\n"
+                + "      \"two\"\n"
+                + "    ]\n"
+                + "  },\n"
+                + "  \"empty\": []\n"
+                + "}");
+    assertThat(Json.writeIndented(Map.of())).isEqualTo("{}");
   }
 
   @Test

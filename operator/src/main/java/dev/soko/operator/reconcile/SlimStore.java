@@ -1,4 +1,4 @@
-package dev.soko.operator.nodeloss;
+package dev.soko.operator.reconcile;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.informers.cache.BasicItemStore;
