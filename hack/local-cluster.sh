@@ -10,7 +10,13 @@
 #   hack/local-cluster.sh restart containerd|kubelet     restart one of the node's services
 #   hack/local-cluster.sh ctr ARGS...                    containerd's ctr on the node (k8s.io namespace)
 #   hack/local-cluster.sh second-node NS DAEMONSET       a second, kubelet-less node with Soko's
-#                                                        driver and provisioner as processes
+#                                                        driver and provisioner as processes; run
+#                                                        again, it restarts them with the
+#                                                        DaemonSet's current args
+#   hack/local-cluster.sh second-node-down               remove the second node again
+#   hack/local-cluster.sh statfs NODE PATH               statfs(2) of PATH as NODE sees it
+#   hack/local-cluster.sh mount-disk NODE PATH SIZE      mount a fresh XFS disk at PATH on NODE
+#   hack/local-cluster.sh umount-disk NODE PATH          and unmount it again
 #
 # Network rule: every cluster process and every pod runs inside the network namespace $NETNS. It has
 # loopback, one veth whose peer sits in a second, empty namespace (the node's address lives there),
@@ -59,12 +65,13 @@ in_ns() { nsenter --mount="$MNT_NS" --net="/run/netns/$NETNS" -- "$@"; }
 kc() { in_ns "$BIN/kubectl" --kubeconfig "$STATE/pki/admin.kubeconfig" "$@"; }
 
 # Starts "$@" inside the cluster's namespaces, detached, logging to $STATE/logs/NAME.log; the pid
-# file holds the process's own pid (nsenter execs it).
+# file holds the process's own pid (nsenter execs it). START_MNT names another mount namespace (the
+# second node's).
 start() {
   local name=$1
   shift
   # The cluster's own kubeconfigs only: a client's KUBECONFIG (the host's view) must not leak in.
-  env -u KUBECONFIG setsid nsenter --mount="$MNT_NS" --net="/run/netns/$NETNS" -- "$@" \
+  env -u KUBECONFIG setsid nsenter --mount="${START_MNT:-$MNT_NS}" --net="/run/netns/$NETNS" -- "$@" \
     >"$STATE/logs/$name.log" 2>&1 </dev/null &
   echo $! >"$STATE/pids/$name.pid"
 }
@@ -472,26 +479,37 @@ node_ready() {
 
 # --- a second, kubelet-less node ------------------------------------------------------------------
 
-# A second node for capacity-aware placement, without a kubelet of its own (one kubelet per machine
-# here): a Node object tainted so that no DaemonSet pod is scheduled there, the CSINode that the
-# kubelet would write, and the node plugin's driver and external-provisioner as processes, with the
-# args of the StorageCluster's DaemonSet, the node plugin's ServiceAccount and a pool of their own
-# (a sparse XFS image loop-mounted over the pool path in a mount namespace of their own: the driver
-# refuses a pool on the filesystem of the kubelet's directory, which for this node is a directory
-# on the host's disk, so the default allowRootFilesystem=false is what runs here too). Pods that
-# tolerate the taint are placed there by the real scheduler; nothing runs them.
+# A second node for capacity-aware placement and per-node pools, without a kubelet of its own (one
+# kubelet per machine here): a Node object tainted so that no DaemonSet pod is scheduled there, the
+# CSINode that the kubelet would write, and the node plugin's driver and external-provisioner as
+# processes, with the args and env of the StorageCluster's DaemonSet and the node plugin's
+# ServiceAccount. Like the first node it has a mount namespace of its own that outlives its
+# processes ($SECOND_NODE_NS, private: nothing mounted there shows anywhere else), with its own pool
+# filesystem (a sparse XFS image) at the first node's pool mount /var/lib/soko, and each pool
+# directory made as the kubelet's hostPath DirectoryOrCreate makes it. Its kubelet directory is on
+# the host's disk, so the driver's root-filesystem check (allowRootFilesystem=false) runs here too.
+# Pods that tolerate the taint are placed there by the real scheduler; nothing runs them. Run again,
+# it restarts the processes with the DaemonSet's current args (as a rollout restarts a node plugin)
+# and keeps the namespace, its mounts and the pool's contents.
 SECOND_NODE=soko-node-b
+SECOND_NODE_NS=$MNT_DIR/$SECOND_NODE.mnt
+POOL_MOUNT=/var/lib/soko
 
 # second_node_up NAMESPACE DAEMONSET
 second_node_up() {
-  local ns=$1 ds=$2 driver sa token dir=$STATE/$SECOND_NODE arg
+  local ns=$1 ds=$2 driver sa token dir=$STATE/$SECOND_NODE arg pool
   driver=$(kc get csidriver -o 'jsonpath={.items[0].metadata.name}')
   [ -n "$driver" ] || die "second node: no CSIDriver yet (install Soko first)"
   sa=$(kc -n "$ns" get daemonset "$ds" -o 'jsonpath={.spec.template.spec.serviceAccountName}')
+  stop_second_node
   mkdir -p "$dir/kubelet/plugins"
-  # Sparse: room for the E2E's 12Gi claim, a few MiB on the host's disk.
-  truncate -s 16G "$dir/pool.img"
-  mkfs.xfs -q -f -m reflink=1 "$dir/pool.img"
+  if [ ! -e "$SECOND_NODE_NS" ]; then
+    # Sparse: room for the E2E's 12Gi claim, a few MiB on the host's disk.
+    truncate -s 16G "$dir/pool.img"
+    mkfs.xfs -q -f -m reflink=1 "$dir/pool.img"
+    touch "$SECOND_NODE_NS"
+    unshare --mount="$SECOND_NODE_NS" --propagation private mount -o loop "$dir/pool.img" "$POOL_MOUNT"
+  fi
   kc apply -f - >/dev/null <<EOF
 apiVersion: v1
 kind: Node
@@ -514,6 +532,7 @@ EOF
     "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletLess",
       "message": "no kubelet: pods are placed here, never run"}]}}' >/dev/null
   token=$(kc -n "$ns" create token "$sa" --duration 2h)
+  printf '%s' "$token" >"$dir/token"
   cat >"$dir/kubeconfig" <<EOF
 apiVersion: v1
 kind: Config
@@ -522,7 +541,7 @@ users: [{name: $sa, user: {token: "$token"}}]
 contexts: [{name: soko-local, context: {cluster: soko-local, user: $sa}}]
 current-context: soko-local
 EOF
-  local -a driver_args=() prov_args=() pools=()
+  local -a driver_args=() driver_env=() prov_args=() pools=()
   while IFS= read -r arg; do
     case $arg in
     --endpoint=*) arg=--endpoint=unix://$dir/csi.sock ;;
@@ -533,6 +552,11 @@ EOF
     esac
     driver_args+=("$arg")
   done < <(container_args "$ns" "$ds" soko-driver)
+  # The driver's own env (its StorageCluster, say), and the API server as an in-cluster client
+  # finds it, with the ServiceAccount's token: it reports its pools and watches its Node's labels.
+  mapfile -t driver_env < <(container_env "$ns" "$ds" soko-driver)
+  driver_env+=(SOKO_KUBE_API=https://127.0.0.1:6443 "SOKO_KUBE_TOKEN_FILE=$dir/token"
+    "SOKO_KUBE_CA_FILE=$STATE/pki/ca.crt")
   while IFS= read -r arg; do
     case $arg in
     --csi-address=*) arg=--csi-address=$dir/csi.sock ;;
@@ -541,21 +565,99 @@ EOF
     esac
     prov_args+=("$arg")
   done < <(container_args "$ns" "$ds" csi-provisioner)
-  ((${#pools[@]} == 1)) || die "second node: one pool expected, the DaemonSet has ${#pools[@]}"
-  # shellcheck disable=SC2016 # the inner script's own arguments
-  start "$SECOND_NODE-driver" unshare -m --propagation private bash -c \
-    'mkdir -p "$1" && mount -o loop "$2" "$1" && shift 2 && exec "$@"' _ "${pools[0]}" "$dir/pool.img" \
+  for pool in "${pools[@]}"; do
+    nsenter --mount="$SECOND_NODE_NS" -- mkdir -p "$pool"
+  done
+  rm -f "$dir/csi.sock"
+  START_MNT=$SECOND_NODE_NS start "$SECOND_NODE-driver" env "${driver_env[@]}" \
     "$ROOT/driver/bin/soko-driver" "${driver_args[@]}"
   wait_until 60 test -S "$dir/csi.sock" || die "second node: the driver did not start (see $STATE/logs)"
   start "$SECOND_NODE-provisioner" env NODE_NAME="$SECOND_NODE" NAMESPACE="$ns" \
     "$BIN/csi-provisioner" "${prov_args[@]}" --kubeconfig "$dir/kubeconfig"
-  log "node $SECOND_NODE: driver and provisioner running, pool $dir/pool.img (XFS)"
+  log "node $SECOND_NODE: driver and provisioner running, pools ${pools[*]} on $dir/pool.img (XFS)"
+}
+
+# Stops the second node's processes; its mount namespace stays. Their logs are kept, renamed.
+stop_second_node() {
+  local name file pid
+  for name in driver provisioner; do
+    file=$STATE/pids/$SECOND_NODE-$name.pid
+    [ -f "$file" ] || continue
+    pid=$(cat "$file")
+    kill -TERM "$pid" 2>/dev/null || true
+    wait_until 30 all_gone "$pid" || kill -KILL "$pid" 2>/dev/null || true
+    wait_until 10 all_gone "$pid" || die "$SECOND_NODE's $name (pid $pid) does not stop"
+    rm -f "$file"
+    [ ! -f "$STATE/logs/$SECOND_NODE-$name.log" ] ||
+      mv "$STATE/logs/$SECOND_NODE-$name.log" "$STATE/logs/$SECOND_NODE-$name.$(date +%s%N).log"
+  done
+}
+
+# Removes the second node: its processes, its Node and CSINode, its mount namespace and pool.
+second_node_down() {
+  stop_second_node
+  kc delete node "$SECOND_NODE" --ignore-not-found >/dev/null
+  kc delete csinode "$SECOND_NODE" --ignore-not-found >/dev/null
+  release_second_node_ns
+  rm -rf "${STATE:?}/$SECOND_NODE"
+}
+
+release_second_node_ns() {
+  [ -e "$SECOND_NODE_NS" ] || return 0
+  umount "$SECOND_NODE_NS" 2>/dev/null || umount -l "$SECOND_NODE_NS" 2>/dev/null || true
+  rm -f "$SECOND_NODE_NS"
+}
+
+# --- a node's filesystems, as an admin sees them on that node -------------------------------------
+
+# node_mnt NODE: the mount namespace in which NODE's processes see their files.
+node_mnt() {
+  case $1 in
+  "$NODE") echo "$MNT_NS" ;;
+  "$SECOND_NODE")
+    [ -e "$SECOND_NODE_NS" ] || die "no node $SECOND_NODE (run second-node first)"
+    echo "$SECOND_NODE_NS"
+    ;;
+  *) die "no node '$1' here ($NODE, $SECOND_NODE)" ;;
+  esac
+}
+
+# statfs NODE PATH: statfs(2) of PATH on NODE: "fragment-size blocks free-blocks available-blocks".
+statfs() {
+  nsenter --mount="$(node_mnt "$1")" -- stat -f -c '%S %b %f %a' "$2"
+}
+
+# mount_disk NODE PATH SIZE: a fresh XFS filesystem (a sparse image in $STATE/disks, on a loop
+# device) mounted at PATH on NODE, as an admin mounts a new disk where a pool expects it.
+mount_disk() {
+  local mnt image
+  mnt=$(node_mnt "$1")
+  image=$STATE/disks/$1$(tr / _ <<<"$2").img
+  mkdir -p "$STATE/disks"
+  rm -f "$image"
+  truncate -s "$3" "$image"
+  mkfs.xfs -q -f -m reflink=1 "$image"
+  # shellcheck disable=SC2016 # the inner script's own arguments
+  nsenter --mount="$mnt" -- bash -euc 'mkdir -p "$2" && mount -o loop "$1" "$2"' _ "$image" "$2"
+}
+
+# umount_disk NODE PATH: unmounts what mount_disk mounted; its loop device goes with it.
+umount_disk() {
+  nsenter --mount="$(node_mnt "$1")" -- umount "$2"
+  rm -f "$STATE/disks/$1$(tr / _ <<<"$2").img"
 }
 
 # Prints the args of container $3 of daemonset $2 in namespace $1, one per line.
 container_args() {
   kc -n "$1" get daemonset "$2" -o \
     "jsonpath={range .spec.template.spec.containers[?(@.name==\"$3\")].args[*]}{@}{\"\\n\"}{end}"
+}
+
+# Prints the env of container $3 of daemonset $2 in namespace $1 that has plain values, NAME=VALUE
+# one per line (values from the pod's own fields mean nothing to a process).
+container_env() {
+  kc -n "$1" get daemonset "$2" -o \
+    "jsonpath={range .spec.template.spec.containers[?(@.name==\"$3\")].env[?(@.value)]}{.name}={.value}{\"\\n\"}{end}"
 }
 
 up() {
@@ -648,6 +750,7 @@ cluster_loops() {
 
 release_namespaces() {
   local dev dir
+  release_second_node_ns
   if [ -e "$MNT_NS" ]; then
     umount "$MNT_NS" 2>/dev/null || umount -l "$MNT_NS" 2>/dev/null || true
   fi
@@ -706,7 +809,7 @@ down() {
   release_namespaces
   restore_sysctls
   rm -rf "$STATE/pids" "$STATE/root" "$STATE/etcd" "$STATE/cni" "$STATE/pool.img" "$STATE/api.sock" \
-    "${STATE:?}/$SECOND_NODE"
+    "${STATE:?}/$SECOND_NODE" "$STATE/disks"
   if [ "${1:-}" = quiet ]; then
     leftovers >/dev/null || die "a previous cluster could not be removed: run 'hack/local-cluster.sh down'"
   else
@@ -723,5 +826,9 @@ env) cat "$STATE/env" ;;
 restart) restart "${2:?restart what? containerd or kubelet}" ;;
 ctr) shift && ctr "$@" ;;
 second-node) second_node_up "${2:?namespace of the node plugin}" "${3:?its DaemonSet}" ;;
-*) die "usage: hack/local-cluster.sh up|down|images|env|restart NAME|ctr ARGS...|second-node NS DAEMONSET" ;;
+second-node-down) second_node_down ;;
+statfs) statfs "${2:?which node}" "${3:?which path}" ;;
+mount-disk) mount_disk "${2:?which node}" "${3:?where}" "${4:?its size}" ;;
+umount-disk) umount_disk "${2:?which node}" "${3:?where}" ;;
+*) die "usage: hack/local-cluster.sh up|down|images|env|restart NAME|ctr ARGS...|second-node NS DAEMONSET|second-node-down|statfs NODE PATH|mount-disk NODE PATH SIZE|umount-disk NODE PATH" ;;
 esac

@@ -24,6 +24,7 @@ final class FailureReport implements TestWatcher {
           "nodes",
           "csinodes",
           "storageclusters",
+          "storagenodes",
           "daemonsets",
           "deployments",
           "pods",

@@ -96,6 +96,44 @@ final class LocalCluster {
     script(180, "second-node", namespace, daemonSet);
   }
 
+  /** Removes the second node again: its processes, Node, CSINode, mount namespace and pool. */
+  void removeSecondNode() throws IOException, InterruptedException {
+    script(120, "second-node-down");
+  }
+
+  /** statfs(2) of a path as a node of this cluster sees it (the node's mount namespace). */
+  Statfs statfs(String node, String path) throws IOException, InterruptedException {
+    List<String> lines = runScript(30, "statfs", node, path).strip().lines().toList();
+    String[] f = lines.get(lines.size() - 1).split(" ");
+    return new Statfs(
+        Long.parseLong(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]));
+  }
+
+  /** A fresh XFS filesystem of {@code size} (e.g. 2G) mounted at a path on a node, as a disk. */
+  void mountDisk(String node, String path, String size) throws IOException, InterruptedException {
+    script(120, "mount-disk", node, path, size);
+  }
+
+  void umountDisk(String node, String path) throws IOException, InterruptedException {
+    script(60, "umount-disk", node, path);
+  }
+
+  /**
+   * What statfs(2) says of a filesystem, in fragments of {@code fragmentSize} bytes.
+   *
+   * @param free fragments free for root (f_bfree)
+   * @param available fragments free for anyone (f_bavail)
+   */
+  record Statfs(long fragmentSize, long blocks, long free, long available) {
+    long sizeBytes() {
+      return blocks * fragmentSize;
+    }
+
+    long usedBytes() {
+      return (blocks - free) * fragmentSize;
+    }
+  }
+
   /** Gives an image on the node a second name, as pushing it under another tag would. */
   void tagImage(String source, String target) throws IOException, InterruptedException {
     script(60, "ctr", "images", "tag", "--force", source, target);
@@ -119,10 +157,15 @@ final class LocalCluster {
   /** Runs a verb of {@code hack/local-cluster.sh}, the only place that touches the node itself. */
   private static void script(int timeoutSeconds, String... args)
       throws IOException, InterruptedException {
+    runScript(timeoutSeconds, args);
+  }
+
+  private static String runScript(int timeoutSeconds, String... args)
+      throws IOException, InterruptedException {
     List<String> command =
         new ArrayList<>(List.of("bash", REPO.resolve("hack/local-cluster.sh").toString()));
     command.addAll(List.of(args));
-    run(command, timeoutSeconds);
+    return run(command, timeoutSeconds);
   }
 
   static String run(List<String> command, int timeoutSeconds)

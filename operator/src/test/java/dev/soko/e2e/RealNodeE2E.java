@@ -56,17 +56,14 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @ExtendWith(FailureReport.class)
 class RealNodeE2E {
-  private static final String RELEASE = "soko";
-
-  /** The operator's namespace (the chart's release) and the driver's, which the operator makes. */
-  private static final String OPERATOR = "soko-operator";
-
-  private static final String SYSTEM = "soko-system";
+  private static final String RELEASE = DefaultInstall.RELEASE;
+  private static final String OPERATOR = DefaultInstall.OPERATOR;
+  private static final String SYSTEM = DefaultInstall.SYSTEM;
   private static final String APPS = "e2e-apps";
-  private static final String DRIVER = "csi.soko.dev";
-  private static final String XFS = "soko";
-  private static final String EXT4 = "soko-ext4";
-  private static final String SNAPSHOTS = "soko-snapshots";
+  private static final String DRIVER = DefaultInstall.DRIVER;
+  private static final String XFS = DefaultInstall.XFS;
+  private static final String EXT4 = DefaultInstall.EXT4;
+  private static final String SNAPSHOTS = DefaultInstall.SNAPSHOTS;
   private static final Duration SHORT = Duration.ofSeconds(60);
   private static final Duration LONG = Duration.ofSeconds(180);
   private static final ResourceDefinitionContext VOLUME_SNAPSHOTS =
@@ -621,31 +618,7 @@ class RealNodeE2E {
   // --- helpers --------------------------------------------------------------------------------
 
   private String valuesFile() {
-    String registry = cluster.imageRegistry;
-    return """
-        image:
-          registry: %s
-        imageRegistry: %s
-        storageCluster:
-          create: true
-          name: %s
-          spec:
-            pools:
-              - name: default
-                path: /var/lib/soko/pools/default
-            storageClasses:
-              - name: %s
-                pool: default
-                fsType: xfs
-                default: true
-              - name: %s
-                pool: default
-                fsType: ext4
-            snapshots:
-              enabled: true
-              className: %s
-        """
-        .formatted(registry, registry, RELEASE, XFS, EXT4, SNAPSHOTS);
+    return DefaultInstall.values(cluster.imageRegistry);
   }
 
   private StorageCluster storageCluster() {

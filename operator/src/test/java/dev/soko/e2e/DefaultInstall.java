@@ -1,0 +1,66 @@
+package dev.soko.e2e;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The install every real-node E2E class starts from: the chart with its StorageCluster, one pool on
+ * the node's pool filesystem, an xfs class (the default) and an ext4 class on it, and snapshots.
+ * Spec changes a test applies go on top of {@link #POOLS} and {@link #CLASSES}.
+ */
+final class DefaultInstall {
+  static final String RELEASE = "soko";
+
+  /** The operator's namespace (the chart's release) and the driver's, which the operator makes. */
+  static final String OPERATOR = "soko-operator";
+
+  static final String SYSTEM = "soko-system";
+  static final String DRIVER = "csi.soko.dev";
+  static final String XFS = "soko";
+  static final String EXT4 = "soko-ext4";
+  static final String SNAPSHOTS = "soko-snapshots";
+
+  /** Where the local cluster mounts each node's pool filesystem. */
+  static final String POOL_FILESYSTEM = "/var/lib/soko";
+
+  static final String POOL = "default";
+  static final String POOL_PATH = POOL_FILESYSTEM + "/pools/default";
+
+  /** spec.pools and spec.storageClasses as the values below set them, for merge patches. */
+  static final List<Map<String, Object>> POOLS = List.of(Map.of("name", POOL, "path", POOL_PATH));
+
+  static final List<Map<String, Object>> CLASSES =
+      List.of(
+          Map.of("name", XFS, "pool", POOL, "fsType", "xfs", "default", true),
+          Map.of("name", EXT4, "pool", POOL, "fsType", "ext4"));
+
+  private DefaultInstall() {}
+
+  /** The chart's values: images from the node's registry name, and the StorageCluster. */
+  static String values(String registry) {
+    return """
+        image:
+          registry: %s
+        imageRegistry: %s
+        storageCluster:
+          create: true
+          name: %s
+          spec:
+            pools:
+              - name: %s
+                path: %s
+            storageClasses:
+              - name: %s
+                pool: %s
+                fsType: xfs
+                default: true
+              - name: %s
+                pool: %s
+                fsType: ext4
+            snapshots:
+              enabled: true
+              className: %s
+        """
+        .formatted(registry, registry, RELEASE, POOL, POOL_PATH, XFS, POOL, EXT4, POOL, SNAPSHOTS);
+  }
+}

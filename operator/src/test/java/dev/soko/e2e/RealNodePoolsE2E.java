@@ -1,0 +1,540 @@
+package dev.soko.e2e;
+
+import static dev.soko.e2e.DefaultInstall.OPERATOR;
+import static dev.soko.e2e.DefaultInstall.POOL;
+import static dev.soko.e2e.DefaultInstall.POOL_FILESYSTEM;
+import static dev.soko.e2e.DefaultInstall.POOL_PATH;
+import static dev.soko.e2e.DefaultInstall.RELEASE;
+import static dev.soko.e2e.DefaultInstall.SYSTEM;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.soko.api.v1alpha1.PoolSummaryStatus;
+import dev.soko.api.v1alpha1.StorageCluster;
+import dev.soko.api.v1alpha1.StorageNode;
+import dev.soko.api.v1alpha1.StorageNodePool;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Pools on a real node and a second, kubelet-less one (issue 13 §2 and §3): each node's StorageNode
+ * report against statfs of the pool on that node, a pool that requires a mount point refused on a
+ * plain directory and taken up once a disk is mounted there, and a pool with a node selector that
+ * exists only on the labelled node until the other is labelled too. The default install, with spec
+ * changes applied by the tests; each test puts the spec back.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ExtendWith(FailureReport.class)
+class RealNodePoolsE2E {
+  private static final String APPS = "e2e-pools";
+  private static final String NODE_B = "soko-node-b";
+  private static final Duration SHORT = Duration.ofSeconds(60);
+  private static final Duration LONG = Duration.ofSeconds(180);
+
+  /** How far a report's used bytes may be from a fresh statfs (the XFS log, the driver's files). */
+  private static final long USED_TOLERANCE = 32L << 20;
+
+  private LocalCluster cluster;
+  private KubernetesClient client;
+  private Workloads apps;
+  private Path kubectl;
+
+  @BeforeAll
+  void installWithTwoNodes() throws Exception {
+    cluster = LocalCluster.fromEnvironment();
+    client = cluster.client();
+    apps = new Workloads(client, APPS, cluster.imageRegistry);
+    kubectl = cluster.helm.resolveSibling("kubectl");
+    Path values = Files.createTempFile("soko-e2e-values", ".yaml");
+    Files.writeString(values, DefaultInstall.values(cluster.imageRegistry));
+    try {
+      cluster.helm(
+          "install",
+          RELEASE,
+          LocalCluster.REPO.resolve("helm/soko").toString(),
+          "--namespace",
+          OPERATOR,
+          "--create-namespace",
+          "--values",
+          values.toString());
+    } finally {
+      Files.deleteIfExists(values);
+    }
+    Await.until(
+        "StorageCluster " + RELEASE + " Ready=True",
+        LONG,
+        this::storageCluster,
+        sc -> "True".equals(condition(sc, "Ready")));
+    cluster.addSecondNode(SYSTEM, nodePluginDaemonSet().getMetadata().getName());
+    client
+        .resource(new NamespaceBuilder().withNewMetadata().withName(APPS).endMetadata().build())
+        .serverSideApply();
+  }
+
+  @AfterAll
+  void close() {
+    if (client != null) {
+      client.close();
+    }
+  }
+
+  @Test
+  @Order(1)
+  void eachNodeReportsItsPoolWithTheNumbersStatfsGivesOnThatNode() throws Exception {
+    String listed =
+        LocalCluster.run(
+            List.of(
+                kubectl.toString(),
+                "--kubeconfig",
+                cluster.kubeconfig.toString(),
+                "get",
+                "stn",
+                "-l",
+                StorageNode.LABEL_CLUSTER + "=" + RELEASE,
+                "-o",
+                "jsonpath={.items[*].metadata.name}"),
+            60);
+    assertThat(listed.strip().split(" "))
+        .as("`kubectl get stn`: one report per node, named <storagecluster>.<node>")
+        .containsExactlyInAnyOrder(reportName(cluster.node), reportName(NODE_B));
+    for (String node : List.of(cluster.node, NODE_B)) {
+      StorageNode report =
+          Await.until(
+              "the report of " + node + " with its pool Ready",
+              LONG,
+              () -> report(node),
+              r -> r != null && StorageNodePool.READY.equals(pool(r, POOL).state()));
+      assertThat(report.getMetadata().getLabels())
+          .containsEntry(StorageNode.LABEL_CLUSTER, RELEASE)
+          .containsEntry(StorageNode.LABEL_NODE, node);
+      assertThat(report.getNode()).isEqualTo(node);
+      StorageNodePool pool = pool(report, POOL);
+      LocalCluster.Statfs statfs = cluster.statfs(node, POOL_PATH);
+      assertThat(pool.sizeBytes())
+          .as("the size of %s on %s, as statfs gives it there", POOL_PATH, node)
+          .isEqualTo(statfs.sizeBytes());
+      assertThat(pool.usedBytes())
+          .as("the bytes used on %s on %s, as statfs gives them there", POOL_PATH, node)
+          .isBetween(statfs.usedBytes() - USED_TOLERANCE, statfs.usedBytes() + USED_TOLERANCE);
+    }
+    assertThat(cluster.statfs(NODE_B, POOL_PATH).sizeBytes())
+        .as("the two nodes' pools are two filesystems of their own")
+        .isNotEqualTo(cluster.statfs(cluster.node, POOL_PATH).sizeBytes());
+    PoolSummaryStatus summary =
+        Await.until(
+            "status.poolSummary to count both nodes Ready",
+            LONG,
+            () -> summary(POOL),
+            s -> s != null && s.ready() == 2);
+    assertThat(summary.refused()).isZero();
+    assertThat(summary.notSelected()).isZero();
+    assertThat(summary.notReporting()).isZero();
+    assertThat(summary.sizeBytes())
+        .isEqualTo(
+            pool(report(cluster.node), POOL).sizeBytes() + pool(report(NODE_B), POOL).sizeBytes());
+  }
+
+  @Test
+  @Order(2)
+  void aPoolThatNeedsAMountPointIsRefusedOnAPlainDirectoryAndTakenUpOnceADiskIsMounted()
+      throws Exception {
+    String disk = POOL_FILESYSTEM + "/disk";
+    applyPools(
+        List.of(Map.of("name", "disk", "path", disk, "requireMountPoint", true)),
+        List.of(Map.of("name", "soko-disk", "pool", "disk", "fsType", "xfs")));
+    for (String node : List.of(cluster.node, NODE_B)) {
+      StorageNodePool refused =
+          Await.until(
+              "pool disk Refused on " + node,
+              LONG,
+              () -> pool(report(node), "disk"),
+              p -> p != null && StorageNodePool.REFUSED.equals(p.state()));
+      // In the node plugin's container the hostPath is a bind mount of a subdirectory ("not the
+      // root of a mounted filesystem"); the second node's driver sees the plain directory.
+      assertThat(refused.message()).contains(disk).contains("requireMountPoint is set");
+    }
+    Event event =
+        Await.until(
+                "a PoolRefused Warning event on Node " + cluster.node,
+                SHORT,
+                () -> poolRefusedEvents(cluster.node),
+                list -> !list.isEmpty())
+            .get(0);
+    assertThat(event.getType()).isEqualTo("Warning");
+    assertThat(event.getMessage())
+        .contains("pool disk")
+        .contains(RELEASE)
+        .contains("requireMountPoint");
+    StorageCluster degraded =
+        Await.until(
+            "Degraded=True PoolRefused",
+            LONG,
+            this::storageCluster,
+            sc -> "PoolRefused".equals(reason(sc, "Degraded")));
+    assertThat(conditionOf(degraded, "Degraded").getStatus()).isEqualTo("True");
+    assertThat(conditionOf(degraded, "Degraded").getMessage())
+        .contains(cluster.node + "/disk")
+        .contains(NODE_B + "/disk");
+    assertThat(condition(degraded, "Ready"))
+        .as("a refused pool leaves Ready alone (docs/status.md): every node serves volumes")
+        .isEqualTo("True");
+
+    apps.create(apps.claim("on-disk", "soko-disk", "320Mi", false));
+    apps.create(apps.pod("disk-user", "on-disk", false, false));
+    Event pending =
+        Await.until(
+                "a FailedScheduling event for pod disk-user",
+                LONG,
+                () -> events("disk-user", "FailedScheduling"),
+                list -> !list.isEmpty())
+            .get(0);
+    assertThat(pending.getMessage()).contains("enough free storage");
+    assertThat(claim("on-disk").getStatus().getPhase()).isEqualTo("Pending");
+
+    cluster.mountDisk(cluster.node, disk, "2G");
+    long mounted = System.nanoTime();
+    Await.until(
+        "pool disk Ready on " + cluster.node + " after the disk is mounted",
+        SHORT,
+        () -> pool(report(cluster.node), "disk"),
+        p -> p != null && StorageNodePool.READY.equals(p.state()));
+    long seconds = Duration.ofNanos(System.nanoTime() - mounted).toSeconds();
+    System.out.println(
+        "e2e: pool disk Ready on " + cluster.node + " " + seconds + " s after mount");
+    assertThat(seconds).as("the driver checks a refused pool again every 10 s").isLessThan(30);
+    PersistentVolumeClaim bound =
+        Await.until(
+            "PVC on-disk Bound",
+            LONG,
+            () -> claim("on-disk"),
+            c -> "Bound".equals(c.getStatus().getPhase()));
+    assertThat(nodesOf(bound)).containsExactly(cluster.node);
+    awaitRunning("disk-user");
+    apps.sh("disk-user", "echo on-the-disk > /data/f && sync");
+    StorageNodePool used =
+        Await.until(
+            "the disk's volume in the report of " + cluster.node,
+            LONG,
+            () -> pool(report(cluster.node), "disk"),
+            p -> p.volumes() != null && p.volumes() == 1);
+    LocalCluster.Statfs statfs = cluster.statfs(cluster.node, disk);
+    assertThat(used.sizeBytes()).as("the mounted disk's size").isEqualTo(statfs.sizeBytes());
+
+    cluster.mountDisk(NODE_B, disk, "2G");
+    StorageCluster healed =
+        Await.until(
+            "Degraded=False once the disk is mounted on every node",
+            LONG,
+            this::storageCluster,
+            sc -> "False".equals(condition(sc, "Degraded")));
+    assertThat(summaryOf(healed, "disk").ready()).isEqualTo(2);
+    assertThat(summaryOf(healed, "disk").refused()).isZero();
+
+    deleteApps("disk-user", "on-disk");
+    applyPools(List.of(), List.of());
+    cluster.umountDisk(cluster.node, disk);
+    cluster.umountDisk(NODE_B, disk);
+  }
+
+  @Test
+  @Order(3)
+  void aPoolWithANodeSelectorLivesOnlyOnTheNodesWithItsLabel() throws Exception {
+    String label = "e2e.soko.dev/disk";
+    label(NODE_B, label, "fast");
+    applyPools(
+        List.of(
+            Map.of(
+                "name",
+                "fast",
+                "path",
+                POOL_FILESYSTEM + "/fast",
+                "nodeSelector",
+                Map.of(label, "fast"))),
+        List.of(Map.of("name", "soko-fast", "pool", "fast", "fsType", "xfs")));
+    StorageNodePool elsewhere =
+        Await.until(
+            "pool fast NotSelected on " + cluster.node,
+            LONG,
+            () -> pool(report(cluster.node), "fast"),
+            p -> p != null && StorageNodePool.NOT_SELECTED.equals(p.state()));
+    assertThat(elsewhere.message()).contains("no label " + label);
+    Await.until(
+        "pool fast Ready on " + NODE_B,
+        LONG,
+        () -> pool(report(NODE_B), "fast"),
+        p -> p != null && StorageNodePool.READY.equals(p.state()));
+    PoolSummaryStatus summary =
+        Await.until(
+            "status.poolSummary of fast: 1 Ready, 1 NotSelected",
+            LONG,
+            () -> summary("fast"),
+            s -> s != null && s.ready() == 1 && s.notSelected() == 1);
+    assertThat(summary.refused()).isZero();
+    assertThat(condition(storageCluster(), "Degraded"))
+        .as("a pool not meant for a node is no problem")
+        .isEqualTo("False");
+
+    apps.create(apps.claim("fast-b", "soko-fast", "320Mi", false));
+    PodBuilder placed = apps.pod("fast-b", "fast-b", false, false);
+    placed.editSpec().addNewToleration().withOperator("Exists").endToleration().endSpec();
+    apps.create(placed);
+    PersistentVolumeClaim onB =
+        Await.until(
+            "PVC fast-b Bound",
+            LONG,
+            () -> claim("fast-b"),
+            c -> "Bound".equals(c.getStatus().getPhase()));
+    assertThat(nodesOf(onB))
+        .as("the claim's volume is on the only node with the pool")
+        .containsExactly(NODE_B);
+
+    label(cluster.node, label, "fast");
+    long labelled = System.nanoTime();
+    Await.until(
+        "pool fast Ready on " + cluster.node + " once it is labelled",
+        SHORT,
+        () -> pool(report(cluster.node), "fast"),
+        p -> StorageNodePool.READY.equals(p.state()));
+    System.out.println(
+        "e2e: pool fast Ready on "
+            + cluster.node
+            + " "
+            + Duration.ofNanos(System.nanoTime() - labelled).toSeconds()
+            + " s after the label");
+    Await.until(
+        "status.poolSummary of fast: 2 Ready",
+        LONG,
+        () -> summary("fast"),
+        s -> s != null && s.ready() == 2 && s.notSelected() == 0);
+    apps.create(apps.claim("fast-a", "soko-fast", "320Mi", false));
+    apps.create(apps.pod("fast-a", "fast-a", false, false));
+    awaitRunning("fast-a");
+    assertThat(nodesOf(claim("fast-a"))).containsExactly(cluster.node);
+    assertThat(apps.sh("fast-a", "echo here > /data/f && cat /data/f")).isEqualTo("here");
+
+    deleteApps("fast-a", "fast-a");
+    deleteApps("fast-b", "fast-b");
+    applyPools(List.of(), List.of());
+    label(cluster.node, label, null);
+    label(NODE_B, label, null);
+  }
+
+  @Test
+  @Order(4)
+  void uninstallRemovesTheReportsAndTheSecondNodeGoes() throws Exception {
+    // First, so that its driver cannot write its report again after the operator deleted it.
+    cluster.removeSecondNode();
+    client.resources(StorageCluster.class).withName(RELEASE).delete();
+    Await.until(
+        "StorageCluster gone",
+        LONG,
+        () -> client.resources(StorageCluster.class).withName(RELEASE).get(),
+        Objects::isNull);
+    Await.until(
+        "the StorageCluster's reports deleted",
+        LONG,
+        () ->
+            client
+                .resources(StorageNode.class)
+                .withLabel(StorageNode.LABEL_CLUSTER, RELEASE)
+                .list()
+                .getItems(),
+        List::isEmpty);
+    cluster.helm("uninstall", RELEASE, "--namespace", OPERATOR, "--wait", "--timeout", "2m");
+    client.namespaces().withName(APPS).delete();
+    Await.until(
+        "namespace " + APPS + " gone",
+        LONG,
+        () -> client.namespaces().withName(APPS).get(),
+        Objects::isNull);
+  }
+
+  // --- helpers --------------------------------------------------------------------------------
+
+  /**
+   * Sets spec.pools and spec.storageClasses to the default install's plus the given ones (a merge
+   * patch replaces lists whole), then waits until every node runs a driver with them: the node
+   * plugin rolled out on the first node, the second node's processes restarted with the new args.
+   */
+  private void applyPools(List<Map<String, Object>> pools, List<Map<String, Object>> classes)
+      throws Exception {
+    List<Map<String, Object>> allPools = new ArrayList<>(DefaultInstall.POOLS);
+    allPools.addAll(pools);
+    List<Map<String, Object>> allClasses = new ArrayList<>(DefaultInstall.CLASSES);
+    allClasses.addAll(classes);
+    long generation = nodePluginDaemonSet().getMetadata().getGeneration();
+    client
+        .resources(StorageCluster.class)
+        .withName(RELEASE)
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            Serialization.asJson(
+                Map.of("spec", Map.of("pools", allPools, "storageClasses", allClasses))));
+    Await.until(
+        "the node plugin rolled out with the new pools",
+        LONG,
+        this::nodePluginDaemonSet,
+        ds ->
+            ds.getMetadata().getGeneration() > generation
+                && Objects.equals(
+                    ds.getStatus().getObservedGeneration(), ds.getMetadata().getGeneration())
+                && Objects.equals(ds.getStatus().getUpdatedNumberScheduled(), 1)
+                && Objects.equals(ds.getStatus().getNumberReady(), 1)
+                && Objects.requireNonNullElse(ds.getStatus().getNumberUnavailable(), 0) == 0);
+    cluster.addSecondNode(SYSTEM, nodePluginDaemonSet().getMetadata().getName());
+  }
+
+  /** Sets a label on a Node, or removes it (value null). */
+  private void label(String node, String key, String value) {
+    Map<String, Object> labels = new HashMap<>();
+    labels.put(key, value);
+    client
+        .nodes()
+        .withName(node)
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            Serialization.asJson(Map.of("metadata", Map.of("labels", labels))));
+  }
+
+  private void deleteApps(String pod, String claim) {
+    client.pods().inNamespace(APPS).withName(pod).withGracePeriod(0).delete();
+    PersistentVolumeClaim c = claim(claim);
+    client.persistentVolumeClaims().inNamespace(APPS).withName(claim).delete();
+    if (c != null && c.getSpec().getVolumeName() != null) {
+      Await.until(
+          "the volume of " + claim + " deleted",
+          LONG,
+          () -> client.persistentVolumes().withName(c.getSpec().getVolumeName()).get(),
+          Objects::isNull);
+    }
+  }
+
+  private static String reportName(String node) {
+    return RELEASE + "." + node;
+  }
+
+  private StorageNode report(String node) {
+    return client.resources(StorageNode.class).withName(reportName(node)).get();
+  }
+
+  /** The named pool in a report, or null. */
+  private static StorageNodePool pool(StorageNode report, String name) {
+    if (report == null || report.getPools() == null) {
+      return null;
+    }
+    return report.getPools().stream().filter(p -> name.equals(p.name())).findFirst().orElse(null);
+  }
+
+  private PoolSummaryStatus summary(String pool) {
+    return summaryOf(storageCluster(), pool);
+  }
+
+  private static PoolSummaryStatus summaryOf(StorageCluster sc, String pool) {
+    if (sc == null || sc.getStatus() == null || sc.getStatus().getPoolSummary() == null) {
+      return null;
+    }
+    return sc.getStatus().getPoolSummary().stream()
+        .filter(s -> pool.equals(s.pool()))
+        .findFirst()
+        .orElse(null);
+  }
+
+  private List<Event> poolRefusedEvents(String node) {
+    return client.v1().events().inNamespace("default").list().getItems().stream()
+        .filter(e -> "Node".equals(e.getInvolvedObject().getKind()))
+        .filter(e -> node.equals(e.getInvolvedObject().getName()))
+        .filter(e -> "PoolRefused".equals(e.getReason()))
+        .filter(e -> e.getMessage() != null && e.getMessage().contains("pool disk"))
+        .toList();
+  }
+
+  private List<Event> events(String object, String reason) {
+    return client.v1().events().inNamespace(APPS).list().getItems().stream()
+        .filter(e -> object.equals(e.getInvolvedObject().getName()))
+        .filter(e -> reason.equals(e.getReason()))
+        .toList();
+  }
+
+  private StorageCluster storageCluster() {
+    return client.resources(StorageCluster.class).withName(RELEASE).get();
+  }
+
+  private static Condition conditionOf(StorageCluster sc, String type) {
+    if (sc == null || sc.getStatus() == null || sc.getStatus().getConditions() == null) {
+      return null;
+    }
+    return sc.getStatus().getConditions().stream()
+        .filter(c -> type.equals(c.getType()))
+        .findFirst()
+        .orElse(null);
+  }
+
+  private static String condition(StorageCluster sc, String type) {
+    Condition c = conditionOf(sc, type);
+    return c == null ? null : c.getStatus();
+  }
+
+  private static String reason(StorageCluster sc, String type) {
+    Condition c = conditionOf(sc, type);
+    return c == null ? null : c.getReason();
+  }
+
+  private PersistentVolumeClaim claim(String name) {
+    return client.persistentVolumeClaims().inNamespace(APPS).withName(name).get();
+  }
+
+  /** The nodes a claim's volume is pinned to (its PV's node affinity). */
+  private List<String> nodesOf(PersistentVolumeClaim claim) {
+    return client
+        .persistentVolumes()
+        .withName(claim.getSpec().getVolumeName())
+        .get()
+        .getSpec()
+        .getNodeAffinity()
+        .getRequired()
+        .getNodeSelectorTerms()
+        .get(0)
+        .getMatchExpressions()
+        .get(0)
+        .getValues();
+  }
+
+  private void awaitRunning(String pod) {
+    Await.until(
+        "pod " + pod + " Running",
+        LONG,
+        () -> client.pods().inNamespace(APPS).withName(pod).get(),
+        p -> p != null && "Running".equals(p.getStatus().getPhase()));
+  }
+
+  private DaemonSet nodePluginDaemonSet() {
+    return client.apps().daemonSets().inNamespace(SYSTEM).list().getItems().stream()
+        .filter(d -> d.getMetadata().getName().endsWith("-node"))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no node plugin DaemonSet in " + SYSTEM));
+  }
+}
