@@ -4,7 +4,6 @@ import dev.soko.driver.http.HttpEndpoint;
 import dev.soko.driver.metrics.RpcMetrics;
 import io.grpc.BindableService;
 import io.grpc.Server;
-import io.grpc.ServerInterceptors;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
@@ -44,6 +43,7 @@ public final class DriverServer {
   private final EventLoopGroup eventLoop;
   private final ExecutorService executor;
   private final RpcInterceptor interceptor;
+  private final CallHandOff handOff;
 
   private DriverServer(
       Path socket,
@@ -51,13 +51,15 @@ public final class DriverServer {
       HealthStatusManager health,
       EventLoopGroup eventLoop,
       ExecutorService executor,
-      RpcInterceptor interceptor) {
+      RpcInterceptor interceptor,
+      CallHandOff handOff) {
     this.socket = socket;
     this.server = server;
     this.health = health;
     this.eventLoop = eventLoop;
     this.executor = executor;
     this.interceptor = interceptor;
+    this.handOff = handOff;
   }
 
   /**
@@ -81,21 +83,26 @@ public final class DriverServer {
     ExecutorService executor =
         new CallExecutor(threads, MAX_QUEUED_CALLS, 30, TimeUnit.SECONDS, daemonThreads("csi-rpc"));
     RpcInterceptor interceptor = new RpcInterceptor(metrics);
+    CallHandOff handOff = new CallHandOff(executor);
     NettyServerBuilder builder =
-        builder(socket, eventLoop, executor).addService(health.getHealthService());
+        builder(socket, eventLoop)
+            .addService(handOff.intercept(health.getHealthService().bindService()));
     for (BindableService service : services) {
-      builder.addService(ServerInterceptors.intercept(service, interceptor));
+      builder.addService(handOff.intercept(service.bindService(), interceptor));
     }
     Server server = builder.build().start();
     LOG.atInfo().addKeyValue("endpoint", "unix://" + socket).log("serving CSI");
     DriverServer driverServer =
-        new DriverServer(socket, server, health, eventLoop, executor, interceptor);
+        new DriverServer(socket, server, health, eventLoop, executor, interceptor, handOff);
     driverServer.reportHealthWhenReady(ready);
     return driverServer;
   }
 
-  private static NettyServerBuilder builder(
-      Path socket, EventLoopGroup eventLoop, ExecutorService executor) {
+  /**
+   * A server whose callbacks run on the I/O thread: {@link CallHandOff} moves each call's code to
+   * the call executor, once per call instead of gRPC's once per step.
+   */
+  private static NettyServerBuilder builder(Path socket, EventLoopGroup eventLoop) {
     return NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
         .channelType(EpollServerDomainSocketChannel.class)
         // gRPC asks for TCP keepalive on every accepted channel; a Unix socket has no such
@@ -103,7 +110,7 @@ public final class DriverServer {
         .withChildOption(ChannelOption.SO_KEEPALIVE, null)
         .bossEventLoopGroup(eventLoop)
         .workerEventLoopGroup(eventLoop)
-        .executor(executor);
+        .directExecutor();
   }
 
   /**
@@ -115,8 +122,8 @@ public final class DriverServer {
   public SideServer serveBeside(Path sideSocket, BindableService service) throws IOException {
     SocketGuard.prepare(sideSocket);
     Server side =
-        builder(sideSocket, eventLoop, executor)
-            .addService(ServerInterceptors.intercept(service, interceptor))
+        builder(sideSocket, eventLoop)
+            .addService(handOff.intercept(service.bindService(), interceptor))
             .build()
             .start();
     return new SideServer(sideSocket, side);

@@ -43,6 +43,11 @@ final class DriverProcess implements AutoCloseable {
     throw new IOException(key + " not in /proc/" + process.pid() + "/status");
   }
 
+  /** The driver's process ID (the launcher execs the JVM, so this is the JVM's). */
+  long pid() {
+    return process.pid();
+  }
+
   boolean alive() {
     return process.isAlive();
   }
