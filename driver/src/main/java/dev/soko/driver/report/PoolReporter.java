@@ -34,6 +34,11 @@ public final class PoolReporter implements AutoCloseable {
   static final String APPLY = "application/apply-patch+yaml";
   private static final TimeUnit MILLIS = TimeUnit.MILLISECONDS;
 
+  /**
+   * How often the pools are re-checked: the driver's own bound on a pool's verdict (PoolStates).
+   */
+  public static final Duration RECHECK = Duration.ofSeconds(10);
+
   private final KubeApi api;
   private final ReportIdentity id;
   private final String version;
@@ -79,13 +84,33 @@ public final class PoolReporter implements AutoCloseable {
             });
   }
 
-  /** Writes now and then every period. */
+  /** Writes now and then every period; re-checks the pools every {@link #RECHECK}. */
   public void start() {
     LOG.atInfo()
         .addKeyValue("server", api.server())
         .addKeyValue("storageNode", id.name())
         .log("reporting pools to the API server");
     executor.execute(this::periodic);
+    startRechecking(RECHECK);
+  }
+
+  /**
+   * Asks for the verdicts every {@code interval}, so that a pool whose disk is mounted (or lost)
+   * changes state within that bound even when no CSI call or probe asks: the verdicts are only
+   * re-evaluated when asked for, and a change reaches {@link #onVerdicts}, which writes the report.
+   */
+  void startRechecking(Duration interval) {
+    executor.scheduleWithFixedDelay(
+        () -> {
+          try {
+            verdicts.get();
+          } catch (RuntimeException e) {
+            LOG.warn("cannot re-check the pools: {}", e.toString());
+          }
+        },
+        interval.toMillis(),
+        interval.toMillis(),
+        MILLIS);
   }
 
   /**

@@ -159,4 +159,30 @@ class PoolReporterTest {
     Thread.sleep(700);
     assertThat(api.drain()).as("twenty changes, one write").isEmpty();
   }
+
+  @Test
+  void thePoolsAreRecheckedOnATimerWithoutAnyCallAskingForThem() throws Exception {
+    java.util.concurrent.atomic.AtomicInteger asked =
+        new java.util.concurrent.atomic.AtomicInteger();
+    reporter =
+        new PoolReporter(
+            api.client(dir, "sa-token"),
+            NodeReportTest.ID,
+            "0.1.0",
+            () -> {
+              asked.incrementAndGet();
+              return verdicts.get();
+            },
+            () -> new MetricsView(List.of(NodeReportTest.row("fast", 2)), List.of()),
+            CLOCK,
+            Duration.ofHours(1),
+            Duration.ZERO);
+    reporter.startRechecking(Duration.ofMillis(20));
+
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (asked.get() < 3 && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    assertThat(asked.get()).isGreaterThanOrEqualTo(3);
+  }
 }
