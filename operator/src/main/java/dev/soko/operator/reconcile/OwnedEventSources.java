@@ -2,7 +2,9 @@ package dev.soko.operator.reconcile;
 
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.operator.model.Names;
+import dev.soko.operator.nodeloss.SlimStore;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.processing.GroupVersionKind;
@@ -40,6 +42,10 @@ final class OwnedEventSources {
                 new GroupVersionKind(kind.apiVersion(), kind.kind()), StorageCluster.class)
             : InformerEventSourceConfiguration.from(kind.type(), StorageCluster.class);
     builder.withName(kind.sourceName()).withSecondaryToPrimaryMapper(mapper(kind, context));
+    if (kind == KindRegistry.POD) {
+      // One per node: the cache keeps only what readiness reads.
+      builder.withItemStore(new SlimStore<Pod>(CachedPod::of));
+    }
     if (kind.labelSelector() != null) {
       builder.withLabelSelector(kind.labelSelector());
     }
