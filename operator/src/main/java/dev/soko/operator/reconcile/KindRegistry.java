@@ -80,8 +80,18 @@ final class KindRegistry {
           CSIStorageCapacity.class,
           Kind.Watch.of(DRIVER_NAME_LABEL, Kind.Mapping.BY_DRIVER_LABEL),
           WATCH);
+
+  /** One per node: the cache keeps only what readiness reads ({@link CachedPod}). */
   static final Kind POD =
-      observed(Pod.class, Kind.Watch.of(Names.LABEL_CLUSTER, Kind.Mapping.BY_LABEL), WATCH);
+      observed(
+          Pod.class,
+          new Kind.Watch(
+              Names.LABEL_CLUSTER,
+              Kind.Mapping.BY_LABEL,
+              Kind.Reconciles.ANY_CHANGE,
+              p -> CachedPod.of((Pod) p),
+              null),
+          WATCH);
 
   /**
    * The node drivers' pool reports, for status.poolSummary and status.pools. Optional: a chart

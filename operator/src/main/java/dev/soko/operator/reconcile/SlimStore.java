@@ -9,14 +9,14 @@ import java.util.stream.Stream;
 
 /**
  * An informer store that keeps a reduced copy of each object: with 1,000 Nodes a full Node (status,
- * images, conditions) costs tens of kilobytes, a name a few bytes. The informer still compares
- * resource versions, which the copies keep.
+ * images, conditions) costs tens of kilobytes, a name a few bytes. The reconciler's Pod informer
+ * uses it too. The informer still compares resource versions, which the copies keep.
  */
-final class SlimStore<T extends HasMetadata> implements ItemStore<T> {
+public final class SlimStore<T extends HasMetadata> implements ItemStore<T> {
   private final BasicItemStore<T> store = new BasicItemStore<>(Cache::metaNamespaceKeyFunc);
   private final UnaryOperator<T> slim;
 
-  SlimStore(UnaryOperator<T> slim) {
+  public SlimStore(UnaryOperator<T> slim) {
     this.slim = slim;
   }
 

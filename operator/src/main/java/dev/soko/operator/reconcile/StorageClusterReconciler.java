@@ -97,13 +97,13 @@ public final class StorageClusterReconciler
     InformerCache cache = new InformerCache(ctx.eventSourceRetriever());
     List<String> problems = SpecValidator.problems(sc.getSpec());
     if (!problems.isEmpty()) {
-      return finish(sc, failed(sc, "InvalidSpec", String.join("; ", problems)));
+      return finish(sc, failed(sc, "InvalidSpec", String.join("; ", problems)), ctx);
     }
     Optional<String> conflict =
         DriverNameConflicts.conflict(
             sc, ctx.getPrimaryCache().list().toList(), existingDriver(sc, cache));
     if (conflict.isPresent()) {
-      return finish(sc, failed(sc, "DriverNameConflict", conflict.get()));
+      return finish(sc, failed(sc, "DriverNameConflict", conflict.get()), ctx);
     }
 
     ClusterFacts facts = observer.facts(sc, cache);
@@ -157,7 +157,7 @@ public final class StorageClusterReconciler
         rollouts.judge(sc.getMetadata().getName(), workloads, aggregator.nodes());
     StorageClusterStatus status = aggregator.stalled(rollout.message()).build();
     defaultClassNotice(sc, facts);
-    UpdateControl<StorageCluster> control = finish(sc, status);
+    UpdateControl<StorageCluster> control = finish(sc, status, ctx);
     // Again when a deletion of orphaned volumes or a rollout deadline is due, or a fresh report
     // would go stale: no event tells that a driver stopped writing.
     Duration next = earliest(earliest(loss.next(), rollout.recheck()), pools.recheck());
@@ -218,13 +218,17 @@ public final class StorageClusterReconciler
     return new StatusAggregator(sc, now()).error(reason, message).build();
   }
 
-  /** Patches status only when it changed; records an event when Ready or Degraded flips. */
-  private UpdateControl<StorageCluster> finish(StorageCluster sc, StorageClusterStatus status) {
-    if (StatusAggregator.same(status, sc.getStatus())) {
-      return UpdateControl.noUpdate();
+  /**
+   * Patches status only when it changed, and caches the result ({@link StatusWriter}); records an
+   * event when Ready or Degraded flips.
+   */
+  private UpdateControl<StorageCluster> finish(
+      StorageCluster sc, StorageClusterStatus status, Context<StorageCluster> ctx) {
+    if (!StatusAggregator.same(status, sc.getStatus())) {
+      transitionEvents(sc, sc.getStatus(), status);
+      StatusWriter.write(statusPatch(sc, status), sc, ctx);
     }
-    transitionEvents(sc, sc.getStatus(), status);
-    return UpdateControl.patchStatus(statusPatch(sc, status));
+    return UpdateControl.noUpdate();
   }
 
   /** A status-only object: name, resourceVersion (optimistic lock) and status. */

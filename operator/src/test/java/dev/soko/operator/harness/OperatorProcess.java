@@ -145,14 +145,19 @@ public final class OperatorProcess implements AutoCloseable {
     return log;
   }
 
-  /** Resident set size in KiB, from /proc. */
+  /**
+   * The JVM's resident set size in KiB, from /proc. The launcher execs the JVM, except on a first
+   * run of a jar, when it waits for its JVM child to write the class-data archive: then the
+   * child's.
+   */
   public long rssKiB() throws IOException {
-    for (String line : Files.readAllLines(Path.of("/proc/" + process.pid() + "/status"))) {
+    long pid = process.descendants().findFirst().map(ProcessHandle::pid).orElse(process.pid());
+    for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
       if (line.startsWith("VmRSS:")) {
         return Long.parseLong(line.replaceAll("[^0-9]", ""));
       }
     }
-    throw new IllegalStateException("no VmRSS for pid " + process.pid());
+    throw new IllegalStateException("no VmRSS for pid " + pid);
   }
 
   /** SIGKILL, as the OOM killer or a node failure would: no shutdown hook runs. */
