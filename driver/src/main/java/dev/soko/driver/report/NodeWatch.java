@@ -1,5 +1,6 @@
 package dev.soko.driver.report;
 
+import dev.soko.driver.json.JsonParser;
 import dev.soko.driver.pool.NodeLabels;
 import java.io.IOException;
 import java.net.URLEncoder;
@@ -136,7 +137,7 @@ public final class NodeWatch implements AutoCloseable {
       return false;
     }
     try {
-      take(JsonReader.parse(response.body()));
+      take(JsonParser.parse(response.body()));
     } catch (IllegalArgumentException e) {
       failed("reading Node body", e.getMessage());
       return false;
@@ -191,13 +192,13 @@ public final class NodeWatch implements AutoCloseable {
   private void event(String line) {
     Object event;
     try {
-      event = JsonReader.parse(line);
+      event = JsonParser.parse(line);
     } catch (IllegalArgumentException e) {
       failed("watch event", e.getMessage());
       return;
     }
-    Object type = JsonReader.at(event, "type");
-    Object object = JsonReader.at(event, "object");
+    Object type = JsonParser.at(event, "type");
+    Object object = JsonParser.at(event, "object");
     if ("ADDED".equals(type) || "MODIFIED".equals(type)) {
       take(object);
     } else if ("DELETED".equals(type)) {
@@ -206,11 +207,11 @@ public final class NodeWatch implements AutoCloseable {
     } else if ("BOOKMARK".equals(type)) {
       version(object);
     } else if ("ERROR".equals(type)) {
-      Object code = JsonReader.at(object, "code");
+      Object code = JsonParser.at(object, "code");
       if (code instanceof Number n && n.intValue() == 410) {
         gone = true;
       } else {
-        failed("watch error", cut(String.valueOf(JsonReader.at(object, "message"))));
+        failed("watch error", cut(String.valueOf(JsonParser.at(object, "message"))));
       }
     }
   }
@@ -218,7 +219,7 @@ public final class NodeWatch implements AutoCloseable {
   private void take(Object nodeObject) {
     version(nodeObject);
     Map<String, String> next = new LinkedHashMap<>();
-    if (JsonReader.at(nodeObject, "metadata", "labels") instanceof Map<?, ?> map) {
+    if (JsonParser.at(nodeObject, "metadata", "labels") instanceof Map<?, ?> map) {
       map.forEach((k, v) -> next.put(String.valueOf(k), String.valueOf(v)));
     }
     apply(() -> labels.set(next));
@@ -238,7 +239,7 @@ public final class NodeWatch implements AutoCloseable {
   }
 
   private void version(Object object) {
-    if (JsonReader.at(object, "metadata", "resourceVersion") instanceof String rv) {
+    if (JsonParser.at(object, "metadata", "resourceVersion") instanceof String rv) {
       resourceVersion = rv;
     }
   }

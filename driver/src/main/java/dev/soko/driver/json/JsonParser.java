@@ -1,4 +1,4 @@
-package dev.soko.driver.report;
+package dev.soko.driver.json;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -6,20 +6,22 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reads JSON into maps, lists, strings, numbers (as Double or Long), booleans and null: enough to
- * pick a few fields out of what the API server sends (a Node, a watch event) without a JSON
- * library. Strict: anything that is not one JSON value is an IllegalArgumentException.
+ * Reads JSON into maps, lists, strings, numbers (as Double or Long), booleans and null: enough for
+ * the driver's own records and for picking a few fields out of what the API server sends (a Node, a
+ * watch event) without a JSON library. Strict: anything that is not exactly one JSON value, a
+ * duplicate key or a raw control character in a string is an IllegalArgumentException, so a torn or
+ * foreign document never becomes data. {@link Json} is the writing half.
  */
-final class JsonReader {
+public final class JsonParser {
   private final String text;
   private int at;
 
-  private JsonReader(String text) {
+  private JsonParser(String text) {
     this.text = text;
   }
 
-  static Object parse(String text) {
-    JsonReader reader = new JsonReader(text);
+  public static Object parse(String text) {
+    JsonParser reader = new JsonParser(text);
     Object value = reader.value();
     reader.space();
     if (reader.at != text.length()) {
@@ -29,7 +31,7 @@ final class JsonReader {
   }
 
   /** The value at a path of object keys, or null when a step is missing or not an object. */
-  static Object at(Object value, String... keys) {
+  public static Object at(Object value, String... keys) {
     Object current = value;
     for (String key : keys) {
       if (!(current instanceof Map<?, ?> map)) {
@@ -73,7 +75,9 @@ final class JsonReader {
       String key = string();
       space();
       expect(':');
-      map.put(key, value());
+      if (map.put(key, value()) != null) {
+        throw error("duplicate key " + key);
+      }
       space();
       if (peek() == ',') {
         at++;
@@ -114,6 +118,9 @@ final class JsonReader {
       char c = text.charAt(at++);
       if (c == '"') {
         return out.toString();
+      }
+      if (c < 0x20) {
+        throw error("control character in a string");
       }
       if (c != '\\') {
         out.append(c);
