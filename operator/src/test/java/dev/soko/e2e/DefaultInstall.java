@@ -1,5 +1,7 @@
 package dev.soko.e2e;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
@@ -35,6 +37,25 @@ final class DefaultInstall {
           Map.of("name", EXT4, "pool", POOL, "fsType", "ext4"));
 
   private DefaultInstall() {}
+
+  /** {@code helm install} of the chart with {@link #values} into a fresh release. */
+  static void helmInstall(LocalCluster cluster) throws Exception {
+    Path values = Files.createTempFile("soko-e2e-values", ".yaml");
+    Files.writeString(values, values(cluster.imageRegistry));
+    try {
+      cluster.helm(
+          "install",
+          RELEASE,
+          LocalCluster.REPO.resolve("helm/soko").toString(),
+          "--namespace",
+          OPERATOR,
+          "--create-namespace",
+          "--values",
+          values.toString());
+    } finally {
+      Files.deleteIfExists(values);
+    }
+  }
 
   /** The chart's values: images from the node's registry name, and the StorageCluster. */
   static String values(String registry) {

@@ -1,11 +1,11 @@
 package dev.soko.e2e;
 
+import static dev.soko.e2e.Installed.condition;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.soko.api.v1alpha1.PoolStatus;
 import dev.soko.api.v1alpha1.PoolSummaryStatus;
 import dev.soko.api.v1alpha1.StorageCluster;
-import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -78,6 +78,7 @@ class RealNodeE2E {
   private LocalCluster cluster;
   private KubernetesClient client;
   private Workloads apps;
+  private Installed installed;
   private String writtenSum;
 
   @BeforeAll
@@ -85,6 +86,7 @@ class RealNodeE2E {
     cluster = LocalCluster.fromEnvironment();
     client = cluster.client();
     apps = new Workloads(client, APPS, cluster.imageRegistry);
+    installed = new Installed(client);
   }
 
   @AfterAll
@@ -97,21 +99,7 @@ class RealNodeE2E {
   @Test
   @Order(1)
   void helmInstallsTheOperatorAndItsStorageClusterBecomesReady() throws Exception {
-    Path values = Files.createTempFile("soko-e2e-values", ".yaml");
-    Files.writeString(values, valuesFile());
-    try {
-      cluster.helm(
-          "install",
-          RELEASE,
-          LocalCluster.REPO.resolve("helm/soko").toString(),
-          "--namespace",
-          OPERATOR,
-          "--create-namespace",
-          "--values",
-          values.toString());
-    } finally {
-      Files.deleteIfExists(values);
-    }
+    DefaultInstall.helmInstall(cluster);
     // The operator is killed in the middle of the install: it must converge once it is back.
     Pod operator =
         Await.until(
@@ -133,7 +121,7 @@ class RealNodeE2E {
         Await.until(
             "StorageCluster " + RELEASE + " Ready=True",
             LONG,
-            this::storageCluster,
+            installed::storageCluster,
             sc -> "True".equals(condition(sc, "Ready")));
     assertThat(client.namespaces().withName(SYSTEM).get().getMetadata().getLabels())
         .as("the namespace the operator made for its privileged node plugin")
@@ -150,7 +138,7 @@ class RealNodeE2E {
         Await.until(
                 "the pool's free capacity in status",
                 SHORT,
-                () -> storageCluster().getStatus().getPools(),
+                () -> installed.storageCluster().getStatus().getPools(),
                 pools -> !pools.isEmpty() && pools.get(0).available() != null)
             .get(0);
     assertThat(pool.node()).isEqualTo(cluster.node);
@@ -163,7 +151,7 @@ class RealNodeE2E {
         Await.until(
                 "the pool in status.poolSummary, from the node's StorageNode",
                 SHORT,
-                () -> storageCluster().getStatus().getPoolSummary(),
+                () -> installed.storageCluster().getStatus().getPoolSummary(),
                 s -> s != null && !s.isEmpty() && s.get(0).ready() == 1)
             .get(0);
     assertThat(summary.refused()).isZero();
@@ -205,7 +193,7 @@ class RealNodeE2E {
   @Test
   @Order(4)
   void renderPrintsTheContainersTheOperatorApplied() throws Exception {
-    StorageCluster sc = storageCluster();
+    StorageCluster sc = installed.storageCluster();
     String version = sc.getStatus().getKubernetesVersion();
     sc.setStatus(null);
     sc.getMetadata().setManagedFields(null);
@@ -252,16 +240,16 @@ class RealNodeE2E {
         .doesNotContainKey("pod-security.kubernetes.io/enforce");
     apps.create(apps.claim("data", XFS, "320Mi", false));
     apps.create(apps.pod("writer", "data", false, false));
-    awaitRunning("writer");
+    apps.awaitRunning("writer", LONG);
     apps.sh("writer", "dd if=/dev/urandom of=/data/blob bs=1M count=16 2>/dev/null && sync");
     writtenSum = apps.sh("writer", "sha256sum /data/blob | cut -d' ' -f1");
     assertThat(apps.sh("writer", "grep ' /data ' /proc/mounts"))
         .as("the volume is an xfs filesystem on a loop device")
         .contains("/dev/loop")
         .contains(" xfs ");
-    PersistentVolumeClaim claim = claim("data");
+    PersistentVolumeClaim claim = apps.claimNamed("data");
     assertThat(claim.getStatus().getPhase()).isEqualTo("Bound");
-    assertThat(nodesOf(claim))
+    assertThat(apps.nodesOf(claim))
         .as("the volume is pinned to the node that holds it")
         .containsExactly(cluster.node);
   }
@@ -289,7 +277,7 @@ class RealNodeE2E {
     Await.until(
         "PVC capacity 640Mi",
         SHORT,
-        () -> claim("data").getStatus().getCapacity().get("storage"),
+        () -> apps.claimNamed("data").getStatus().getCapacity().get("storage"),
         q -> q != null && Quantity.getAmountInBytes(q).longValue() == 640L << 20);
     assertThat(apps.sh("writer", "sha256sum /data/blob | cut -d' ' -f1")).isEqualTo(writtenSum);
   }
@@ -320,7 +308,7 @@ class RealNodeE2E {
             new TypedLocalObjectReference("snapshot.storage.k8s.io", "VolumeSnapshot", "snap"));
     apps.create(restored);
     apps.create(apps.pod("reader", "restored", false, false));
-    awaitRunning("reader");
+    apps.awaitRunning("reader", LONG);
     assertThat(apps.sh("reader", "sha256sum /data/blob | cut -d' ' -f1"))
         .as("the restored volume holds the snapshot's bytes")
         .isEqualTo(writtenSum);
@@ -332,7 +320,7 @@ class RealNodeE2E {
   void aBlockVolumeIsARawDeviceThePodWritesAndReadsBack() {
     apps.create(apps.claim("raw", EXT4, "64Mi", true));
     apps.create(apps.pod("block", "raw", true, false));
-    awaitRunning("block");
+    apps.awaitRunning("block", LONG);
     String sum =
         apps.sh(
             "block",
@@ -360,7 +348,7 @@ class RealNodeE2E {
         .endSecurityContext()
         .endSpec();
     apps.create(pod);
-    awaitRunning("grouped");
+    apps.awaitRunning("grouped", LONG);
     apps.sh("grouped", "echo hello > /data/by-user-1000");
     assertThat(apps.sh("grouped", "stat -c '%g' /data")).isEqualTo("2000");
     assertThat(apps.sh("grouped", "stat -c '%u:%g' /data/by-user-1000")).isEqualTo("1000:2000");
@@ -376,7 +364,7 @@ class RealNodeE2E {
         () -> client.pods().inNamespace(APPS).withName("grouped").get(),
         Objects::isNull);
     apps.create(apps.pod("readonly", "shared", false, true));
-    awaitRunning("readonly");
+    apps.awaitRunning("readonly", LONG);
     assertThat(apps.sh("readonly", "cat /data/by-user-1000")).isEqualTo("hello");
     Workloads.Result write = apps.exec(APPS, "readonly", "app", "touch /data/other");
     assertThat(write.exitCode()).as("writing to a read-only mount fails").isNotZero();
@@ -388,15 +376,9 @@ class RealNodeE2E {
   void aClaimLargerThanAnyPoolStaysPendingWithAnEventThatSaysWhy() {
     apps.create(apps.claim("huge", XFS, "100Gi", false));
     apps.create(apps.pod("too-big", "huge", false, false));
-    Event event =
-        Await.until(
-                "a FailedScheduling event for pod too-big",
-                LONG,
-                () -> events("too-big", "FailedScheduling"),
-                list -> !list.isEmpty())
-            .get(0);
+    Event event = apps.awaitEvent("too-big", "FailedScheduling", LONG);
     assertThat(event.getMessage()).contains("enough free storage");
-    assertThat(claim("huge").getStatus().getPhase()).isEqualTo("Pending");
+    assertThat(apps.claimNamed("huge").getStatus().getPhase()).isEqualTo("Pending");
     client.pods().inNamespace(APPS).withName("too-big").withGracePeriod(0).delete();
     client.persistentVolumeClaims().inNamespace(APPS).withName("huge").delete();
   }
@@ -405,7 +387,7 @@ class RealNodeE2E {
   @Order(12)
   void aClaimThatDoesNotFitTheFirstNodesPoolIsPlacedOnTheSecondNode() throws Exception {
     String nodeB = "soko-node-b";
-    cluster.addSecondNode(SYSTEM, nodePluginDaemonSet().getMetadata().getName());
+    cluster.addSecondNode(SYSTEM, installed.nodePluginDaemonSet().getMetadata().getName());
     Await.until(
         "CSIStorageCapacity of " + nodeB,
         LONG,
@@ -436,10 +418,10 @@ class RealNodeE2E {
         Await.until(
             "PVC big Bound",
             LONG,
-            () -> claim("big"),
+            () -> apps.claimNamed("big"),
             c -> "Bound".equals(c.getStatus().getPhase()));
-    assertThat(nodesOf(big)).containsExactly(nodeB);
-    assertThat(storageCluster().getStatus().getNodes().registered())
+    assertThat(apps.nodesOf(big)).containsExactly(nodeB);
+    assertThat(installed.storageCluster().getStatus().getNodes().registered())
         .as("both nodes' CSINodes list the driver")
         .isEqualTo(2);
     client.pods().inNamespace(APPS).withName("placed").withGracePeriod(0).delete();
@@ -468,7 +450,7 @@ class RealNodeE2E {
         "the CSINode to list the driver again", LONG, this::registeredDriver, Objects::nonNull);
     apps.create(apps.claim("after-restart", XFS, "320Mi", false));
     apps.create(apps.pod("after-restart", "after-restart", false, false));
-    awaitRunning("after-restart");
+    apps.awaitRunning("after-restart", LONG);
     assertThat(apps.sh("after-restart", "echo ok > /data/f && cat /data/f")).isEqualTo("ok");
   }
 
@@ -489,7 +471,7 @@ class RealNodeE2E {
     assertThat(apps.sh("writer", "sha256sum /data/blob | cut -d' ' -f1")).isEqualTo(writtenSum);
     apps.create(apps.pod("after-kubelet", "after-restart", false, false));
     client.pods().inNamespace(APPS).withName("after-restart").withGracePeriod(1).delete();
-    awaitRunning("after-kubelet");
+    apps.awaitRunning("after-kubelet", LONG);
     assertThat(apps.sh("after-kubelet", "cat /data/f")).isEqualTo("ok");
   }
 
@@ -519,7 +501,7 @@ class RealNodeE2E {
     Await.until(
         "StorageCluster Ready again",
         LONG,
-        this::storageCluster,
+        installed::storageCluster,
         sc -> "True".equals(condition(sc, "Ready")));
     assertThat(apps.sh("writer", "sha256sum /data/blob | cut -d' ' -f1")).isEqualTo(writtenSum);
   }
@@ -570,7 +552,7 @@ class RealNodeE2E {
         Await.until(
             "status to say that deletion is blocked",
             SHORT,
-            this::storageCluster,
+            installed::storageCluster,
             sc ->
                 sc.getStatus().getConditions().stream()
                     .anyMatch(c -> "DeletionBlocked".equals(c.getReason())));
@@ -580,7 +562,7 @@ class RealNodeE2E {
             .findFirst()
             .orElseThrow()
             .getMessage();
-    assertThat(message).contains(claim("data").getSpec().getVolumeName());
+    assertThat(message).contains(apps.claimNamed("data").getSpec().getVolumeName());
     assertThat(client.storage().v1().csiDrivers().withName(DRIVER).get())
         .as("the CSIDriver is kept while volumes exist")
         .isNotNull();
@@ -617,25 +599,6 @@ class RealNodeE2E {
 
   // --- helpers --------------------------------------------------------------------------------
 
-  private String valuesFile() {
-    return DefaultInstall.values(cluster.imageRegistry);
-  }
-
-  private StorageCluster storageCluster() {
-    return client.resources(StorageCluster.class).withName(RELEASE).get();
-  }
-
-  private static String condition(StorageCluster sc, String type) {
-    if (sc == null || sc.getStatus() == null) {
-      return null;
-    }
-    return sc.getStatus().getConditions().stream()
-        .filter(c -> type.equals(c.getType()))
-        .map(Condition::getStatus)
-        .findFirst()
-        .orElse(null);
-  }
-
   private CSINodeDriver registeredDriver() {
     CSINode node = client.storage().v1().csiNodes().withName(cluster.node).get();
     return node == null
@@ -646,55 +609,13 @@ class RealNodeE2E {
             .orElse(null);
   }
 
-  private PersistentVolumeClaim claim(String name) {
-    return client.persistentVolumeClaims().inNamespace(APPS).withName(name).get();
-  }
-
-  /** The nodes a claim's volume is pinned to (its PV's node affinity). */
-  private List<String> nodesOf(PersistentVolumeClaim claim) {
-    return client
-        .persistentVolumes()
-        .withName(claim.getSpec().getVolumeName())
-        .get()
-        .getSpec()
-        .getNodeAffinity()
-        .getRequired()
-        .getNodeSelectorTerms()
-        .get(0)
-        .getMatchExpressions()
-        .get(0)
-        .getValues();
-  }
-
-  private void awaitRunning(String pod) {
-    Await.until(
-        "pod " + pod + " Running",
-        LONG,
-        () -> client.pods().inNamespace(APPS).withName(pod).get(),
-        p -> p != null && "Running".equals(p.getStatus().getPhase()));
-  }
-
   private long filesystemBytes(String pod) {
     // df -k: 1 KiB blocks, the second field of the second line.
     return Long.parseLong(apps.sh(pod, "df -k /data | awk 'NR == 2 {print $2}'")) * 1024;
   }
 
-  private List<Event> events(String object, String reason) {
-    return client.v1().events().inNamespace(APPS).list().getItems().stream()
-        .filter(e -> object.equals(e.getInvolvedObject().getName()))
-        .filter(e -> reason.equals(e.getReason()))
-        .toList();
-  }
-
-  private DaemonSet nodePluginDaemonSet() {
-    return client.apps().daemonSets().inNamespace(SYSTEM).list().getItems().stream()
-        .filter(d -> d.getMetadata().getName().endsWith("-node"))
-        .findFirst()
-        .orElseThrow(() -> new AssertionError("no node plugin DaemonSet in " + SYSTEM));
-  }
-
   private Pod nodePluginPod() {
-    DaemonSet ds = nodePluginDaemonSet();
+    DaemonSet ds = installed.nodePluginDaemonSet();
     return client
         .pods()
         .inNamespace(SYSTEM)

@@ -6,23 +6,23 @@ import static dev.soko.e2e.DefaultInstall.POOL_FILESYSTEM;
 import static dev.soko.e2e.DefaultInstall.POOL_PATH;
 import static dev.soko.e2e.DefaultInstall.RELEASE;
 import static dev.soko.e2e.DefaultInstall.SYSTEM;
+import static dev.soko.e2e.Installed.condition;
+import static dev.soko.e2e.Installed.conditionOf;
+import static dev.soko.e2e.Installed.reason;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.soko.api.v1alpha1.PoolSummaryStatus;
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.api.v1alpha1.StorageNode;
 import dev.soko.api.v1alpha1.StorageNodePool;
-import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -61,6 +61,7 @@ class RealNodePoolsE2E {
   private LocalCluster cluster;
   private KubernetesClient client;
   private Workloads apps;
+  private Installed installed;
   private Path kubectl;
 
   @BeforeAll
@@ -68,28 +69,15 @@ class RealNodePoolsE2E {
     cluster = LocalCluster.fromEnvironment();
     client = cluster.client();
     apps = new Workloads(client, APPS, cluster.imageRegistry);
+    installed = new Installed(client);
     kubectl = cluster.helm.resolveSibling("kubectl");
-    Path values = Files.createTempFile("soko-e2e-values", ".yaml");
-    Files.writeString(values, DefaultInstall.values(cluster.imageRegistry));
-    try {
-      cluster.helm(
-          "install",
-          RELEASE,
-          LocalCluster.REPO.resolve("helm/soko").toString(),
-          "--namespace",
-          OPERATOR,
-          "--create-namespace",
-          "--values",
-          values.toString());
-    } finally {
-      Files.deleteIfExists(values);
-    }
+    DefaultInstall.helmInstall(cluster);
     Await.until(
         "StorageCluster " + RELEASE + " Ready=True",
         LONG,
-        this::storageCluster,
+        installed::storageCluster,
         sc -> "True".equals(condition(sc, "Ready")));
-    cluster.addSecondNode(SYSTEM, nodePluginDaemonSet().getMetadata().getName());
+    cluster.addSecondNode(SYSTEM, installed.nodePluginDaemonSet().getMetadata().getName());
     client
         .resource(new NamespaceBuilder().withNewMetadata().withName(APPS).endMetadata().build())
         .serverSideApply();
@@ -193,7 +181,7 @@ class RealNodePoolsE2E {
         Await.until(
             "Degraded=True PoolRefused",
             LONG,
-            this::storageCluster,
+            installed::storageCluster,
             sc -> "PoolRefused".equals(reason(sc, "Degraded")));
     assertThat(conditionOf(degraded, "Degraded").getStatus()).isEqualTo("True");
     assertThat(conditionOf(degraded, "Degraded").getMessage())
@@ -205,15 +193,9 @@ class RealNodePoolsE2E {
 
     apps.create(apps.claim("on-disk", "soko-disk", "320Mi", false));
     apps.create(apps.pod("disk-user", "on-disk", false, false));
-    Event pending =
-        Await.until(
-                "a FailedScheduling event for pod disk-user",
-                LONG,
-                () -> events("disk-user", "FailedScheduling"),
-                list -> !list.isEmpty())
-            .get(0);
+    Event pending = apps.awaitEvent("disk-user", "FailedScheduling", LONG);
     assertThat(pending.getMessage()).contains("enough free storage");
-    assertThat(claim("on-disk").getStatus().getPhase()).isEqualTo("Pending");
+    assertThat(apps.claimNamed("on-disk").getStatus().getPhase()).isEqualTo("Pending");
 
     cluster.mountDisk(cluster.node, disk, "2G");
     long mounted = System.nanoTime();
@@ -230,10 +212,10 @@ class RealNodePoolsE2E {
         Await.until(
             "PVC on-disk Bound",
             LONG,
-            () -> claim("on-disk"),
+            () -> apps.claimNamed("on-disk"),
             c -> "Bound".equals(c.getStatus().getPhase()));
-    assertThat(nodesOf(bound)).containsExactly(cluster.node);
-    awaitRunning("disk-user");
+    assertThat(apps.nodesOf(bound)).containsExactly(cluster.node);
+    apps.awaitRunning("disk-user", LONG);
     apps.sh("disk-user", "echo on-the-disk > /data/f && sync");
     StorageNodePool used =
         Await.until(
@@ -249,7 +231,7 @@ class RealNodePoolsE2E {
         Await.until(
             "Degraded=False once the disk is mounted on every node",
             LONG,
-            this::storageCluster,
+            installed::storageCluster,
             sc -> "False".equals(condition(sc, "Degraded")));
     assertThat(summaryOf(healed, "disk").ready()).isEqualTo(2);
     assertThat(summaryOf(healed, "disk").refused()).isZero();
@@ -294,7 +276,7 @@ class RealNodePoolsE2E {
             () -> summary("fast"),
             s -> s != null && s.ready() == 1 && s.notSelected() == 1);
     assertThat(summary.refused()).isZero();
-    assertThat(condition(storageCluster(), "Degraded"))
+    assertThat(condition(installed.storageCluster(), "Degraded"))
         .as("a pool not meant for a node is no problem")
         .isEqualTo("False");
 
@@ -306,9 +288,9 @@ class RealNodePoolsE2E {
         Await.until(
             "PVC fast-b Bound",
             LONG,
-            () -> claim("fast-b"),
+            () -> apps.claimNamed("fast-b"),
             c -> "Bound".equals(c.getStatus().getPhase()));
-    assertThat(nodesOf(onB))
+    assertThat(apps.nodesOf(onB))
         .as("the claim's volume is on the only node with the pool")
         .containsExactly(NODE_B);
 
@@ -332,8 +314,8 @@ class RealNodePoolsE2E {
         s -> s != null && s.ready() == 2 && s.notSelected() == 0);
     apps.create(apps.claim("fast-a", "soko-fast", "320Mi", false));
     apps.create(apps.pod("fast-a", "fast-a", false, false));
-    awaitRunning("fast-a");
-    assertThat(nodesOf(claim("fast-a"))).containsExactly(cluster.node);
+    apps.awaitRunning("fast-a", LONG);
+    assertThat(apps.nodesOf(apps.claimNamed("fast-a"))).containsExactly(cluster.node);
     assertThat(apps.sh("fast-a", "echo here > /data/f && cat /data/f")).isEqualTo("here");
 
     deleteApps("fast-a", "fast-a");
@@ -386,7 +368,7 @@ class RealNodePoolsE2E {
     allPools.addAll(pools);
     List<Map<String, Object>> allClasses = new ArrayList<>(DefaultInstall.CLASSES);
     allClasses.addAll(classes);
-    long generation = nodePluginDaemonSet().getMetadata().getGeneration();
+    long generation = installed.nodePluginDaemonSet().getMetadata().getGeneration();
     client
         .resources(StorageCluster.class)
         .withName(RELEASE)
@@ -397,7 +379,7 @@ class RealNodePoolsE2E {
     Await.until(
         "the node plugin rolled out with the new pools",
         LONG,
-        this::nodePluginDaemonSet,
+        installed::nodePluginDaemonSet,
         ds ->
             ds.getMetadata().getGeneration() > generation
                 && Objects.equals(
@@ -405,7 +387,7 @@ class RealNodePoolsE2E {
                 && Objects.equals(ds.getStatus().getUpdatedNumberScheduled(), 1)
                 && Objects.equals(ds.getStatus().getNumberReady(), 1)
                 && Objects.requireNonNullElse(ds.getStatus().getNumberUnavailable(), 0) == 0);
-    cluster.addSecondNode(SYSTEM, nodePluginDaemonSet().getMetadata().getName());
+    cluster.addSecondNode(SYSTEM, installed.nodePluginDaemonSet().getMetadata().getName());
   }
 
   /** Sets a label on a Node, or removes it (value null). */
@@ -422,7 +404,7 @@ class RealNodePoolsE2E {
 
   private void deleteApps(String pod, String claim) {
     client.pods().inNamespace(APPS).withName(pod).withGracePeriod(0).delete();
-    PersistentVolumeClaim c = claim(claim);
+    PersistentVolumeClaim c = apps.claimNamed(claim);
     client.persistentVolumeClaims().inNamespace(APPS).withName(claim).delete();
     if (c != null && c.getSpec().getVolumeName() != null) {
       Await.until(
@@ -450,7 +432,7 @@ class RealNodePoolsE2E {
   }
 
   private PoolSummaryStatus summary(String pool) {
-    return summaryOf(storageCluster(), pool);
+    return summaryOf(installed.storageCluster(), pool);
   }
 
   private static PoolSummaryStatus summaryOf(StorageCluster sc, String pool) {
@@ -470,71 +452,5 @@ class RealNodePoolsE2E {
         .filter(e -> "PoolRefused".equals(e.getReason()))
         .filter(e -> e.getMessage() != null && e.getMessage().contains("pool disk"))
         .toList();
-  }
-
-  private List<Event> events(String object, String reason) {
-    return client.v1().events().inNamespace(APPS).list().getItems().stream()
-        .filter(e -> object.equals(e.getInvolvedObject().getName()))
-        .filter(e -> reason.equals(e.getReason()))
-        .toList();
-  }
-
-  private StorageCluster storageCluster() {
-    return client.resources(StorageCluster.class).withName(RELEASE).get();
-  }
-
-  private static Condition conditionOf(StorageCluster sc, String type) {
-    if (sc == null || sc.getStatus() == null || sc.getStatus().getConditions() == null) {
-      return null;
-    }
-    return sc.getStatus().getConditions().stream()
-        .filter(c -> type.equals(c.getType()))
-        .findFirst()
-        .orElse(null);
-  }
-
-  private static String condition(StorageCluster sc, String type) {
-    Condition c = conditionOf(sc, type);
-    return c == null ? null : c.getStatus();
-  }
-
-  private static String reason(StorageCluster sc, String type) {
-    Condition c = conditionOf(sc, type);
-    return c == null ? null : c.getReason();
-  }
-
-  private PersistentVolumeClaim claim(String name) {
-    return client.persistentVolumeClaims().inNamespace(APPS).withName(name).get();
-  }
-
-  /** The nodes a claim's volume is pinned to (its PV's node affinity). */
-  private List<String> nodesOf(PersistentVolumeClaim claim) {
-    return client
-        .persistentVolumes()
-        .withName(claim.getSpec().getVolumeName())
-        .get()
-        .getSpec()
-        .getNodeAffinity()
-        .getRequired()
-        .getNodeSelectorTerms()
-        .get(0)
-        .getMatchExpressions()
-        .get(0)
-        .getValues();
-  }
-
-  private void awaitRunning(String pod) {
-    Await.until(
-        "pod " + pod + " Running",
-        LONG,
-        () -> client.pods().inNamespace(APPS).withName(pod).get(),
-        p -> p != null && "Running".equals(p.getStatus().getPhase()));
-  }
-
-  private DaemonSet nodePluginDaemonSet() {
-    return client.apps().daemonSets().inNamespace(SYSTEM).list().getItems().stream()
-        .filter(d -> d.getMetadata().getName().endsWith("-node"))
-        .findFirst()
-        .orElseThrow(() -> new AssertionError("no node plugin DaemonSet in " + SYSTEM));
   }
 }

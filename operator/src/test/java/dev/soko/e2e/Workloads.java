@@ -1,5 +1,6 @@
 package dev.soko.e2e;
 
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -9,6 +10,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.ExecWatch;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -100,6 +103,53 @@ final class Workloads {
 
   PersistentVolumeClaim create(PersistentVolumeClaim claim) {
     return client.resource(claim).create();
+  }
+
+  /** The claim as the API server has it now, or null. */
+  PersistentVolumeClaim claimNamed(String name) {
+    return client.persistentVolumeClaims().inNamespace(namespace).withName(name).get();
+  }
+
+  /** The nodes a claim's volume is pinned to (its PV's node affinity). */
+  List<String> nodesOf(PersistentVolumeClaim claim) {
+    return client
+        .persistentVolumes()
+        .withName(claim.getSpec().getVolumeName())
+        .get()
+        .getSpec()
+        .getNodeAffinity()
+        .getRequired()
+        .getNodeSelectorTerms()
+        .get(0)
+        .getMatchExpressions()
+        .get(0)
+        .getValues();
+  }
+
+  void awaitRunning(String pod, Duration timeout) {
+    Await.until(
+        "pod " + pod + " Running",
+        timeout,
+        () -> client.pods().inNamespace(namespace).withName(pod).get(),
+        p -> p != null && "Running".equals(p.getStatus().getPhase()));
+  }
+
+  /** The first event about the named object with that reason, once there is one. */
+  Event awaitEvent(String object, String reason, Duration timeout) {
+    return Await.until(
+            "a " + reason + " event for " + object,
+            timeout,
+            () -> events(object, reason),
+            list -> !list.isEmpty())
+        .get(0);
+  }
+
+  /** The events in this namespace about the named object with that reason. */
+  List<Event> events(String object, String reason) {
+    return client.v1().events().inNamespace(namespace).list().getItems().stream()
+        .filter(e -> object.equals(e.getInvolvedObject().getName()))
+        .filter(e -> reason.equals(e.getReason()))
+        .toList();
   }
 
   /** What `sh -c script` printed in the pod's app container; fails when it exits non-zero. */
