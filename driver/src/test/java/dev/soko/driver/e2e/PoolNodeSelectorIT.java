@@ -7,27 +7,15 @@ import csi.v1.Csi;
 import dev.soko.driver.client.CsiClient;
 import dev.soko.driver.client.Requests;
 import dev.soko.driver.report.ReportIdentity;
-import io.fabric8.kubeapitest.KubeAPIServer;
-import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
+import dev.soko.driver.testing.NodePluginApiServer;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
-import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
-import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -48,20 +36,17 @@ import org.junit.jupiter.api.Test;
  * follows a relabelling without a restart.
  */
 class PoolNodeSelectorIT {
-  static final String VERSION = "1.36.3";
 
   /** The StorageCluster the operator would name in the driver's environment. */
   static final String STORAGE_CLUSTER = "it";
 
-  static final String CRD = "../crd/src/generated/crds/storagenodes.soko.dev-v1.yml";
   static final long MIB = 1L << 20;
 
   /** The watch delivers a relabelling in well under a second; the rest is a loaded machine. */
   static final Duration RELABEL_BOUND = Duration.ofSeconds(15);
 
-  static KubeAPIServer server;
+  static NodePluginApiServer api;
   static KubernetesClient admin;
-  static Config adminConfig;
   static Path dir;
 
   final Map<String, DriverJar> drivers = new HashMap<>();
@@ -69,97 +54,16 @@ class PoolNodeSelectorIT {
   @BeforeAll
   static void startServer() throws Exception {
     dir = Files.createTempDirectory("soko-selector-");
-    String cache =
-        System.getenv()
-            .getOrDefault("SOKO_CACHE", System.getProperty("user.home") + "/.cache/soko");
-    Path testDir = Path.of(cache, "kube-api-test");
-    for (String bin : List.of("etcd", "kube-apiserver")) {
-      assertThat(testDir.resolve("k8s").resolve(VERSION + "-linux-amd64").resolve(bin))
-          .as("run `hack/tools.sh kube-api-test` first")
-          .isExecutable();
-    }
-    server =
-        new KubeAPIServer(
-            KubeAPIServerConfigBuilder.anAPIServerConfig()
-                .withTestDir(testDir.toString())
-                .withApiServerVersion(VERSION)
-                .withOfflineMode(true)
-                .withUpdateKubeConfig(false)
-                .withApiServerFlag("--bind-address", "127.0.0.1")
-                .withApiServerFlag("--advertise-address", "127.0.0.1")
-                .build());
-    server.start();
-    adminConfig = Config.fromKubeconfig(server.getKubeConfigYaml());
-    admin = new KubernetesClientBuilder().withConfig(adminConfig).build();
-    try (InputStream in = Files.newInputStream(Path.of(CRD))) {
-      for (HasMetadata o : admin.load(in).items()) {
-        admin.resource(o).serverSideApply();
-      }
-    }
-    admin
-        .namespaces()
-        .resource(new NamespaceBuilder().withNewMetadata().withName("soko").endMetadata().build())
-        .serverSideApply();
-    admin
-        .serviceAccounts()
-        .inNamespace("soko")
-        .resource(
-            new ServiceAccountBuilder().withNewMetadata().withName("node").endMetadata().build())
-        .serverSideApply();
-    // The node plugin's pool-report ClusterRole, rule for rule (operator model/Rbac).
-    admin
-        .rbac()
-        .clusterRoles()
-        .resource(
-            new ClusterRoleBuilder()
-                .withNewMetadata()
-                .withName("soko-node:pool-report")
-                .endMetadata()
-                .withRules(
-                    new PolicyRuleBuilder()
-                        .withApiGroups("soko.dev")
-                        .withResources("storagenodes")
-                        .withVerbs("get", "create", "patch")
-                        .build(),
-                    new PolicyRuleBuilder()
-                        .withApiGroups("")
-                        .withResources("events")
-                        .withVerbs("create", "patch")
-                        .build(),
-                    new PolicyRuleBuilder()
-                        .withApiGroups("")
-                        .withResources("nodes")
-                        .withVerbs("get", "watch")
-                        .build())
-                .build())
-        .serverSideApply();
-    admin
-        .rbac()
-        .clusterRoleBindings()
-        .resource(
-            new ClusterRoleBindingBuilder()
-                .withNewMetadata()
-                .withName("soko-node:pool-report")
-                .endMetadata()
-                .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", "soko-node:pool-report")
-                .addNewSubject()
-                .withKind("ServiceAccount")
-                .withName("node")
-                .withNamespace("soko")
-                .endSubject()
-                .build())
-        .serverSideApply();
+    api = NodePluginApiServer.start();
+    admin = api.admin();
     node("node-a", "nvme");
     node("node-b", "hdd");
   }
 
   @AfterAll
-  static void stopServer() throws Exception {
-    if (admin != null) {
-      admin.close();
-    }
-    if (server != null) {
-      server.stop();
+  static void stopServer() {
+    if (api != null) {
+      api.close();
     }
   }
 
@@ -240,35 +144,9 @@ class PoolNodeSelectorIT {
 
   /** What the node plugin's pod has: the ServiceAccount's token and the cluster CA. */
   static Map<String, String> driverEnvironment() throws Exception {
-    String token =
-        admin
-            .serviceAccounts()
-            .inNamespace("soko")
-            .withName("node")
-            .tokenRequest(
-                new TokenRequestBuilder()
-                    .withNewSpec()
-                    .withExpirationSeconds(3600L)
-                    .endSpec()
-                    .build())
-            .getStatus()
-            .getToken();
-    Path tokenFile = Files.writeString(dir.resolve("token"), token);
-    Path ca = dir.resolve("ca.crt");
-    if (adminConfig.getCaCertData() != null) {
-      Files.write(ca, Base64.getDecoder().decode(adminConfig.getCaCertData()));
-    } else {
-      Files.copy(Path.of(adminConfig.getCaCertFile()), ca);
-    }
-    return Map.of(
-        "SOKO_KUBE_API",
-        adminConfig.getMasterUrl(),
-        "SOKO_KUBE_TOKEN_FILE",
-        tokenFile.toString(),
-        "SOKO_KUBE_CA_FILE",
-        ca.toString(),
-        ReportIdentity.ENV,
-        STORAGE_CLUSTER);
+    Map<String, String> env = new HashMap<>(api.nodePlugin(dir));
+    env.put(ReportIdentity.ENV, STORAGE_CLUSTER);
+    return env;
   }
 
   static List<String> states(String node) {
