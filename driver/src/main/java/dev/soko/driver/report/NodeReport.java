@@ -23,6 +23,7 @@ final class NodeReport {
   static final int MAX_POOLS = 32;
   static final int MAX_MESSAGE = 1024;
   static final String EVENT_REASON = "PoolRefused";
+  static final String DESELECTED_REASON = "PoolDeselected";
   static final String COMPONENT = "soko-driver";
 
   private NodeReport() {}
@@ -101,29 +102,61 @@ final class NodeReport {
     };
   }
 
+  /** The Warning Event for a pool this node refuses. */
+  static String refusedEvent(ReportIdentity id, String pool, String reason, Instant now) {
+    return nodeEvent(
+        id,
+        EVENT_REASON,
+        "pool-refused",
+        "pool " + pool + " of StorageCluster " + id.storageCluster() + " refused: " + reason,
+        now);
+  }
+
+  /**
+   * The Warning Event for a pool that holds volumes and stopped being selected on this node (its
+   * nodeSelector no longer matches the node's labels): the volumes keep working, but an admin who
+   * relabelled a node by mistake should hear of it before the pool silently fills elsewhere.
+   */
+  static String deselectedEvent(
+      ReportIdentity id, String pool, String reason, int volumes, Instant now) {
+    return nodeEvent(
+        id,
+        DESELECTED_REASON,
+        "pool-deselected",
+        "pool "
+            + pool
+            + " of StorageCluster "
+            + id.storageCluster()
+            + " is no longer selected on this node ("
+            + reason
+            + "); its "
+            + volumes
+            + (volumes == 1 ? " volume keeps" : " volumes keep")
+            + " working, new volumes of the pool go to other nodes",
+        now);
+  }
+
   /**
    * A Warning Event on the Node (core/v1, legacy form). An event about a cluster-scoped object must
    * live in namespace default (the API server refuses others), and {@code kubectl describe node}
-   * finds it by the node's name as its uid, as the kubelet's own node events do.
+   * finds it by the node's name as its uid, as the kubelet's own node events do. Two installations
+   * may have a pool of the same name on one node, so the message says whose it is.
    */
-  static String refusedEvent(ReportIdentity id, String pool, String reason, Instant now) {
+  private static String nodeEvent(
+      ReportIdentity id, String reason, String namePart, String message, Instant now) {
     String node = id.node();
     Map<String, Object> event = new LinkedHashMap<>();
     event.put("apiVersion", "v1");
     event.put("kind", "Event");
     event.put(
-        "metadata", Json.object("generateName", node + ".pool-refused.", "namespace", "default"));
+        "metadata",
+        Json.object("generateName", node + "." + namePart + ".", "namespace", "default"));
     event.put(
         "involvedObject",
         Json.object("apiVersion", "v1", "kind", "Node", "name", node, "uid", node));
     event.put("type", "Warning");
-    event.put("reason", EVENT_REASON);
-    // Two installations may refuse a pool of the same name on one node: say whose it is.
-    event.put(
-        "message",
-        cut(
-            "pool " + pool + " of StorageCluster " + id.storageCluster() + " refused: " + reason,
-            MAX_MESSAGE));
+    event.put("reason", reason);
+    event.put("message", cut(message, MAX_MESSAGE));
     event.put("source", Json.object("component", COMPONENT, "host", node));
     event.put("reportingComponent", COMPONENT);
     event.put("reportingInstance", node);

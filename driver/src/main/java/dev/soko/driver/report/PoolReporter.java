@@ -20,11 +20,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps this node's StorageNode up to date and records an Event when a pool is refused. Writes on
- * start, soon after every change of a pool's verdict (at most once per {@code minInterval}), and
- * every {@code period} (jittered by up to a tenth, so that a thousand nodes do not write in step)
- * with fresh physical readings. It never throws into the driver: a failed write is logged at warn
- * once per kind of error (then at debug) and the next write tries again. One daemon thread.
+ * Keeps this node's StorageNode up to date and records an Event when a pool is refused, or when a
+ * pool that holds volumes stops being selected on this node. Writes on start, soon after every
+ * change of a pool's verdict (at most once per {@code minInterval}), and every {@code period}
+ * (jittered by up to a tenth, so that a thousand nodes do not write in step) with fresh physical
+ * readings. It never throws into the driver: a failed write is logged at warn once per kind of
+ * error (then at debug) and the next write tries again. One daemon thread.
  */
 public final class PoolReporter implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PoolReporter.class);
@@ -48,7 +49,7 @@ public final class PoolReporter implements AutoCloseable {
   private final Duration period;
   private final Duration minInterval;
   private final ScheduledExecutorService executor;
-  private final Queue<String[]> events = new ArrayDeque<>();
+  private final Queue<PendingEvent> events = new ArrayDeque<>();
   private final Set<String> warned = new HashSet<>();
   private Map<String, PoolVerdict> known = new LinkedHashMap<>();
   private boolean soonPending;
@@ -113,18 +114,26 @@ public final class PoolReporter implements AutoCloseable {
         MILLIS);
   }
 
+  /** An Event to send with the next report; whether a deselection is worth one is seen then. */
+  private record PendingEvent(String pool, PoolVerdict verdict) {}
+
   /**
    * A listener for verdict changes (it runs under the caller's lock, so it only takes note): a pool
-   * that became refused, or is refused for a new reason, gets an Event; the StorageNode is written
-   * soon.
+   * that became refused, or is refused for a new reason, gets an Event, and so does one that
+   * stopped being selected (if it holds volumes, which is known when the Event is sent); the
+   * StorageNode is written soon.
    */
   public synchronized void onVerdicts(Map<String, PoolVerdict> next) {
     for (Map.Entry<String, PoolVerdict> entry : next.entrySet()) {
       PoolVerdict verdict = entry.getValue();
-      if (verdict.state() == PoolVerdict.State.REFUSED
-          && !verdict.equals(known.get(entry.getKey()))
-          && events.size() < MAX_PENDING_EVENTS) {
-        events.add(new String[] {entry.getKey(), verdict.reason()});
+      PoolVerdict before = known.get(entry.getKey());
+      boolean refused = verdict.state() == PoolVerdict.State.REFUSED && !verdict.equals(before);
+      boolean deselected =
+          verdict.state() == PoolVerdict.State.NOT_SELECTED
+              && before != null
+              && before.state() != PoolVerdict.State.NOT_SELECTED;
+      if ((refused || deselected) && events.size() < MAX_PENDING_EVENTS) {
+        events.add(new PendingEvent(entry.getKey(), verdict));
       }
     }
     known = new LinkedHashMap<>(next);
@@ -155,14 +164,13 @@ public final class PoolReporter implements AutoCloseable {
   void report() {
     try {
       Map<String, PoolVerdict> now = verdicts.get(); // may hand a change to onVerdicts
-      String[] event;
+      MetricsView readings = metrics.get();
+      PendingEvent event;
       while ((event = nextEvent()) != null) {
-        send(
-            "POST",
-            "/api/v1/namespaces/default/events",
-            "application/json",
-            NodeReport.refusedEvent(id, event[0], event[1], clock.instant()),
-            "event");
+        String body = eventBody(event, readings);
+        if (body != null) {
+          send("POST", "/api/v1/namespaces/default/events", "application/json", body, "event");
+        }
       }
       synchronized (this) {
         lastWrite = clock.millis();
@@ -173,15 +181,28 @@ public final class PoolReporter implements AutoCloseable {
               + id.name()
               + "?fieldManager=soko-driver&force=true",
           APPLY,
-          NodeReport.storageNode(id, version, clock.instant(), now, metrics.get()),
+          NodeReport.storageNode(id, version, clock.instant(), now, readings),
           "storagenode");
     } catch (RuntimeException e) {
       failed("reading pools", e.toString());
     }
   }
 
-  private synchronized String[] nextEvent() {
+  private synchronized PendingEvent nextEvent() {
     return events.poll();
+  }
+
+  /** The Event's JSON, or null for a deselected pool without volumes (nothing is affected). */
+  private String eventBody(PendingEvent event, MetricsView readings) {
+    String reason = event.verdict().reason();
+    if (event.verdict().state() == PoolVerdict.State.REFUSED) {
+      return NodeReport.refusedEvent(id, event.pool(), reason, clock.instant());
+    }
+    int volumes =
+        (int) readings.volumes().stream().filter(v -> event.pool().equals(v.pool())).count();
+    return volumes == 0
+        ? null
+        : NodeReport.deselectedEvent(id, event.pool(), reason, volumes, clock.instant());
   }
 
   private void send(String method, String path, String type, String body, String what) {

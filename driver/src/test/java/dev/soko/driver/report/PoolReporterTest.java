@@ -26,6 +26,8 @@ class PoolReporterTest {
   ApiServerFake api;
   final AtomicReference<Map<String, PoolVerdict>> verdicts =
       new AtomicReference<>(Map.of("fast", PoolVerdict.READY));
+  final AtomicReference<MetricsView> readings =
+      new AtomicReference<>(new MetricsView(List.of(NodeReportTest.row("fast", 2)), List.of()));
   PoolReporter reporter;
 
   @BeforeEach
@@ -48,7 +50,7 @@ class PoolReporterTest {
             NodeReportTest.ID,
             "0.1.0",
             verdicts::get,
-            () -> new MetricsView(List.of(NodeReportTest.row("fast", 2)), List.of()),
+            readings::get,
             CLOCK,
             period,
             minInterval);
@@ -104,6 +106,53 @@ class PoolReporterTest {
     assertThat(after).as("the StorageNode follows the event").isNotEmpty();
     assertThat(after).allSatisfy(q -> assertThat(q.uri()).isEqualTo(APPLY_PATH));
     assertThat(after.get(after.size() - 1).body()).contains("\"state\":\"Refused\"");
+  }
+
+  @Test
+  void aPoolWithVolumesThatStopsBeingSelectedGetsOneWarningEvent() throws Exception {
+    PoolReporter r = reporter(Duration.ofHours(1), Duration.ZERO);
+    PoolVerdict deselected = PoolVerdict.notSelected("label soko.dev/disk is 'hdd', not 'nvme'");
+    readings.set(
+        new MetricsView(
+            List.of(NodeReportTest.row("fast", 2), NodeReportTest.row("empty", 0)),
+            List.of(
+                new MetricsView.VolumeRow("pvc-1", "fast", 1L << 30, false),
+                new MetricsView.VolumeRow("pvc-2", "fast", 1L << 30, false))));
+    verdicts.set(Map.of("fast", deselected, "empty", deselected));
+
+    r.onVerdicts(Map.of("fast", PoolVerdict.READY, "empty", PoolVerdict.READY));
+    r.onVerdicts(Map.of("fast", deselected, "empty", deselected));
+    r.onVerdicts(Map.of("fast", deselected, "empty", deselected)); // no second event
+    r.report();
+
+    Thread.sleep(300); // the write onVerdicts scheduled
+    List<ApiServerFake.Request> events =
+        api.drain().stream().filter(q -> q.method().equals("POST")).toList();
+    assertThat(events).as("one event, for the pool that holds volumes").hasSize(1);
+    assertThat(events.get(0).body())
+        .contains("\"reason\":\"PoolDeselected\"")
+        .contains("\"generateName\":\"node-1.pool-deselected.\"")
+        .contains(
+            "\"message\":\"pool fast of StorageCluster soko is no longer selected on this node"
+                + " (label soko.dev/disk is 'hdd', not 'nvme'); its 2 volumes keep working, new"
+                + " volumes of the pool go to other nodes\"");
+  }
+
+  @Test
+  void aPoolThatIsNotSelectedFromTheStartGetsNoEvent() throws Exception {
+    PoolReporter r = reporter(Duration.ofHours(1), Duration.ZERO);
+    PoolVerdict unselected = PoolVerdict.notSelected("label soko.dev/disk is missing");
+    readings.set(
+        new MetricsView(
+            List.of(NodeReportTest.row("fast", 1)),
+            List.of(new MetricsView.VolumeRow("pvc-1", "fast", 1L << 30, false))));
+    verdicts.set(Map.of("fast", unselected));
+
+    r.onVerdicts(Map.of("fast", unselected));
+    r.report();
+
+    Thread.sleep(300);
+    assertThat(api.drain()).noneMatch(q -> q.method().equals("POST"));
   }
 
   @Test
