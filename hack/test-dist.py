@@ -99,6 +99,7 @@ def default_values(docs):
     args = container(docs)["args"]
     expect(args[0], "run", "operator command")
     assert "--no-leader-election" not in args, "leader election off by default"
+    assert "--rollout-deadline=10m" in args, "the rollout deadline is the operator's default"
     names = [env["name"] for env in container(docs)["env"]]
     assert "SOKO_IMAGE_REGISTRY" not in names, "no default image registry unless imageRegistry"
 
@@ -300,6 +301,7 @@ def main():
         values_file_checks(args.helm, path)
     refused(args.helm, "replicaCount=-1", "replicaCount")
     refused(args.helm, "logLevel=loud", "logLevel")
+    refused(args.helm, "rolloutDeadline=soon", "rolloutDeadline")
     refused(args.helm, "imageTypo.tag=x", "imageTypo")
     refused(args.helm, "storageCluster.spec.pools=null", "pools")
     refused(args.helm, "leaderElection.enabled=false,replicaCount=2", "needs replicaCount <= 1")
