@@ -11,13 +11,11 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.TypedLocalObjectReference;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.storage.CSINode;
@@ -25,7 +23,6 @@ import io.fabric8.kubernetes.api.model.storage.CSINodeDriver;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.ByteArrayInputStream;
 import java.nio.file.Files;
@@ -66,14 +63,6 @@ class RealNodeE2E {
   private static final String SNAPSHOTS = DefaultInstall.SNAPSHOTS;
   private static final Duration SHORT = Duration.ofSeconds(60);
   private static final Duration LONG = Duration.ofSeconds(180);
-  private static final ResourceDefinitionContext VOLUME_SNAPSHOTS =
-      new ResourceDefinitionContext.Builder()
-          .withGroup("snapshot.storage.k8s.io")
-          .withVersion("v1")
-          .withPlural("volumesnapshots")
-          .withKind("VolumeSnapshot")
-          .withNamespaced(true)
-          .build();
 
   private LocalCluster cluster;
   private KubernetesClient client;
@@ -258,15 +247,7 @@ class RealNodeE2E {
   @Order(6)
   void aVolumeExpandedWhileItsPodRunsShowsTheNewSizeInThePod() {
     long before = filesystemBytes("writer");
-    client
-        .persistentVolumeClaims()
-        .inNamespace(APPS)
-        .withName("data")
-        .edit(
-            c -> {
-              c.getSpec().getResources().getRequests().put("storage", new Quantity("640Mi"));
-              return c;
-            });
+    apps.resize("data", "640Mi");
     long after =
         Await.until(
             "the pod to see the grown filesystem",
@@ -275,44 +256,22 @@ class RealNodeE2E {
             bytes -> bytes > before + (200L << 20));
     assertThat(after).isLessThanOrEqualTo(640L << 20);
     Await.until(
-        "PVC capacity 640Mi",
-        SHORT,
-        () -> apps.claimNamed("data").getStatus().getCapacity().get("storage"),
-        q -> q != null && Quantity.getAmountInBytes(q).longValue() == 640L << 20);
+        "PVC capacity 640Mi", SHORT, () -> apps.capacityBytes("data"), b -> b == 640L << 20);
     assertThat(apps.sh("writer", "sha256sum /data/blob | cut -d' ' -f1")).isEqualTo(writtenSum);
   }
 
   @Test
   @Order(7)
   void aSnapshotRestoredIntoANewVolumeHoldsTheSameBytes() {
-    client
-        .genericKubernetesResources(VOLUME_SNAPSHOTS)
-        .inNamespace(APPS)
-        .resource(snapshot("snap", "data"))
-        .create();
-    GenericKubernetesResource snap =
-        Await.until(
-            "VolumeSnapshot snap readyToUse",
-            LONG,
-            () ->
-                client
-                    .genericKubernetesResources(VOLUME_SNAPSHOTS)
-                    .inNamespace(APPS)
-                    .withName("snap")
-                    .get(),
-            s -> Boolean.TRUE.equals(field(s, "status", "readyToUse")));
-    PersistentVolumeClaim restored = apps.claim("restored", XFS, "640Mi", false);
-    restored
-        .getSpec()
-        .setDataSource(
-            new TypedLocalObjectReference("snapshot.storage.k8s.io", "VolumeSnapshot", "snap"));
+    GenericKubernetesResource snap = apps.snapshot("snap", "data", SNAPSHOTS, LONG);
+    PersistentVolumeClaim restored = apps.restoredClaim("restored", XFS, "640Mi", "snap");
     apps.create(restored);
     apps.create(apps.pod("reader", "restored", false, false));
     apps.awaitRunning("reader", LONG);
     assertThat(apps.sh("reader", "sha256sum /data/blob | cut -d' ' -f1"))
         .as("the restored volume holds the snapshot's bytes")
         .isEqualTo(writtenSum);
-    assertThat(field(snap, "status", "restoreSize")).isNotNull();
+    assertThat(Workloads.field(snap, "status", "restoreSize")).isNotNull();
   }
 
   @Test
@@ -568,7 +527,7 @@ class RealNodeE2E {
         .isNotNull();
 
     client.pods().inNamespace(APPS).withGracePeriod(1).delete();
-    client.genericKubernetesResources(VOLUME_SNAPSHOTS).inNamespace(APPS).delete();
+    apps.deleteSnapshots();
     client.persistentVolumeClaims().inNamespace(APPS).delete();
     Await.until(
         "every PV of the driver gone",
@@ -662,32 +621,5 @@ class RealNodeE2E {
   private boolean nodeReady() {
     return client.nodes().withName(cluster.node).get().getStatus().getConditions().stream()
         .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
-  }
-
-  private static GenericKubernetesResource snapshot(String name, String claim) {
-    GenericKubernetesResource s = new GenericKubernetesResource();
-    s.setApiVersion("snapshot.storage.k8s.io/v1");
-    s.setKind("VolumeSnapshot");
-    s.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(APPS).build());
-    s.setAdditionalProperty(
-        "spec",
-        Map.of(
-            "volumeSnapshotClassName",
-            SNAPSHOTS,
-            "source",
-            Map.of("persistentVolumeClaimName", claim)));
-    return s;
-  }
-
-  @SuppressWarnings("unchecked")
-  private static Object field(GenericKubernetesResource r, String... path) {
-    Object value = r.getAdditionalProperties();
-    for (String p : path) {
-      if (!(value instanceof Map)) {
-        return null;
-      }
-      value = ((Map<String, Object>) value).get(p);
-    }
-    return value;
   }
 }

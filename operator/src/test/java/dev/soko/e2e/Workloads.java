@@ -1,17 +1,22 @@
 package dev.soko.e2e;
 
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.TypedLocalObjectReference;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.ExecWatch;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -22,6 +27,15 @@ import java.util.concurrent.TimeUnit;
 final class Workloads {
   static final String MOUNT = "/data";
   static final String DEVICE = "/dev/xvda";
+
+  static final ResourceDefinitionContext VOLUME_SNAPSHOTS =
+      new ResourceDefinitionContext.Builder()
+          .withGroup("snapshot.storage.k8s.io")
+          .withVersion("v1")
+          .withPlural("volumesnapshots")
+          .withKind("VolumeSnapshot")
+          .withNamespaced(true)
+          .build();
 
   private final KubernetesClient client;
   private final String namespace;
@@ -132,6 +146,86 @@ final class Workloads {
         timeout,
         () -> client.pods().inNamespace(namespace).withName(pod).get(),
         p -> p != null && "Running".equals(p.getStatus().getPhase()));
+  }
+
+  /**
+   * Asks for a claim to be {@code size} now (an expansion; the resizer and kubelet do the rest).
+   */
+  void resize(String claim, String size) {
+    client
+        .persistentVolumeClaims()
+        .inNamespace(namespace)
+        .withName(claim)
+        .edit(
+            c -> {
+              c.getSpec().getResources().getRequests().put("storage", new Quantity(size));
+              return c;
+            });
+  }
+
+  /** The claim's capacity in its status, in bytes (0 before it is bound). */
+  long capacityBytes(String claim) {
+    PersistentVolumeClaim c = claimNamed(claim);
+    Quantity q =
+        c == null || c.getStatus() == null || c.getStatus().getCapacity() == null
+            ? null
+            : c.getStatus().getCapacity().get("storage");
+    return q == null ? 0 : Quantity.getAmountInBytes(q).longValue();
+  }
+
+  /** Takes a VolumeSnapshot of a claim with that class and waits until it is ready to use. */
+  GenericKubernetesResource snapshot(
+      String name, String claim, String snapshotClass, Duration timeout) {
+    GenericKubernetesResource s = new GenericKubernetesResource();
+    s.setApiVersion("snapshot.storage.k8s.io/v1");
+    s.setKind("VolumeSnapshot");
+    s.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(namespace).build());
+    s.setAdditionalProperty(
+        "spec",
+        Map.of(
+            "volumeSnapshotClassName",
+            snapshotClass,
+            "source",
+            Map.of("persistentVolumeClaimName", claim)));
+    client.genericKubernetesResources(VOLUME_SNAPSHOTS).inNamespace(namespace).resource(s).create();
+    return Await.until(
+        "VolumeSnapshot " + name + " readyToUse",
+        timeout,
+        () ->
+            client
+                .genericKubernetesResources(VOLUME_SNAPSHOTS)
+                .inNamespace(namespace)
+                .withName(name)
+                .get(),
+        snap -> Boolean.TRUE.equals(field(snap, "status", "readyToUse")));
+  }
+
+  /** A claim of {@code size} restored from a VolumeSnapshot of this namespace. */
+  PersistentVolumeClaim restoredClaim(
+      String name, String storageClass, String size, String snapshot) {
+    PersistentVolumeClaim claim = claim(name, storageClass, size, false);
+    claim
+        .getSpec()
+        .setDataSource(
+            new TypedLocalObjectReference("snapshot.storage.k8s.io", "VolumeSnapshot", snapshot));
+    return claim;
+  }
+
+  void deleteSnapshots() {
+    client.genericKubernetesResources(VOLUME_SNAPSHOTS).inNamespace(namespace).delete();
+  }
+
+  /** A field of an untyped object by its path, or null when a step is missing. */
+  @SuppressWarnings("unchecked")
+  static Object field(GenericKubernetesResource r, String... path) {
+    Object value = r.getAdditionalProperties();
+    for (String p : path) {
+      if (!(value instanceof Map)) {
+        return null;
+      }
+      value = ((Map<String, Object>) value).get(p);
+    }
+    return value;
   }
 
   /** The first event about the named object with that reason, once there is one. */
