@@ -15,7 +15,8 @@
 #                                                        DaemonSet's current args
 #   hack/local-cluster.sh second-node-down               remove the second node again
 #   hack/local-cluster.sh statfs NODE PATH               statfs(2) of PATH as NODE sees it
-#   hack/local-cluster.sh mount-disk NODE PATH SIZE      mount a fresh XFS disk at PATH on NODE
+#   hack/local-cluster.sh mount-disk NODE PATH SIZE [FS] mount a fresh disk at PATH on NODE: FS xfs
+#                                                        (default) or btrfs (with quotas enabled)
 #   hack/local-cluster.sh umount-disk NODE PATH          and unmount it again
 #
 # Network rule: every cluster process and every pod runs inside the network namespace $NETNS. It has
@@ -627,18 +628,26 @@ statfs() {
   nsenter --mount="$(node_mnt "$1")" -- stat -f -c '%S %b %f %a' "$2"
 }
 
-# mount_disk NODE PATH SIZE: a fresh XFS filesystem (a sparse image in $STATE/disks, on a loop
-# device) mounted at PATH on NODE, as an admin mounts a new disk where a pool expects it.
+# mount_disk NODE PATH SIZE [FS]: a fresh filesystem (a sparse image in $STATE/disks, on a loop
+# device) mounted at PATH on NODE, as an admin mounts a new disk where a pool expects it. FS is xfs
+# (with reflink; the default) or btrfs, prepared as a btrfs-subvolume pool needs it: quotas on.
 mount_disk() {
-  local mnt image
+  local mnt image fs=${4:-xfs}
   mnt=$(node_mnt "$1")
   image=$STATE/disks/$1$(tr / _ <<<"$2").img
   mkdir -p "$STATE/disks"
   rm -f "$image"
   truncate -s "$3" "$image"
-  mkfs.xfs -q -f -m reflink=1 "$image"
+  case $fs in
+  xfs) mkfs.xfs -q -f -m reflink=1 "$image" ;;
+  btrfs) mkfs.btrfs -q -f "$image" ;;
+  *) die "mount-disk: unknown filesystem '$fs' (xfs or btrfs)" ;;
+  esac
   # shellcheck disable=SC2016 # the inner script's own arguments
   nsenter --mount="$mnt" -- bash -euc 'mkdir -p "$2" && mount -o loop "$1" "$2"' _ "$image" "$2"
+  if [ "$fs" = btrfs ]; then
+    nsenter --mount="$mnt" -- btrfs quota enable "$2"
+  fi
 }
 
 # umount_disk NODE PATH: unmounts what mount_disk mounted; its loop device goes with it.
@@ -828,7 +837,7 @@ ctr) shift && ctr "$@" ;;
 second-node) second_node_up "${2:?namespace of the node plugin}" "${3:?its DaemonSet}" ;;
 second-node-down) second_node_down ;;
 statfs) statfs "${2:?which node}" "${3:?which path}" ;;
-mount-disk) mount_disk "${2:?which node}" "${3:?where}" "${4:?its size}" ;;
+mount-disk) mount_disk "${2:?which node}" "${3:?where}" "${4:?its size}" "${5:-xfs}" ;;
 umount-disk) umount_disk "${2:?which node}" "${3:?where}" ;;
-*) die "usage: hack/local-cluster.sh up|down|images|env|restart NAME|ctr ARGS...|second-node NS DAEMONSET|second-node-down|statfs NODE PATH|mount-disk NODE PATH SIZE|umount-disk NODE PATH" ;;
+*) die "usage: hack/local-cluster.sh up|down|images|env|restart NAME|ctr ARGS...|second-node NS DAEMONSET|second-node-down|statfs NODE PATH|mount-disk NODE PATH SIZE [xfs|btrfs]|umount-disk NODE PATH" ;;
 esac

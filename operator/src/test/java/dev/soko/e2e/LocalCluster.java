@@ -111,7 +111,13 @@ final class LocalCluster {
 
   /** A fresh XFS filesystem of {@code size} (e.g. 2G) mounted at a path on a node, as a disk. */
   void mountDisk(String node, String path, String size) throws IOException, InterruptedException {
-    script(120, "mount-disk", node, path, size);
+    mountDisk(node, path, size, "xfs");
+  }
+
+  /** A fresh disk of filesystem {@code fs} (xfs, or btrfs with quotas on) mounted on a node. */
+  void mountDisk(String node, String path, String size, String fs)
+      throws IOException, InterruptedException {
+    script(120, "mount-disk", node, path, size, fs);
   }
 
   void umountDisk(String node, String path) throws IOException, InterruptedException {

@@ -325,8 +325,82 @@ class RealNodePoolsE2E {
     label(NODE_B, label, null);
   }
 
+  /**
+   * The btrfs-subvolume backend on a real node: a volume is a subvolume of the pool's btrfs disk
+   * with its capacity as the qgroup limit, so a pod's writes stop at the claim's size, an expansion
+   * lets it write more without a restart, and a snapshot restores into a second volume. The pool
+   * lives only on the labelled node, which has the btrfs disk.
+   */
   @Test
   @Order(4)
+  void aBtrfsPoolGivesVolumesAHardLimitOnlineGrowthAndSnapshots() throws Exception {
+    String label = "e2e.soko.dev/btrfs";
+    String disk = "/var/lib/soko-btrfs";
+    cluster.mountDisk(cluster.node, disk, "2G", "btrfs");
+    label(cluster.node, label, "yes");
+    applyPools(
+        List.of(
+            Map.of(
+                "name",
+                "btrfs",
+                "path",
+                disk + "/pool",
+                "backend",
+                "BtrfsSubvolume",
+                "nodeSelector",
+                Map.of(label, "yes"))),
+        List.of(Map.of("name", "soko-btrfs", "pool", "btrfs")));
+    Await.until(
+        "pool btrfs Ready on " + cluster.node,
+        LONG,
+        () -> pool(report(cluster.node), "btrfs"),
+        p -> p != null && StorageNodePool.READY.equals(p.state()));
+
+    apps.create(apps.claim("sub", "soko-btrfs", "64Mi", false));
+    apps.create(apps.pod("sub-writer", "sub", false, false));
+    apps.awaitRunning("sub-writer", LONG);
+    assertThat(apps.sh("sub-writer", "grep ' /data ' /proc/mounts"))
+        .as("the volume is a subvolume of the pool's btrfs, not a filesystem of its own")
+        .contains(" btrfs ");
+    apps.sh("sub-writer", "dd if=/dev/urandom of=/data/a bs=1M count=40 conv=fsync 2>/dev/null");
+    Workloads.Result over =
+        apps.exec(
+            APPS, "sub-writer", "app", "dd if=/dev/zero of=/data/b bs=1M count=40 conv=fsync 2>&1");
+    assertThat(over.exitCode()).as("writing past the claim's 64Mi fails").isNotZero();
+    assertThat(over.out()).contains("quota exceeded");
+    String sum =
+        apps.sh("sub-writer", "rm -f /data/b && sync && sha256sum /data/a | cut -d' ' -f1");
+
+    apps.resize("sub", "128Mi");
+    Await.until(
+        "PVC sub capacity 128Mi", LONG, () -> apps.capacityBytes("sub"), b -> b == 128L << 20);
+    apps.sh("sub-writer", "dd if=/dev/urandom of=/data/b bs=1M count=40 conv=fsync 2>/dev/null");
+    assertThat(apps.sh("sub-writer", "du -sm /data | cut -f1").trim())
+        .as("80 MiB fit after the online expansion, in the same pod")
+        .isEqualTo("80");
+
+    apps.snapshot("sub-snap", "sub", DefaultInstall.SNAPSHOTS, LONG);
+    apps.create(apps.restoredClaim("sub-restored", "soko-btrfs", "128Mi", "sub-snap"));
+    apps.create(apps.pod("sub-reader", "sub-restored", false, false));
+    apps.awaitRunning("sub-reader", LONG);
+    assertThat(apps.sh("sub-reader", "sha256sum /data/a | cut -d' ' -f1"))
+        .as("the restored volume holds the snapshot's bytes")
+        .isEqualTo(sum);
+    apps.sh("sub-reader", "rm /data/a && sync");
+    assertThat(apps.sh("sub-writer", "sha256sum /data/a | cut -d' ' -f1"))
+        .as("a restored volume is independent of its source")
+        .isEqualTo(sum);
+
+    deleteApps("sub-reader", "sub-restored");
+    apps.deleteSnapshots();
+    deleteApps("sub-writer", "sub");
+    applyPools(List.of(), List.of());
+    label(cluster.node, label, null);
+    cluster.umountDisk(cluster.node, disk);
+  }
+
+  @Test
+  @Order(5)
   void uninstallRemovesTheReportsAndTheSecondNodeGoes() throws Exception {
     // First, so that its driver cannot write its report again after the operator deleted it.
     cluster.removeSecondNode();
