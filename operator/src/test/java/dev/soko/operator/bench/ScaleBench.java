@@ -237,6 +237,57 @@ public final class ScaleBench {
     put("requests per change: capacity (median)", n, median(capacityRequests), "%.0f");
     put("requests per change: pod unready (median)", n, median(unreadyRequests), "%.0f");
     put("writes per change (median)", n, median(changeWrites), "%.0f");
+    measureReports(n, op);
+  }
+
+  /**
+   * The drivers' StorageNode reports: all n written, then all n rewritten with new physical
+   * readings (the 60 s refresh, here in one burst), which must not make the operator reconcile or
+   * send anything; then one node's pool refused until the status shows Degraded PoolRefused. The
+   * reports are deleted afterwards, so that the next count's capacity rows still read
+   * CSIStorageCapacity (a node's report takes precedence over it).
+   */
+  private void measureReports(int n, OperatorProcess op) throws Exception {
+    nodes.reportAll(NAME, n, 1L << 30);
+    watch.await(
+        n + " reports Ready in status.poolSummary",
+        sc -> poolsReady(sc) == n,
+        Duration.ofSeconds(180));
+    Thread.sleep(3_000);
+    double reconciles = op.metric(RECONCILE_SECONDS + "_count");
+    Instant from = Instant.now();
+    nodes.reportAll(NAME, n, 2L << 30);
+    Thread.sleep(3_000);
+    List<AuditLog.Request> window = noLeases(audit.between(from, Instant.now()));
+    put(
+        "reconciles per refresh of all n reports (physical readings only)",
+        n,
+        op.metric(RECONCILE_SECONDS + "_count") - reconciles,
+        "%.0f");
+    put(
+        "operator requests per refresh of all n reports",
+        n,
+        window.stream().filter(r -> !"watch".equals(r.verb())).count(),
+        "%.0f");
+    List<Double> refused = new ArrayList<>();
+    List<Integer> requests = new ArrayList<>();
+    List<Integer> writes = new ArrayList<>();
+    for (int i = 0; i < samples; i++) {
+      String node = SimulatedNodes.name((int) ((long) i * n / samples));
+      change(
+          "pool of " + node + " refused in its report",
+          () -> nodes.report(NAME, node, false, 0),
+          sc -> "PoolRefused".equals(degradedReason(sc)),
+          () -> nodes.report(NAME, node, true, 1L << 30),
+          sc -> !"PoolRefused".equals(degradedReason(sc)),
+          refused,
+          requests,
+          writes);
+    }
+    latency("pool refused in a report → status Degraded", n, refused);
+    put("requests per change: report (median)", n, median(requests), "%.0f");
+    nodes.deleteReports(NAME);
+    watch.await("reports gone from status", sc -> poolsReady(sc) == 0, Duration.ofSeconds(180));
   }
 
   /**
@@ -354,6 +405,27 @@ public final class ScaleBench {
         && Objects.equals(s.desired(), desired)
         && Objects.equals(s.ready(), ready)
         && Objects.equals(s.registered(), registered);
+  }
+
+  private static int poolsReady(StorageCluster sc) {
+    if (sc.getStatus() == null || sc.getStatus().getPoolSummary() == null) {
+      return 0;
+    }
+    return sc.getStatus().getPoolSummary().stream()
+        .filter(s -> "main".equals(s.pool()))
+        .mapToInt(s -> s.ready() == null ? 0 : s.ready())
+        .sum();
+  }
+
+  private static String degradedReason(StorageCluster sc) {
+    if (sc.getStatus() == null || sc.getStatus().getConditions() == null) {
+      return null;
+    }
+    return sc.getStatus().getConditions().stream()
+        .filter(c -> "Degraded".equals(c.getType()) && "True".equals(c.getStatus()))
+        .map(c -> c.getReason())
+        .findFirst()
+        .orElse(null);
   }
 
   private static String used(StorageCluster sc) {

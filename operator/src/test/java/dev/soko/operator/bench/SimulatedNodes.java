@@ -1,8 +1,11 @@
 package dev.soko.operator.bench;
 
+import dev.soko.api.v1alpha1.StorageNode;
+import dev.soko.api.v1alpha1.StorageNodePool;
 import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.storage.CSINodeBuilder;
@@ -10,6 +13,8 @@ import io.fabric8.kubernetes.api.model.storage.CSIStorageCapacityBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -163,6 +168,55 @@ final class SimulatedNodes implements AutoCloseable {
             .withCapacity(new Quantity(available))
             .build();
     admin.resource(capacity).fieldManager("bench-provisioner").forceConflicts().serverSideApply();
+  }
+
+  /**
+   * Applies the node's StorageNode report of pool "main" as its driver does (server-side apply as
+   * soko-driver), fresh now: Ready with {@code usedBytes} used, or Refused.
+   */
+  void report(String cluster, String node, boolean ready, long usedBytes) {
+    long size = 10L << 30;
+    StorageNodePool pool =
+        ready
+            ? new StorageNodePool("main", StorageNodePool.READY, null, size, usedBytes, 0L, size, 0)
+            : new StorageNodePool(
+                "main",
+                StorageNodePool.REFUSED,
+                "pool path /var/lib/soko/main is not a mount point",
+                null,
+                null,
+                null,
+                null,
+                null);
+    StorageNode r = new StorageNode();
+    r.setMetadata(
+        new ObjectMetaBuilder()
+            .withName(cluster + "." + node)
+            .addToLabels(StorageNode.LABEL_CLUSTER, cluster)
+            .addToLabels(StorageNode.LABEL_NODE, node)
+            .build());
+    r.setNode(node);
+    r.setObservedTime(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
+    r.setDriverVersion("bench");
+    r.setPools(List.of(pool));
+    r.setReady(ready ? 1 : 0);
+    r.setRefused(ready ? 0 : 1);
+    r.setVolumes(0);
+    admin.resource(r).fieldManager("soko-driver").forceConflicts().serverSideApply();
+  }
+
+  /** Every node's report at once (the drivers' 60 s refresh, all in one burst), used bytes new. */
+  void reportAll(String cluster, int n, long usedBytes) throws Exception {
+    List<Runnable> work = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      String node = name(i);
+      work.add(() -> report(cluster, node, true, usedBytes));
+    }
+    run(work);
+  }
+
+  void deleteReports(String cluster) {
+    admin.resources(StorageNode.class).withLabel(StorageNode.LABEL_CLUSTER, cluster).delete();
   }
 
   /** The node-plugin Pod of a node, as the DaemonSet controller named it. */
