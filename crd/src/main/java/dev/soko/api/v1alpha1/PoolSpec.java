@@ -32,8 +32,8 @@ public class PoolSpec {
   private String name;
 
   @JsonPropertyDescription(
-      "Absolute, clean host directory holding the pool's volume images; one directory per pool,"
-          + " not inside another pool's.")
+      "Absolute, clean host directory holding the pool's volumes (image files, or btrfs"
+          + " subvolumes); one directory per pool, not inside another pool's.")
   @Required
   @Size(max = 4096)
   @ValidationRule(
@@ -58,12 +58,31 @@ public class PoolSpec {
   @Max(1000)
   private Double overprovisionRatio = 1.0;
 
-  @JsonPropertyDescription("Filesystems volumes of this pool may use; all supported when empty.")
+  @JsonPropertyDescription(
+      "Filesystems volumes of this pool may use; empty: all its backend serves (ext4 and xfs for"
+          + " ImageFile, btrfs for BtrfsSubvolume).")
   @Size(max = 2)
   @ValidationRule(
       value = "self.all(a, self.exists_one(b, b == a))",
       message = "must not name a filesystem twice")
   private List<FsType> fsTypes;
+
+  @JsonPropertyDescription(
+      "How the pool stores volumes; it cannot change on an existing pool (its volumes would be"
+          + " stranded). ImageFile: each volume is a sparse image file in the pool directory,"
+          + " attached through a loop device and formatted ext4 or xfs; filesystem and block"
+          + " volumes; the directory may be on any filesystem (snapshots and clones are reflink"
+          + " copies on xfs and btrfs, sparse copies elsewhere). BtrfsSubvolume: each volume is a"
+          + " btrfs subvolume in the pool directory whose qgroup limit is its capacity (writes"
+          + " beyond it fail with EDQUOT), bind-mounted for the pod: no loop device and no second"
+          + " filesystem, so I/O runs at the disk's speed; snapshots and clones are subvolume"
+          + " snapshots (O(1)) in the same pool, and expansion raises the limit online. It serves"
+          + " filesystem volumes only, with fsType btrfs: its storage classes get fsType btrfs, and"
+          + " a block-mode claim on them fails at provisioning (InvalidArgument). It needs the pool"
+          + " directory on a btrfs filesystem with quotas enabled (btrfs quota enable"
+          + " <mountpoint>); the driver refuses the pool, saying so, otherwise.")
+  @Default("ImageFile")
+  private PoolBackend backend = PoolBackend.ImageFile;
 
   public String getName() {
     return name;
@@ -95,6 +114,14 @@ public class PoolSpec {
 
   public void setOverprovisionRatio(Double overprovisionRatio) {
     this.overprovisionRatio = overprovisionRatio;
+  }
+
+  public PoolBackend getBackend() {
+    return backend;
+  }
+
+  public void setBackend(PoolBackend backend) {
+    this.backend = backend;
   }
 
   public List<FsType> getFsTypes() {

@@ -14,7 +14,8 @@ public record PoolSummaryStatus(
     @JsonPropertyDescription("Nodes where the pool is Ready.") Integer ready,
     @JsonPropertyDescription(
             "Nodes that refused the pool (missing directory, not a mount point, on the root"
-                + " filesystem); status.pools and the Degraded condition say why.")
+                + " filesystem; for a BtrfsSubvolume pool also not on btrfs, or quotas off);"
+                + " status.pools and the Degraded condition say why.")
         Integer refused,
     @JsonPropertyDescription("Nodes the pool is not configured for.") Integer notSelected,
     @JsonPropertyDescription(

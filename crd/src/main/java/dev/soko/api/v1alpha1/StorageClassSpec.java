@@ -31,9 +31,11 @@ public class StorageClassSpec {
   @Size(max = 58)
   private String pool;
 
-  @JsonPropertyDescription("Filesystem of volumes of this class.")
-  @Default("ext4")
-  private FsType fsType = FsType.ext4;
+  // No schema default: the right one depends on the pool's backend, which a default cannot see.
+  @JsonPropertyDescription(
+      "Filesystem of volumes of this class. Unset: ext4 on an ImageFile pool, btrfs on a"
+          + " BtrfsSubvolume pool (the only one such a pool serves); btrfs only there.")
+  private FsType fsType;
 
   @JsonPropertyDescription("Reclaim policy of provisioned volumes.")
   @Default("Delete")

@@ -50,10 +50,60 @@ import java.util.List;
     message = "at most one of spec.storageClasses[] may be marked default")
 @ValidationRule(
     value =
-        "!has(self.storageClasses) || self.storageClasses.all(c, !has(c.fsType) ||"
-            + " self.pools.exists(p, p.name == c.pool && (!has(p.fsTypes) || c.fsType in"
-            + " p.fsTypes)))",
-    message = "spec.storageClasses[].fsType must be one of its pool's spec.pools[].fsTypes")
+        "!has(self.storageClasses) || self.storageClasses.all(c, self.pools.all(p, p.name !="
+            + " c.pool || !has(p.fsTypes) || p.fsTypes.size() == 0 || (has(c.fsType) ? c.fsType"
+            + " : "
+            + StorageClusterSpec.BTRFS_POOL
+            + " ? 'btrfs' : 'ext4') in p.fsTypes))",
+    message =
+        "spec.storageClasses[].fsType must be one of its pool's spec.pools[].fsTypes (unset:"
+            + " ext4, or btrfs on a BtrfsSubvolume pool)")
+@ValidationRule(
+    value =
+        "self.pools.all(p, !"
+            + StorageClusterSpec.BTRFS_POOL
+            + " || !has(p.fsTypes) || p.fsTypes.all(f, f == 'btrfs'))",
+    message =
+        "spec.pools[].fsTypes of a BtrfsSubvolume pool may name btrfs only: its volumes are"
+            + " subvolumes of the pool's own btrfs filesystem")
+@ValidationRule(
+    value =
+        "self.pools.all(p, "
+            + StorageClusterSpec.BTRFS_POOL
+            + " || !has(p.fsTypes) || !('btrfs' in p.fsTypes))",
+    message =
+        "spec.pools[].fsTypes may name btrfs only on a BtrfsSubvolume pool: an ImageFile pool"
+            + " formats its image files ext4 or xfs")
+@ValidationRule(
+    value =
+        "!has(self.storageClasses) || self.storageClasses.all(c, !has(c.fsType) || c.fsType =="
+            + " 'btrfs' || !self.pools.exists(p, p.name == c.pool && "
+            + StorageClusterSpec.BTRFS_POOL
+            + "))",
+    message =
+        "spec.storageClasses[].fsType of a class on a BtrfsSubvolume pool must be btrfs or unset:"
+            + " such a pool serves btrfs volumes only")
+@ValidationRule(
+    value =
+        "!has(self.storageClasses) || self.storageClasses.all(c, !has(c.fsType) || c.fsType !="
+            + " 'btrfs' || self.pools.exists(p, p.name == c.pool && "
+            + StorageClusterSpec.BTRFS_POOL
+            + "))",
+    message =
+        "spec.storageClasses[].fsType btrfs needs a BtrfsSubvolume pool: an ImageFile pool"
+            + " formats its image files ext4 or xfs")
+// A transition rule (only on update). Keyed by name and by path: a pool's volumes are found by
+// its name (StorageClasses, volume records) and live in its path; either way a new backend would
+// not see them. Unset in an object stored before the field existed means ImageFile.
+@ValidationRule(
+    value =
+        "self.pools.all(p, oldSelf.pools.all(o, (o.name != p.name && o.path != p.path) ||"
+            + " (has(o.backend) ? o.backend : 'ImageFile') == (has(p.backend) ? p.backend :"
+            + " 'ImageFile')))",
+    message =
+        "spec.pools[].backend cannot change on an existing pool (same name or path): its volumes"
+            + " would be stranded; to switch, move the volumes off, remove the pool and add a new"
+            + " one")
 @ValidationRule(
     value =
         "!has(self.driver) || !has(self.driver.registration) || self.driver.registration !="
@@ -100,6 +150,9 @@ public class StorageClusterSpec {
   static final String SIDECARS =
       "(has(self.driver) && has(self.driver.registration) && self.driver.registration =="
           + " 'Sidecars')";
+
+  /** Whether pool {@code p} is a BtrfsSubvolume pool (unset: ImageFile, the default). */
+  static final String BTRFS_POOL = "(has(p.backend) && p.backend == 'BtrfsSubvolume')";
 
   /** Directories the node pods mount besides the pools (see the operator's NodeDaemonSet). */
   static final String POD_PATHS =

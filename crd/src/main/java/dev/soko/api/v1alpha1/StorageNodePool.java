@@ -25,7 +25,8 @@ public record StorageNodePool(
         String name,
     @JsonPropertyDescription(
             "Ready (in use), Refused (failed a check: missing, not a mount point, on the root"
-                + " filesystem) or NotSelected (not configured for this node).")
+                + " filesystem; for a BtrfsSubvolume pool also not on btrfs, or quotas off) or"
+                + " NotSelected (not configured for this node).")
         @Required
         @Pattern("^(Ready|Refused|NotSelected)$")
         String state,

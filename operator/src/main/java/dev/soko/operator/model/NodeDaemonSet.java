@@ -2,6 +2,7 @@ package dev.soko.operator.model;
 
 import dev.soko.api.v1alpha1.FsType;
 import dev.soko.api.v1alpha1.NodePluginSpec;
+import dev.soko.api.v1alpha1.PoolBackend;
 import dev.soko.api.v1alpha1.PoolSpec;
 import dev.soko.api.v1alpha1.StorageClusterSpec;
 import io.fabric8.kubernetes.api.model.Container;
@@ -206,22 +207,29 @@ final class NodeDaemonSet {
   }
 
   /**
-   * name=NAME,path=DIR[,capacity=Q][,overprovision=R][,fs=ext4:xfs][,requireMountPoint=true]
-   * [,allowRootFilesystem=true][,nodeSelector:KEY=VALUE]..., the driver's --pool; defaults are left
-   * out. One nodeSelector field per label, sorted by key so that the pod template (and so its hash)
-   * does not depend on the order of the spec's map: label keys and values hold neither ',' nor ':',
-   * and the first '=' ends the key.
+   * name=NAME,path=DIR[,backend=btrfs-subvolume][,capacity=Q][,overprovision=R][,fs=ext4:xfs]
+   * [,requireMountPoint=true][,allowRootFilesystem=true][,nodeSelector:KEY=VALUE]..., the driver's
+   * --pool; defaults are left out. A BtrfsSubvolume pool gets no fs field: its only filesystem,
+   * btrfs, follows from the backend. One nodeSelector field per label, sorted by key so that the
+   * pod template (and so its hash) does not depend on the order of the spec's map: label keys and
+   * values hold neither ',' nor ':', and the first '=' ends the key.
    */
   static String poolFlag(PoolSpec pool) {
     StringBuilder sb = new StringBuilder();
     sb.append("name=").append(pool.getName()).append(",path=").append(pool.getPath());
+    PoolBackend backend = PoolBackends.of(pool);
+    if (PoolBackends.driverName(backend) != null) {
+      sb.append(",backend=").append(PoolBackends.driverName(backend));
+    }
     if (pool.getCapacity() != null) {
       sb.append(",capacity=").append(pool.getCapacity());
     }
     if (pool.getOverprovisionRatio() != null && pool.getOverprovisionRatio() != 1.0) {
       sb.append(",overprovision=").append(pool.getOverprovisionRatio());
     }
-    if (pool.getFsTypes() != null && !pool.getFsTypes().isEmpty()) {
+    if (backend == PoolBackend.ImageFile
+        && pool.getFsTypes() != null
+        && !pool.getFsTypes().isEmpty()) {
       sb.append(",fs=")
           .append(pool.getFsTypes().stream().map(FsType::name).collect(Collectors.joining(":")));
     }

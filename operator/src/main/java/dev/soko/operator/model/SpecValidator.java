@@ -12,8 +12,8 @@ import java.util.Set;
 /**
  * The cross-field checks of the CRD's CEL rules, repeated for {@code render} (no API server) and
  * for clusters where an old CRD without the rules is installed, and the checks admission cannot
- * make ({@link ResourceChecks}, {@link PoolChecks}); the reconciler reports them in status
- * (InvalidSpec). Returns readable problems that name the field.
+ * make ({@link ResourceChecks}, {@link PoolChecks}, {@link FilesystemChecks}); the reconciler
+ * reports them in status (InvalidSpec). Returns readable problems that name the field.
  */
 public final class SpecValidator {
   private SpecValidator() {}
@@ -28,6 +28,7 @@ public final class SpecValidator {
       return problems;
     }
     PoolChecks.check(spec.getPools(), problems);
+    FilesystemChecks.check(spec, problems);
     ResourceChecks.check(spec, problems);
     Set<String> pools = new HashSet<>();
     for (PoolSpec p : spec.getPools()) {

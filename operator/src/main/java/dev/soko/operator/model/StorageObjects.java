@@ -27,7 +27,8 @@ final class StorageObjects {
    * The filesystem goes in the reserved key, not the driver's "fsType": the external-provisioner
    * strips it from the parameters and puts it in every call's volume capability (create, stage,
    * publish) and in the PV's spec.csi.fsType, so kubelet and {@code kubectl get pv} see it too; the
-   * driver refuses a capability whose fs type differs from the volume's.
+   * driver refuses a capability whose fs type differs from the volume's. A BtrfsSubvolume pool's
+   * classes carry btrfs, the only type it serves.
    */
   static final String FSTYPE_PARAMETER = "csi.storage.k8s.io/fstype";
 
@@ -65,7 +66,7 @@ final class StorageObjects {
     }
     Map<String, String> parameters = new LinkedHashMap<>();
     parameters.put(POOL_PARAMETER, sc.getPool());
-    parameters.put(FSTYPE_PARAMETER, sc.getFsType().name());
+    parameters.put(FSTYPE_PARAMETER, PoolBackends.fsTypeOf(sc, spec).name());
     return new StorageClassBuilder()
         .withMetadata(meta)
         .withProvisioner(spec.getDriver().getName())

@@ -2,6 +2,9 @@ package dev.soko.operator.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.soko.api.v1alpha1.PoolBackend;
+import dev.soko.api.v1alpha1.PoolSpec;
+import dev.soko.api.v1alpha1.StorageClassSpec;
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.operator.model.KubernetesVersion;
 import io.fabric8.kubernetes.api.model.Container;
@@ -10,7 +13,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** Default-class respect, version change and driver-name conflict. */
+/** Default-class respect, version change, driver-name conflict and a btrfs pool's render. */
 class StorageClusterBehaviourIT {
   static TestCluster cluster;
   static KubernetesClient admin;
@@ -152,5 +155,57 @@ class StorageClusterBehaviourIT {
     admin.resource(dup).delete();
     Await.until("iota gone", () -> cluster.get("iota") == null, gone -> gone);
     assertThat(admin.storage().v1().csiDrivers().withName("theta.csi.soko.dev").get()).isNotNull();
+  }
+
+  /**
+   * A BtrfsSubvolume pool, applied through the real API server (whose schema defaults the class's
+   * fsType no longer): the driver's --pool flag names the backend, the pool's StorageClass has
+   * fsType btrfs, and the image-file pool beside it renders as before.
+   */
+  @Test
+  void aBtrfsSubvolumePoolReachesTheDriverFlagAndItsStorageClass() {
+    StorageCluster sc = Specs.cluster("kappa");
+    PoolSpec btrfs = new PoolSpec();
+    btrfs.setName("fast");
+    btrfs.setPath("/var/lib/soko/kappa-fast");
+    btrfs.setBackend(PoolBackend.BtrfsSubvolume);
+    sc.getSpec().getPools().add(btrfs);
+    StorageClassSpec fast = new StorageClassSpec();
+    fast.setName("kappa-fast");
+    fast.setPool("fast");
+    sc.getSpec().getStorageClasses().add(fast);
+    StorageClusterLifecycleIT.create(sc);
+    try {
+      Container driver =
+          StorageClusterLifecycleIT.daemonSet("kappa")
+              .getSpec()
+              .getTemplate()
+              .getSpec()
+              .getContainers()
+              .stream()
+              .filter(c -> c.getName().equals("soko-driver"))
+              .findFirst()
+              .orElseThrow();
+      assertThat(driver.getArgs().stream().filter(a -> a.startsWith("--pool=")))
+          .containsExactly(
+              "--pool=name=main,path=/var/lib/soko/kappa,capacity=10Gi",
+              "--pool=name=fast,path=/var/lib/soko/kappa-fast,backend=btrfs-subvolume");
+      assertThat(fsTypeOf("kappa-fast")).isEqualTo("btrfs");
+      assertThat(fsTypeOf("kappa-sc")).isEqualTo("ext4");
+    } finally {
+      admin.resource(sc).delete();
+      Await.until("kappa gone", () -> cluster.get("kappa") == null, gone -> gone);
+    }
+  }
+
+  private static String fsTypeOf(String storageClass) {
+    return admin
+        .storage()
+        .v1()
+        .storageClasses()
+        .withName(storageClass)
+        .get()
+        .getParameters()
+        .get("csi.storage.k8s.io/fstype");
   }
 }

@@ -9,6 +9,8 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -316,9 +318,24 @@ class StorageClusterValidationIT {
                 "twice"),
             pools(
                 "spec.pools[].fsTypes",
-                "[{name: main, path: /p, fsTypes: [btrfs]}]",
+                "[{name: main, path: /p, fsTypes: [zfs]}]",
                 "spec.pools[0].fsTypes[0]",
-                "Unsupported value: \"btrfs\""),
+                "Unsupported value: \"zfs\""),
+            pools(
+                "spec.pools[].fsTypes",
+                "[{name: main, path: /p, fsTypes: [btrfs]}]",
+                "spec.pools[].fsTypes may name btrfs only on a BtrfsSubvolume pool",
+                "ext4 or xfs"),
+            pools(
+                "spec.pools[].fsTypes",
+                "[{name: main, path: /p, backend: BtrfsSubvolume, fsTypes: [btrfs, ext4]}]",
+                "spec.pools[].fsTypes of a BtrfsSubvolume pool may name btrfs only",
+                "subvolumes"),
+            pools(
+                "spec.pools[].backend",
+                "[{name: main, path: /p, backend: Zfs}]",
+                "spec.pools[0].backend",
+                "Unsupported value: \"Zfs\""),
             pools(
                 "spec.pools[].name",
                 "[{name: Main_Pool, path: /p}]",
@@ -445,15 +462,33 @@ class StorageClusterValidationIT {
                 ""),
             classes(
                 "spec.storageClasses[].fsType",
-                "[{name: a, pool: main, fsType: btrfs}]",
+                "[{name: a, pool: main, fsType: zfs}]",
                 "spec.storageClasses[0].fsType",
-                "Unsupported value: \"btrfs\""),
+                "Unsupported value: \"zfs\""),
+            classes(
+                "spec.storageClasses[].fsType",
+                "[{name: a, pool: main, fsType: btrfs}]",
+                "spec.storageClasses[].fsType btrfs needs a BtrfsSubvolume pool",
+                "ext4 or xfs"),
+            row(
+                "spec.storageClasses[].fsType",
+                "pools: [{name: main, path: /p, backend: BtrfsSubvolume}]\n"
+                    + "storageClasses: [{name: a, pool: main, fsType: xfs}]",
+                "spec.storageClasses[].fsType of a class on a BtrfsSubvolume pool must be btrfs",
+                "btrfs volumes only"),
             row(
                 "spec.storageClasses[].fsType",
                 "pools: [{name: main, path: /p, fsTypes: [ext4]}]\n"
                     + "storageClasses: [{name: a, pool: main, fsType: xfs}]",
                 "spec.storageClasses[].fsType must be one of its pool's spec.pools[].fsTypes",
                 ""),
+            // Unset is ext4 on an ImageFile pool, though the schema has no default for it.
+            row(
+                "spec.storageClasses[].fsType",
+                "pools: [{name: main, path: /p, fsTypes: [xfs]}]\n"
+                    + "storageClasses: [{name: a, pool: main}]",
+                "spec.storageClasses[].fsType must be one of its pool's spec.pools[].fsTypes",
+                "unset: ext4"),
             classes(
                 "spec.storageClasses[].mountOptions",
                 "[{name: a, pool: main, mountOptions: ['no atime']}]",
@@ -709,6 +744,76 @@ class StorageClusterValidationIT {
         .contains("\"uninstallPolicy\":\"RefuseWhileVolumesExist\"")
         .contains("\"volumeBindingMode\":\"WaitForFirstConsumer\"")
         .contains("\"allowVolumeExpansion\":true");
+  }
+
+  /**
+   * A BtrfsSubvolume pool and a class on it that names no fsType are accepted, and nothing defaults
+   * the class's fsType to ext4 (which such a pool cannot serve); a pool that names no backend gets
+   * ImageFile.
+   */
+  @Test
+  void aBtrfsSubvolumePoolsClassNeedsNoFsType() {
+    GenericKubernetesResource sc =
+        storageCluster(
+            "btrfs-pool",
+            "pools: [{name: fast, path: /var/lib/soko/fast, backend: BtrfsSubvolume, fsTypes:"
+                + " [btrfs]}, {name: main, path: /var/lib/soko/main}]\n"
+                + "storageClasses: [{name: fast, pool: fast}, {name: fast-btrfs, pool: fast,"
+                + " fsType: btrfs}, {name: main, pool: main}]");
+    GenericKubernetesResource accepted = cluster.admin.resource(sc).dryRun().create();
+    String json = Serialization.asJson(accepted.getAdditionalProperties().get("spec"));
+    assertThat(json)
+        .contains("\"backend\":\"BtrfsSubvolume\"", "\"backend\":\"ImageFile\"")
+        .doesNotContain("\"fsType\":\"ext4\"");
+  }
+
+  /**
+   * A pool's backend is immutable (a transition rule: only an update can break it), by its name and
+   * by its path: volumes made by one backend are invisible to the other. Other changes to the pool,
+   * and a new pool with the other backend, are fine.
+   */
+  @Test
+  void aPoolsBackendCannotChange() {
+    String pools = "pools: [{name: main, path: /var/lib/soko/main}]";
+    GenericKubernetesResource sc = storageCluster("backend-change", pools);
+    cluster.admin.resource(sc).create();
+    try {
+      assertThatThrownBy(
+              () ->
+                  updatePools(
+                      "backend-change",
+                      "[{name: main, path: /var/lib/soko/main," + " backend: BtrfsSubvolume}]"))
+          .isInstanceOf(KubernetesClientException.class)
+          .hasMessageContaining("spec.pools[].backend cannot change on an existing pool");
+      assertThatThrownBy(
+              () ->
+                  updatePools(
+                      "backend-change",
+                      "[{name: renamed, path: /var/lib/soko/main," + " backend: BtrfsSubvolume}]"))
+          .as("same path, new name")
+          .hasMessageContaining("spec.pools[].backend cannot change on an existing pool");
+      updatePools("backend-change", "[{name: main, path: /var/lib/soko/main, capacity: 1Ti}]");
+      updatePools(
+          "backend-change",
+          "[{name: main, path: /var/lib/soko/main, backend: ImageFile}, {name: fast, path:"
+              + " /var/lib/soko/fast, backend: BtrfsSubvolume}]");
+    } finally {
+      cluster.admin.resource(sc).delete();
+      Await.until("backend-change gone", () -> cluster.get("backend-change") == null, g -> g);
+    }
+  }
+
+  /** A server-side dry-run merge patch of spec.pools (a list: the patch replaces it whole). */
+  private static void updatePools(String name, String poolsYaml) {
+    // As a YAML map: a document starting with '[' is parsed as JSON.
+    Map<?, ?> pools = Serialization.unmarshal("pools: " + poolsYaml, Map.class);
+    String patch = Serialization.asJson(Map.of("spec", pools));
+    cluster
+        .admin
+        .resources(StorageCluster.class)
+        .withName(name)
+        .dryRun()
+        .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
   }
 
   /** The API server defaults registration inside a given driver object (as the Java model does). */
