@@ -164,10 +164,9 @@ public final class PoolReporter implements AutoCloseable {
   void report() {
     try {
       Map<String, PoolVerdict> now = verdicts.get(); // may hand a change to onVerdicts
-      MetricsView readings = metrics.get();
       PendingEvent event;
       while ((event = nextEvent()) != null) {
-        String body = eventBody(event, readings);
+        String body = eventBody(event);
         if (body != null) {
           send("POST", "/api/v1/namespaces/default/events", "application/json", body, "event");
         }
@@ -181,7 +180,7 @@ public final class PoolReporter implements AutoCloseable {
               + id.name()
               + "?fieldManager=soko-driver&force=true",
           APPLY,
-          NodeReport.storageNode(id, version, clock.instant(), now, readings),
+          NodeReport.storageNode(id, version, clock.instant(), now, metrics.get()),
           "storagenode");
     } catch (RuntimeException e) {
       failed("reading pools", e.toString());
@@ -193,13 +192,13 @@ public final class PoolReporter implements AutoCloseable {
   }
 
   /** The Event's JSON, or null for a deselected pool without volumes (nothing is affected). */
-  private String eventBody(PendingEvent event, MetricsView readings) {
+  private String eventBody(PendingEvent event) {
     String reason = event.verdict().reason();
     if (event.verdict().state() == PoolVerdict.State.REFUSED) {
       return NodeReport.refusedEvent(id, event.pool(), reason, clock.instant());
     }
     int volumes =
-        (int) readings.volumes().stream().filter(v -> event.pool().equals(v.pool())).count();
+        (int) metrics.get().volumes().stream().filter(v -> event.pool().equals(v.pool())).count();
     return volumes == 0
         ? null
         : NodeReport.deselectedEvent(id, event.pool(), reason, volumes, clock.instant());
