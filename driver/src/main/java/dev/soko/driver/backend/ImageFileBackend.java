@@ -40,6 +40,17 @@ public final class ImageFileBackend implements VolumeBackend {
   }
 
   @Override
+  public void snapshot(Pool pool, Path source, Path target) {
+    pool.files().copy(source, target);
+    target.toFile().setReadOnly(); // a snapshot never changes; make accidents visible
+  }
+
+  @Override
+  public Optional<DirectoryVolumes> directories() {
+    return Optional.empty(); // volumes are attached as loop devices
+  }
+
+  @Override
   public boolean exists(Path location) {
     return Files.isRegularFile(location);
   }

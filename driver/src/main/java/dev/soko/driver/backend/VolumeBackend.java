@@ -9,13 +9,17 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * How a volume's bytes are stored and made a block device on this node: the seam under the engine.
- * The volume layer (provisioning, staging, expansion, recovery) decides what to do and keeps the
- * records; a backend only does it. Today's is {@link ImageFileBackend} (sparse image files in the
- * pool directory, attached through loop devices); an LVM, ZFS or raw-partition backend implements
- * the same methods. A volume's storage is named by its {@code location}, the path the catalog
- * derives from the stored record (for image files, the image). Failures are the lower layers' typed
- * exceptions; {@code volume/Failures} maps them to client codes.
+ * How a volume's bytes are stored and handed to the node side: the seam under the engine. The
+ * volume layer (provisioning, staging, expansion, recovery) decides what to do and keeps the
+ * records; a backend only does it. Each pool has one backend ({@link Backends}, chosen by the
+ * pool's configuration). {@link ImageFileBackend} keeps sparse image files in the pool directory
+ * and attaches them as block devices (loop devices), which the volume layer formats and mounts;
+ * {@link BtrfsSubvolumeBackend} keeps btrfs subvolumes, which it hands over as directories ({@link
+ * #directories}) that are bind-mounted and never attached. An LVM or raw-partition backend is of
+ * the first kind, a ZFS dataset one of the second. A volume's storage is named by its {@code
+ * location}, the path the catalog derives from the stored record (for image files, the image).
+ * Failures are the lower layers' typed exceptions; {@code volume/Failures} maps them to client
+ * codes.
  *
  * <p>Discard needs no call here: a filesystem's discard (the {@code discard} mount option or
  * fstrim) travels through the device to the backend, which gives the space back (the loop device
@@ -32,6 +36,19 @@ public interface VolumeBackend {
    * samePool} false means the copy crosses pools, where nothing can be shared.
    */
   void copy(Pool targetPool, Path source, Path target, boolean samePool);
+
+  /**
+   * Makes the snapshot {@code target} of the volume {@code source} in the same pool: a copy that
+   * never changes (read-only), shared with the source where the pool can.
+   */
+  void snapshot(Pool pool, Path source, Path target);
+
+  /**
+   * Present when this backend's volumes are directories for the node side to bind-mount; then the
+   * device methods below ({@link #attach} and the rest) have nothing to act on and are not called
+   * for its volumes. Empty for a backend that attaches block devices.
+   */
+  Optional<DirectoryVolumes> directories();
 
   /** True when the volume's storage is there (a crash or an admin may have lost it). */
   boolean exists(Path location);

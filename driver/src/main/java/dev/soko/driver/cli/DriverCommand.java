@@ -71,6 +71,12 @@ public final class DriverCommand {
                                     false: refuse DIR when it is on the filesystem of
                                     --kubelet-dir (default false; no check without
                                     --kubelet-dir).
+                                  [,backend=image-file|btrfs-subvolume]
+                                    image-file: sparse image files on loop devices, ext4
+                                    or xfs, block volumes too (default). btrfs-subvolume:
+                                    DIR on a btrfs with quotas enabled; a volume is a
+                                    subvolume limited by a qgroup, fs is btrfs only, no
+                                    block volumes.
                                   [,nodeSelector:KEY=VALUE]...
                                     a node label the pool needs (repeatable, all must
                                     match, as a Pod's nodeSelector); read from this

@@ -2,6 +2,7 @@ package dev.soko.driver.cli;
 
 import dev.soko.driver.config.PoolConfig;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -13,9 +14,11 @@ import java.util.regex.Pattern;
 /**
  * Parses one {@code --pool} value: {@code
  * name=NAME,path=DIR[,capacity=QUANTITY][,overprovision=RATIO][,fs=ext4:xfs]
- * [,requireMountPoint=true|false][,allowRootFilesystem=true|false][,nodeSelector:KEY=VALUE]...}.
- * One {@code nodeSelector:} field per label: a label key holds '/' and '.' but never ',', ':' or
- * '=', and a label value none of those, so the first '=' ends the key.
+ * [,requireMountPoint=true|false][,allowRootFilesystem=true|false][,backend=image-file|btrfs-subvolume]
+ * [,nodeSelector:KEY=VALUE]...}. A btrfs-subvolume pool's volumes are btrfs subvolumes, so its only
+ * filesystem is btrfs: {@code fs} may be left out or say {@code btrfs}. One {@code nodeSelector:}
+ * field per label: a label key holds '/' and '.' but never ',', ':' or '=', and a label value none
+ * of those, so the first '=' ends the key.
  */
 public final class PoolSpec {
   /** Pool names end up in StorageClass parameters and metrics labels: keep them DNS-label-like. */
@@ -29,7 +32,8 @@ public final class PoolSpec {
           "overprovision",
           "fs",
           "requireMountPoint",
-          "allowRootFilesystem");
+          "allowRootFilesystem",
+          "backend");
   static final Set<String> FS_TYPES = Set.of("ext4", "xfs");
   static final String SELECTOR = "nodeSelector:";
 
@@ -77,15 +81,54 @@ public final class PoolSpec {
     long capacity =
         fields.containsKey("capacity") ? Quantity.parseBytes(fields.get("capacity")) : 0;
     double ratio = fields.containsKey("overprovision") ? ratio(fields.get("overprovision")) : 1.0;
+    PoolConfig.Backend backend = backend(fields.get("backend"));
     return new PoolConfig(
         name,
         Path.of(pathText).normalize(),
         capacity,
         ratio,
-        fsTypes(fields.get("fs")),
+        backend == PoolConfig.Backend.IMAGE_FILE
+            ? fsTypes(fields.get("fs"))
+            : backendFsTypes(backend, fields.get("fs")),
         flag(fields, "requireMountPoint"),
         flag(fields, "allowRootFilesystem"),
-        selector);
+        selector,
+        backend);
+  }
+
+  private static PoolConfig.Backend backend(String text) {
+    if (text == null) {
+      return PoolConfig.Backend.IMAGE_FILE;
+    }
+    return PoolConfig.Backend.ofFlag(text)
+        .orElseThrow(
+            () ->
+                new IllegalArgumentException(
+                    "backend '"
+                        + text
+                        + "' is unknown (known: "
+                        + Arrays.stream(PoolConfig.Backend.values())
+                            .map(PoolConfig.Backend::flagName)
+                            .toList()
+                        + ")"));
+  }
+
+  /** A backend whose volumes are of its own filesystem: fs may only repeat that. */
+  private static Set<String> backendFsTypes(PoolConfig.Backend backend, String text) {
+    Set<String> own = backend.fsTypes();
+    if (text != null && !text.equals(String.join(":", own))) {
+      throw new IllegalArgumentException(
+          "fs="
+              + text
+              + " is not possible with backend="
+              + backend.flagName()
+              + ": its volumes are "
+              + String.join(", ", own)
+              + " subvolumes of the pool's own filesystem (leave fs out or say fs="
+              + String.join(":", own)
+              + ")");
+    }
+    return own;
   }
 
   private static void label(Map<String, String> selector, String key, String value) {
@@ -131,7 +174,9 @@ public final class PoolSpec {
     for (String type : text.split(":", -1)) {
       if (!FS_TYPES.contains(type) || !types.add(type)) {
         throw new IllegalArgumentException(
-            "fs must be a ':'-separated list of distinct types from " + FS_TYPES);
+            "fs must be a ':'-separated list of distinct types from "
+                + FS_TYPES
+                + ("btrfs".equals(type) ? " (btrfs volumes need backend=btrfs-subvolume)" : ""));
       }
     }
     return Collections.unmodifiableSet(types);

@@ -13,8 +13,11 @@ import java.util.Set;
  * mount flags. Everything else is refused with a message that names the offending value.
  */
 public final class Capabilities {
-  /** Filesystems the driver can make and grow online. */
-  public static final Set<String> FS_TYPES = Set.of("ext4", "xfs");
+  /**
+   * Filesystems some pool can serve: ext4 and xfs on image-file pools, btrfs on btrfs-subvolume
+   * pools. Which pool offers which is the pool's configuration, checked by CreateVolume.
+   */
+  public static final Set<String> FS_TYPES = Set.of("ext4", "xfs", "btrfs");
 
   /**
    * Mount options that change only access or timing behaviour. Options that could mount something

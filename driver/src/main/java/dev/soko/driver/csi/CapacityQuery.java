@@ -32,6 +32,8 @@ final class CapacityQuery {
     for (Csi.VolumeCapability capability : request.getVolumeCapabilitiesList()) {
       if (Capabilities.problem(capability) != null) {
         servable = false;
+      } else if (capability.hasBlock()) {
+        servable &= pools.allowsBlock(pool);
       } else if (capability.hasMount() && !capability.getMount().getFsType().isEmpty()) {
         String requested = capability.getMount().getFsType();
         servable &= fsType.isEmpty() || fsType.equals(requested);

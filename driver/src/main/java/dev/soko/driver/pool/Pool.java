@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A pool: a host directory holding sparse image files for volumes ({@code images/<id>.img}) and
- * snapshots ({@code snapshots/<id>.img}) and their records ({@code .soko/volumes}, {@code
+ * snapshots ({@code snapshots/<id>.img}), or for a btrfs-subvolume pool subvolumes ({@code
+ * volumes/<id>}, {@code snapshots/<id>}), and their records ({@code .soko/volumes}, {@code
  * .soko/snapshots}). It owns the space accounting: every volume and snapshot reserves its size, and
  * the sum of reservations may not exceed the pool's size times its over-provisioning ratio. Growth
  * is also refused beyond the physical free space of the pool's filesystem, read (statfs) whenever
@@ -34,6 +35,10 @@ public final class Pool implements AutoCloseable {
   private final ImageFiles files;
   private final Path images;
   private final Path snapshots;
+
+  /** What follows the ID in a volume's or snapshot's location: ".img" for image files. */
+  private final String suffix;
+
   private final RecordStore volumeRecords;
   private final RecordStore snapshotRecords;
   private final PoolUsage.Reader usage;
@@ -49,15 +54,16 @@ public final class Pool implements AutoCloseable {
   private Pool(PoolConfig config, ImageFiles files, PoolUsage.Reader usage) {
     this.config = config;
     this.files = files;
-    this.images = config.path().resolve("images");
+    this.images = config.path().resolve(volumesDirName(config));
     this.snapshots = config.path().resolve("snapshots");
+    this.suffix = config.backend() == PoolConfig.Backend.IMAGE_FILE ? ".img" : "";
     // A blank image is not flushed when made (see ImageFiles.createSparse); a checkpoint, after
     // which recovery no longer remakes a missing image, flushes it first.
     this.volumeRecords =
         new RecordStore(
             config.path().resolve(".soko/volumes"),
             Ids::isVolumeId,
-            id -> fsyncIfPresent(images.resolve(id + ".img")));
+            id -> fsyncIfPresent(images.resolve(id + suffix)));
     this.snapshotRecords =
         new RecordStore(config.path().resolve(".soko/snapshots"), Ids::isSnapshotId);
     this.usage = usage;
@@ -82,7 +88,7 @@ public final class Pool implements AutoCloseable {
       throw PoolException.of(PoolException.Kind.UNUSABLE, "pool path must be absolute: %s", root);
     }
     try {
-      Files.createDirectories(root.resolve("images"));
+      Files.createDirectories(root.resolve(volumesDirName(config)));
       Files.createDirectories(root.resolve("snapshots"));
       Files.createDirectories(root.resolve(".soko"));
       PoolUsage.Reader reader = usage != null ? usage : PoolUsage.of(root);
@@ -104,6 +110,11 @@ public final class Pool implements AutoCloseable {
       throw new PoolException(
           PoolException.Kind.UNUSABLE, "pool " + config.name() + " is not usable: " + e, e);
     }
+  }
+
+  /** Where volumes live: image files in "images", subvolumes in "volumes". */
+  private static String volumesDirName(PoolConfig config) {
+    return config.backend() == PoolConfig.Backend.IMAGE_FILE ? "images" : "volumes";
   }
 
   public String name() {
@@ -147,14 +158,14 @@ public final class Pool implements AutoCloseable {
     if (!Ids.isVolumeId(volumeId)) {
       throw PoolException.of(PoolException.Kind.BAD_INPUT, "not a volume ID");
     }
-    return images.resolve(volumeId + ".img");
+    return images.resolve(volumeId + suffix);
   }
 
   public Path snapshotImage(String snapshotId) {
     if (!Ids.isSnapshotId(snapshotId)) {
       throw PoolException.of(PoolException.Kind.BAD_INPUT, "not a snapshot ID");
     }
-    return snapshots.resolve(snapshotId + ".img");
+    return snapshots.resolve(snapshotId + suffix);
   }
 
   /** The image files present in the pool, volumes and snapshots alike. */
@@ -314,14 +325,19 @@ public final class Pool implements AutoCloseable {
   }
 
   private static void fsyncIfPresent(Path file) {
-    if (Files.isRegularFile(file)) {
+    if (Files.isRegularFile(file) || Files.isDirectory(file)) {
       fsync(file);
     }
   }
 
-  /** Flushes a file's data and metadata to disk. */
+  /**
+   * Flushes a file's data and metadata to disk; for a directory (a subvolume), its entries (btrfs
+   * commits the transaction when a new subvolume is fsynced).
+   */
   public static void fsync(Path file) {
-    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+    boolean directory = Files.isDirectory(file);
+    try (FileChannel channel =
+        FileChannel.open(file, directory ? StandardOpenOption.READ : StandardOpenOption.WRITE)) {
       channel.force(true);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot fsync " + file, e);

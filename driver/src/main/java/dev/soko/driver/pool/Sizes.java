@@ -18,6 +18,9 @@ public final class Sizes {
   /** Below this ext4 has no room for a journal worth having. */
   public static final long EXT4_MINIMUM = 16 * MIB;
 
+  /** A btrfs subvolume is a limit, not a filesystem: any whole MiB will do. */
+  public static final long BTRFS_MINIMUM = MIB;
+
   /** An upper bound far beyond any pool, so size arithmetic can never overflow. */
   public static final long MAXIMUM = 1L << 50;
 
@@ -27,7 +30,11 @@ public final class Sizes {
     if (accessType == AccessType.BLOCK) {
       return MIB;
     }
-    return "xfs".equals(fsType) ? XFS_MINIMUM : EXT4_MINIMUM;
+    return switch (fsType) {
+      case "xfs" -> XFS_MINIMUM;
+      case "btrfs" -> BTRFS_MINIMUM;
+      default -> EXT4_MINIMUM;
+    };
   }
 
   /**

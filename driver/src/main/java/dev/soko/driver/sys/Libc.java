@@ -57,6 +57,8 @@ final class Libc {
 
   static native int statvfs(String path, byte[] buffer);
 
+  static native int statfs(String path, byte[] buffer);
+
   static native String strerror(int errno);
 
   /** The errno JNA saved right after this thread's last native call. */

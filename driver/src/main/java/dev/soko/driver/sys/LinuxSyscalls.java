@@ -27,6 +27,7 @@ public final class LinuxSyscalls implements Syscalls {
   static final int O_CLOEXEC = 0x80000;
 
   private static final int STATVFS_BYTES = 128; // sizeof(struct statvfs) is 112 on LP64
+  private static final int STATFS_BYTES = 128; // sizeof(struct statfs) is 120 on LP64
 
   @Override
   public void mount(String source, String target, String fsType, long flags, String data) {
@@ -67,6 +68,15 @@ public final class LinuxSyscalls implements Syscalls {
     byte[] buffer = new byte[STATVFS_BYTES];
     check(Libc.statvfs(path, buffer), "statvfs " + path);
     return decodeStatVfs(buffer);
+  }
+
+  /** struct statfs on LP64 starts with f_type, a long (x86-64 and arm64 alike). */
+  @Override
+  public long filesystemType(String path) {
+    Libc.requireBound();
+    byte[] buffer = new byte[STATFS_BYTES];
+    check(Libc.statfs(path, buffer), "statfs " + path);
+    return ByteBuffer.wrap(buffer).order(ByteOrder.nativeOrder()).getLong(0);
   }
 
   /** struct statvfs on LP64: f_bsize, f_frsize, f_blocks, f_bfree, f_bavail, f_files, f_ffree. */

@@ -31,4 +31,10 @@ public interface Syscalls {
 
   /** statvfs(3) of the filesystem holding {@code path}. */
   StatVfs statvfs(String path);
+
+  /**
+   * statfs(2)'s {@code f_type} of the filesystem holding {@code path}: the filesystem's magic
+   * number (btrfs is 0x9123683E), which statvfs does not report.
+   */
+  long filesystemType(String path);
 }

@@ -1,5 +1,6 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.btrfs.BtrfsException;
 import dev.soko.driver.exec.ExecException;
 import dev.soko.driver.failure.TypedFailure;
 import dev.soko.driver.mount.MountException;
@@ -32,6 +33,9 @@ public final class Failures {
     if (failure instanceof MountException mount) {
       return under(reason(mount.kind()), mount);
     }
+    if (failure instanceof BtrfsException btrfs) {
+      return under(reason(btrfs.kind()), btrfs);
+    }
     if (failure instanceof ExecException exec) {
       // A program that failed, hung or could not start is the driver's problem, never the client's.
       return under(StorageException.Reason.INTERNAL, exec);
@@ -59,6 +63,14 @@ public final class Failures {
       case REFUSED_INPUT -> StorageException.Reason.INVALID_ARGUMENT;
       // The host's setup (capabilities, a sandbox) is the caller's to fix, not a driver fault.
       case NOT_PERMITTED -> StorageException.Reason.FAILED_PRECONDITION;
+      case FAILED -> StorageException.Reason.INTERNAL;
+    };
+  }
+
+  static StorageException.Reason reason(BtrfsException.Kind kind) {
+    return switch (kind) {
+      // As a missing image: the records and the disk disagree.
+      case SUBVOLUME_MISSING -> StorageException.Reason.FAILED_PRECONDITION;
       case FAILED -> StorageException.Reason.INTERNAL;
     };
   }

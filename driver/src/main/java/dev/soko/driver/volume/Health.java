@@ -1,11 +1,14 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.backend.Backends;
+import dev.soko.driver.backend.DirectoryVolumes;
 import dev.soko.driver.backend.VolumeBackend;
 import dev.soko.driver.model.AccessType;
 import dev.soko.driver.model.VolumeCondition;
 import dev.soko.driver.mount.LoopDevice;
 import dev.soko.driver.mount.MountEntry;
 import dev.soko.driver.mount.Mounter;
+import dev.soko.driver.pool.Pool;
 import dev.soko.driver.state.VolumeRecord;
 import java.nio.file.Path;
 import java.util.List;
@@ -15,17 +18,17 @@ import java.util.Optional;
 final class Health {
   private final Catalog catalog;
   private final Mounter mounter;
-  private final VolumeBackend backend;
+  private final Backends backends;
 
-  Health(Catalog catalog, Mounter mounter, VolumeBackend backend) {
+  Health(Catalog catalog, Mounter mounter, Backends backends) {
     this.catalog = catalog;
     this.mounter = mounter;
-    this.backend = backend;
+    this.backends = backends;
   }
 
   /** Takes one look at loop devices and mounts, for a whole listing. */
   View view() {
-    return new View(backend.inventory(), mounter.mounts());
+    return new View(backends.inventory(), mounter.mounts());
   }
 
   /** True when {@code entry} mounts {@code device}: directly, or as a bind of its device node. */
@@ -51,8 +54,12 @@ final class Health {
       this.mountTable = mountTable;
     }
 
-    Optional<String> device(Path image) {
-      return backend.backedBy(devices, image, false).stream().findFirst();
+    Optional<String> device(VolumeRecord record, Path image) {
+      return device(catalog.pool(record.pool()), image);
+    }
+
+    private Optional<String> device(Pool pool, Path image) {
+      return backends.of(pool).backedBy(devices, image, false).stream().findFirst();
     }
 
     Optional<MountEntry> mountAt(Path path) {
@@ -70,13 +77,31 @@ final class Health {
     }
 
     VolumeCondition condition(VolumeRecord record, Path image) {
+      return condition(catalog.pool(record.pool()), record, image);
+    }
+
+    /** The condition of a volume of {@code pool}, which recovery asks before the pool is open. */
+    VolumeCondition condition(Pool pool, VolumeRecord record, Path image) {
+      VolumeBackend backend = backends.of(pool);
+      Optional<DirectoryVolumes> directories = backend.directories();
       if (!backend.exists(image)) {
-        return new VolumeCondition(true, "the volume's image file is missing from its pool");
+        return new VolumeCondition(
+            true,
+            directories.isPresent()
+                ? "the volume's subvolume is missing from its pool"
+                : "the volume's image file is missing from its pool");
       }
       if (record.stagedAt().isEmpty()) {
         return VolumeCondition.HEALTHY;
       }
-      Optional<String> device = device(image);
+      if (directories.isPresent()) {
+        Optional<MountEntry> mount = mountAt(Path.of(record.stagedAt()));
+        if (mount.isEmpty() || !directories.get().identity(pool, image).matches(mount.get())) {
+          return new VolumeCondition(true, "the volume is staged but its staging mount is gone");
+        }
+        return VolumeCondition.HEALTHY;
+      }
+      Optional<String> device = device(pool, image);
       if (device.isEmpty()) {
         return new VolumeCondition(true, "the volume is staged but its loop device is gone");
       }

@@ -1,7 +1,9 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.backend.Backends;
+import dev.soko.driver.backend.BtrfsSubvolumeBackend;
 import dev.soko.driver.backend.ImageFileBackend;
-import dev.soko.driver.backend.VolumeBackend;
+import dev.soko.driver.btrfs.Btrfs;
 import dev.soko.driver.config.DriverConfig;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.exec.Exec;
@@ -36,16 +38,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The node-local storage engine: volumes are sparse image files in pool directories, attached
- * through loop devices. Construction checks every pool (its node selector against the node's
- * labels, {@link PoolSelector}, then its directory, {@link PoolCheck}), opens the ones that pass
- * and runs crash recovery on them; a pool that passes but cannot be opened keeps {@link #ready()}
- * false. A refused or unselected pool is not opened (unless an earlier run left volumes there,
- * which keep working), offers no capacity and takes no new volumes; it is checked again now and
- * then, and at once when the node's labels change. The work is done by small collaborators: {@link
- * VolumeProvisioner} and {@link SnapshotProvisioner} (controller side), {@link NodeVolumes}, {@link
- * NodeExpansion} and {@link VolumeStats} (node side). Every operation reports the lower layers'
- * typed failures as {@link StorageException}s ({@link Failures}), which is what the {@link
- * VolumeManager} contract promises.
+ * through loop devices, or btrfs subvolumes bind-mounted (each pool's backend, {@link Backends}).
+ * Construction checks every pool (its node selector against the node's labels, {@link
+ * PoolSelector}, then its directory, {@link PoolCheck}), opens the ones that pass and runs crash
+ * recovery on them; a pool that passes but cannot be opened keeps {@link #ready()} false. A refused
+ * or unselected pool is not opened (unless an earlier run left volumes there, which keep working),
+ * offers no capacity and takes no new volumes; it is checked again now and then, and at once when
+ * the node's labels change. The work is done by small collaborators: {@link VolumeProvisioner} and
+ * {@link SnapshotProvisioner} (controller side), {@link NodeVolumes}, {@link NodeExpansion} and
+ * {@link VolumeStats} (node side). Every operation reports the lower layers' typed failures as
+ * {@link StorageException}s ({@link Failures}), which is what the {@link VolumeManager} contract
+ * promises.
  */
 public final class LocalVolumeManager implements VolumeManager {
   private static final Logger LOG = LoggerFactory.getLogger(LocalVolumeManager.class);
@@ -96,17 +99,19 @@ public final class LocalVolumeManager implements VolumeManager {
     this.catalog = new Catalog(config.pools().stream().map(PoolConfig::name).toList());
     KeyedLocks locks = new KeyedLocks();
     PathPolicy paths = new PathPolicy(config.allowedPathRoots());
-    // The one place that chooses the backend; nothing below names its implementation.
-    VolumeBackend backend = new ImageFileBackend(loops);
-    VolumeCopier copier = new VolumeCopier(mounter, backend);
-    this.health = new Health(catalog, mounter, backend);
-    this.volumes = new VolumeProvisioner(catalog, locks, backend, copier);
-    this.snapshots = new SnapshotProvisioner(catalog, locks, copier, backend);
-    this.node = new NodeVolumes(catalog, locks, mounter, backend, paths);
-    this.expansion = new NodeExpansion(catalog, locks, mounter, backend, paths, volumes);
-    this.stats = new VolumeStats(catalog, mounter, health, paths, backend);
-    this.recovery = new Recovery(catalog, mounter, backend);
-    PoolCheck directories = PoolCheck.forHost(config.kubeletDir());
+    // The one place that makes the backends; each pool's configuration picks its own, and nothing
+    // below names an implementation.
+    Btrfs btrfs = new Btrfs(exec);
+    Backends backends = new Backends(new ImageFileBackend(loops), new BtrfsSubvolumeBackend(btrfs));
+    VolumeCopier copier = new VolumeCopier(mounter, backends);
+    this.health = new Health(catalog, mounter, backends);
+    this.volumes = new VolumeProvisioner(catalog, locks, backends, copier);
+    this.snapshots = new SnapshotProvisioner(catalog, locks, copier, backends);
+    this.node = new NodeVolumes(catalog, locks, mounter, backends, paths);
+    this.expansion = new NodeExpansion(catalog, locks, mounter, backends, paths, volumes);
+    this.stats = new VolumeStats(catalog, mounter, health, paths, backends);
+    this.recovery = new Recovery(catalog, mounter, backends);
+    PoolCheck directories = PoolCheck.forHost(config.kubeletDir(), btrfs);
     this.states =
         new PoolStates(
             config.pools(),

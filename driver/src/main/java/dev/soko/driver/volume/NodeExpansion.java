@@ -1,10 +1,12 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.backend.Backends;
 import dev.soko.driver.backend.VolumeBackend;
 import dev.soko.driver.model.AccessType;
 import dev.soko.driver.mount.MountEntry;
 import dev.soko.driver.mount.Mounter;
 import dev.soko.driver.mount.PathPolicy;
+import dev.soko.driver.pool.Pool;
 import dev.soko.driver.state.VolumeRecord;
 import java.nio.file.Path;
 import java.util.List;
@@ -13,7 +15,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * NodeExpandVolume: grows the image file, refreshes the loop device, grows the filesystem online.
+ * NodeExpandVolume: grows the image file, refreshes the loop device, grows the filesystem online. A
+ * directory volume (btrfs subvolume) has only its limit to raise; when the node-mode controller
+ * raised it already this is a no-op, and behind the cluster-wide controller (which cannot see the
+ * pool and always asks for node expansion) it is where the limit grows.
  */
 // A KeyedLocks.Held is used only for its scope: the lock is held until the block ends.
 @SuppressWarnings("try")
@@ -23,7 +28,7 @@ final class NodeExpansion {
   private final Catalog catalog;
   private final KeyedLocks locks;
   private final Mounter mounter;
-  private final VolumeBackend backend;
+  private final Backends backends;
   private final PathPolicy paths;
   private final VolumeProvisioner provisioner;
 
@@ -31,13 +36,13 @@ final class NodeExpansion {
       Catalog catalog,
       KeyedLocks locks,
       Mounter mounter,
-      VolumeBackend backend,
+      Backends backends,
       PathPolicy paths,
       VolumeProvisioner provisioner) {
     this.catalog = catalog;
     this.locks = locks;
     this.mounter = mounter;
-    this.backend = backend;
+    this.backends = backends;
     this.paths = paths;
     this.provisioner = provisioner;
   }
@@ -52,10 +57,16 @@ final class NodeExpansion {
         size = provisioner.grantGrowth(record, requiredBytes, limitBytes);
       }
       Path image = catalog.image(record);
+      Pool pool = catalog.pool(record.pool());
+      VolumeBackend backend = backends.of(pool);
       if (!backend.exists(image)) {
         throw StorageException.precondition("volume %s has lost its image file", volumeId);
       }
-      backend.grow(catalog.pool(record.pool()), image, size);
+      backend.grow(pool, image, size);
+      if (backend.directories().isPresent()) {
+        LOG.info("volume {} has a limit of {} bytes on the node", volumeId, size);
+        return size;
+      }
       List<String> devices = backend.devices(image);
       for (String device : devices) {
         backend.refreshSize(device);

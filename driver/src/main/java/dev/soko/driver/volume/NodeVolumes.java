@@ -1,5 +1,7 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.backend.Backends;
+import dev.soko.driver.backend.DirectoryVolumes;
 import dev.soko.driver.backend.VolumeBackend;
 import dev.soko.driver.model.AccessType;
 import dev.soko.driver.mount.MountEntry;
@@ -21,7 +23,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The node half: stage (loop device, filesystem, mount), publish (bind mount), their reverses, and
  * everything else that happens where the pool is. Every call is idempotent: it looks at what is
- * really attached and mounted and does only what is missing.
+ * really attached and mounted and does only what is missing. A directory volume (a backend with
+ * {@link VolumeBackend#directories}) has nothing to attach or format; {@link DirectoryMounts} binds
+ * it instead.
  */
 // A KeyedLocks.Held is used only for its scope: the lock is held until the block ends.
 @SuppressWarnings("try")
@@ -31,16 +35,22 @@ final class NodeVolumes {
   private final Catalog catalog;
   private final KeyedLocks locks;
   private final Mounter mounter;
-  private final VolumeBackend backend;
+  private final Backends backends;
   private final PathPolicy paths;
+  private final DirectoryMounts directoryMounts;
 
   NodeVolumes(
-      Catalog catalog, KeyedLocks locks, Mounter mounter, VolumeBackend backend, PathPolicy paths) {
+      Catalog catalog, KeyedLocks locks, Mounter mounter, Backends backends, PathPolicy paths) {
     this.catalog = catalog;
     this.locks = locks;
     this.mounter = mounter;
-    this.backend = backend;
+    this.backends = backends;
     this.paths = paths;
+    this.directoryMounts = new DirectoryMounts(catalog, mounter);
+  }
+
+  private VolumeBackend backend(VolumeRecord record) {
+    return backends.of(catalog.pool(record.pool()));
   }
 
   void stage(StageRequest request) {
@@ -56,7 +66,13 @@ final class NodeVolumes {
         throw StorageException.invalid(
             "volume %s has filesystem %s, not %s", record.id(), record.fsType(), fsType);
       }
+      VolumeBackend backend = backend(record);
       Path image = requireImage(record);
+      Optional<DirectoryVolumes> directories = backend.directories();
+      if (directories.isPresent()) {
+        directoryMounts.stage(record, directories.get(), image, staging, flags);
+        return;
+      }
       backend.grow(catalog.pool(record.pool()), image, record.capacityBytes());
       List<String> attached = backend.devices(image);
       refuseSecondStagingPath(record, staging, attached);
@@ -73,7 +89,7 @@ final class NodeVolumes {
         }
       } catch (RuntimeException e) {
         if (attached.isEmpty()) {
-          detachQuietly(device);
+          detachQuietly(backend, device);
         }
         throw VolumeProvisioner.wrap("cannot stage volume " + record.id(), e);
       }
@@ -86,7 +102,7 @@ final class NodeVolumes {
         record.accessType() == AccessType.BLOCK
             ? VolumeGeometry.BLOCK_VOLUME_SECTOR
             : VolumeGeometry.forFilesystem(image, catalog.pool(record.pool()).blockSize());
-    return backend.attach(image, blockSize);
+    return backend(record).attach(image, blockSize);
   }
 
   /**
@@ -153,6 +169,11 @@ final class NodeVolumes {
     try (KeyedLocks.Held lock = locks.lock("volume:" + volumeId)) {
       VolumeRecord record = recorded(volumeId);
       Path image = catalog.image(record);
+      VolumeBackend backend = backend(record);
+      if (backend.directories().isPresent()) {
+        directoryMounts.unstage(record, backend.directories().get(), image, staging);
+        return;
+      }
       List<String> devices = backend.devices(image);
       Optional<MountEntry> mount = mounter.mountAt(staging);
       if (mount.isPresent() && Health.mountsAny(mount.get(), devices)) {
@@ -183,7 +204,14 @@ final class NodeVolumes {
     try (KeyedLocks.Held lock = locks.lock("volume:" + request.volumeId())) {
       VolumeRecord record = catalog.readyVolume(request.volumeId());
       checkAccess(record, request.accessType());
-      List<String> devices = backend.devices(requireImage(record));
+      VolumeBackend backend = backend(record);
+      Path image = requireImage(record);
+      if (backend.directories().isPresent()) {
+        directoryMounts.publish(
+            record, backend.directories().get(), image, staging, target, flags, readOnly);
+        return;
+      }
+      List<String> devices = backend.devices(image);
       if (devices.isEmpty()) {
         throw StorageException.precondition("volume %s is not staged", record.id());
       }
@@ -211,7 +239,7 @@ final class NodeVolumes {
         source = Path.of(device);
       }
       try {
-        bind(source, target, flags);
+        bind(mounter, source, target, flags);
       } catch (RuntimeException e) {
         if (created) {
           deleteQuietly(target); // creating the target is the SP's part; a failure undoes it
@@ -221,7 +249,8 @@ final class NodeVolumes {
     }
   }
 
-  private void bind(Path source, Path target, List<String> flags) {
+  /** A bind mount of {@code source} at {@code target}, then the per-mount {@code flags}. */
+  static void bind(Mounter mounter, Path source, Path target, List<String> flags) {
     mounter.bind(source, target);
     if (!flags.isEmpty()) {
       try {
@@ -233,7 +262,7 @@ final class NodeVolumes {
     }
   }
 
-  private static void deleteQuietly(Path path) {
+  static void deleteQuietly(Path path) {
     try {
       Files.deleteIfExists(path);
     } catch (IOException e) {
@@ -245,6 +274,12 @@ final class NodeVolumes {
     Path target = paths.check("target path", targetPath);
     try (KeyedLocks.Held lock = locks.lock("volume:" + volumeId)) {
       VolumeRecord record = recorded(volumeId);
+      VolumeBackend backend = backend(record);
+      if (backend.directories().isPresent()) {
+        directoryMounts.unpublish(
+            record, backend.directories().get(), catalog.image(record), target);
+        return;
+      }
       List<String> devices = backend.devicesHolding(catalog.image(record));
       // Bind mounts can be stacked by repeated attempts; peel them all off, but only this
       // volume's: a wrong target path must not unmount another volume or anything else.
@@ -285,7 +320,7 @@ final class NodeVolumes {
 
   private Path requireImage(VolumeRecord record) {
     Path image = catalog.image(record);
-    if (!backend.exists(image)) {
+    if (!backend(record).exists(image)) {
       throw StorageException.precondition(
           "volume %s has lost its image file (see its volume condition)", record.id());
     }
@@ -299,7 +334,7 @@ final class NodeVolumes {
     }
   }
 
-  private void detachQuietly(String device) {
+  private static void detachQuietly(VolumeBackend backend, String device) {
     try {
       backend.detach(device);
     } catch (RuntimeException e) {
@@ -307,7 +342,7 @@ final class NodeVolumes {
     }
   }
 
-  private static void createDirectory(Path path) {
+  static void createDirectory(Path path) {
     requireDirectories(path);
     try {
       Files.createDirectories(path);

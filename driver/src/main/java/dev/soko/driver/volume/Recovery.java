@@ -1,6 +1,6 @@
 package dev.soko.driver.volume;
 
-import dev.soko.driver.backend.VolumeBackend;
+import dev.soko.driver.backend.Backends;
 import dev.soko.driver.model.ContentSource;
 import dev.soko.driver.mount.LoopDevice;
 import dev.soko.driver.mount.MountEntry;
@@ -68,12 +68,12 @@ final class Recovery {
 
   private final Catalog catalog;
   private final Mounter mounter;
-  private final VolumeBackend backend;
+  private final Backends backends;
 
-  Recovery(Catalog catalog, Mounter mounter, VolumeBackend backend) {
+  Recovery(Catalog catalog, Mounter mounter, Backends backends) {
     this.catalog = catalog;
     this.mounter = mounter;
-    this.backend = backend;
+    this.backends = backends;
   }
 
   /** What one run has counted so far; becomes its {@link Report}. */
@@ -104,10 +104,10 @@ final class Recovery {
     pool.snapshotRecords().checkpoint();
     // Told while the orphans are still there: a device whose file is deleted is known only by the
     // path the kernel shows, which may be relative to a mount that is gone.
-    Map<LoopDevice, Path> held = backend.attachedIn(pool);
+    Map<LoopDevice, Path> held = backends.of(pool).attachedIn(pool);
     int orphans = removeOrphanImages(pool, tally.keep);
     List<MountEntry> mounts = mounter.mounts();
-    int detached = detachStaleLoops(held, tally, mounts);
+    int detached = detachStaleLoops(pool, held, tally, mounts);
     int lostMounts = reportLostStagings(pool, mounts);
     Report report =
         new Report(
@@ -151,7 +151,7 @@ final class Recovery {
         continue;
       }
       Path image = pool.volumeImage(id);
-      if (settledUnfinished(records, "volume", id, record.state(), image, tally)) {
+      if (settledUnfinished(pool, records, "volume", id, record.state(), image, tally)) {
         continue;
       }
       catalog.loadVolume(record);
@@ -164,7 +164,7 @@ final class Recovery {
             "recovery: volume {} was created just before the crash and its empty image had not"
                 + " reached the disk; made it again",
             id);
-      } else if (!backend.exists(image)) {
+      } else if (!backends.of(pool).exists(image)) {
         tally.volumesMissing++;
         LOG.error(
             "recovery: volume {} ({}) has no image file; it is kept and reported abnormal",
@@ -182,13 +182,13 @@ final class Recovery {
         continue;
       }
       Path image = pool.snapshotImage(id);
-      if (settledUnfinished(records, "snapshot", id, record.state(), image, tally)) {
+      if (settledUnfinished(pool, records, "snapshot", id, record.state(), image, tally)) {
         continue;
       }
       catalog.loadSnapshot(record);
       pool.adopt(id, record.sizeBytes());
       tally.keep.add(image);
-      if (!backend.exists(image)) {
+      if (!backends.of(pool).exists(image)) {
         tally.snapshotsMissing++;
         LOG.error(
             "recovery: snapshot {} ({}) has no image file; it is kept, and restoring from it fails",
@@ -204,11 +204,17 @@ final class Recovery {
    * record was such a one.
    */
   private boolean settledUnfinished(
-      RecordStore records, String what, String id, RecordState state, Path image, Tally tally) {
+      Pool pool,
+      RecordStore records,
+      String what,
+      String id,
+      RecordState state,
+      Path image,
+      Tally tally) {
     if (state == RecordState.READY) {
       return false;
     }
-    deleteFile(image);
+    deleteFile(pool, image);
     records.delete(id);
     if (state == RecordState.CREATING) {
       tally.rolledBack++;
@@ -231,15 +237,15 @@ final class Recovery {
         || !pool.volumeRecords().replayedFromJournal(record.id())) {
       return false;
     }
-    if (!backend.exists(image)) {
-      backend.create(pool, image, record.capacityBytes());
+    if (!backends.of(pool).exists(image)) {
+      backends.of(pool).create(pool, image, record.capacityBytes());
       // Flushed here: the pool opened with a checkpoint that already wrote this record's file, so
       // no later checkpoint flushes the image for it.
       Pool.fsync(image);
       return true;
     }
-    if (backend.size(pool, image) < record.capacityBytes()) {
-      backend.grow(pool, image, record.capacityBytes());
+    if (backends.of(pool).size(pool, image) < record.capacityBytes()) {
+      backends.of(pool).grow(pool, image, record.capacityBytes());
       return true;
     }
     return false;
@@ -259,13 +265,13 @@ final class Recovery {
 
   private int removeOrphanImages(Pool pool, Set<Path> keep) {
     int removed = 0;
-    for (Path file : backend.stored(pool)) {
-      if (backend.idOf(file).isEmpty()) {
+    for (Path file : backends.of(pool).stored(pool)) {
+      if (backends.of(pool).idOf(file).isEmpty()) {
         LOG.warn("recovery: {} is not a Soko image; left alone", file);
         continue;
       }
       if (!keep.contains(file)) {
-        deleteFile(file);
+        deleteFile(pool, file);
         removed++;
         LOG.warn("recovery: image {} had no record (a create interrupted); removed", file);
       }
@@ -273,7 +279,8 @@ final class Recovery {
     return removed;
   }
 
-  private int detachStaleLoops(Map<LoopDevice, Path> held, Tally tally, List<MountEntry> mounts) {
+  private int detachStaleLoops(
+      Pool pool, Map<LoopDevice, Path> held, Tally tally, List<MountEntry> mounts) {
     int detached = 0;
     for (Map.Entry<LoopDevice, Path> entry : held.entrySet()) {
       LoopDevice loop = entry.getKey();
@@ -296,7 +303,7 @@ final class Recovery {
         continue;
       }
       try {
-        backend.detach(loop.device());
+        backends.of(pool).detach(loop.device());
         detached++;
         LOG.warn(
             "recovery: detached {} (its image {} backs no volume)",
@@ -311,27 +318,27 @@ final class Recovery {
 
   /** Volumes recorded as staged whose loop device or staging mount is gone (e.g. a reboot). */
   private int reportLostStagings(Pool pool, List<MountEntry> mounts) {
-    Health.View view = new Health(catalog, mounter, backend).view();
+    Health.View view = new Health(catalog, mounter, backends).view();
     int lost = 0;
     for (VolumeRecord record : catalog.volumes().values()) {
       if (record.pool().equals(pool.name())
           && !record.stagedAt().isEmpty()
-          && backend.exists(pool.volumeImage(record.id()))
-          && view.condition(record, pool.volumeImage(record.id())).abnormal()) {
+          && backends.of(pool).exists(pool.volumeImage(record.id()))
+          && view.condition(pool, record, pool.volumeImage(record.id())).abnormal()) {
         lost++;
         LOG.warn(
             "recovery: volume {} was staged at {} but {}",
             record.id(),
             record.stagedAt(),
-            view.condition(record, pool.volumeImage(record.id())).message());
+            view.condition(pool, record, pool.volumeImage(record.id())).message());
       }
     }
     return lost;
   }
 
-  private void deleteFile(Path file) {
+  private void deleteFile(Pool pool, Path file) {
     try {
-      backend.delete(file);
+      backends.of(pool).delete(file);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot remove " + file, e);
     }

@@ -1,5 +1,6 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.backend.Backends;
 import dev.soko.driver.backend.VolumeBackend;
 import dev.soko.driver.model.Snapshot;
 import dev.soko.driver.pool.Pool;
@@ -14,8 +15,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Snapshots: an immutable image file in the source volume's pool, a reflink copy where the pool
- * supports it. The copy is complete before the snapshot is returned, so it is always ready to use.
+ * Snapshots: an immutable copy in the source volume's pool (a reflink copy of the image where the
+ * pool supports it, a read-only subvolume snapshot in a btrfs-subvolume pool). The copy is complete
+ * before the snapshot is returned, so it is always ready to use.
  */
 // A KeyedLocks.Held is used only for its scope: the lock is held until the block ends.
 @SuppressWarnings("try")
@@ -25,11 +27,10 @@ final class SnapshotProvisioner {
   private final Catalog catalog;
   private final KeyedLocks locks;
   private final VolumeCopier copier;
-  private final VolumeBackend backend;
+  private final Backends backends;
 
-  SnapshotProvisioner(
-      Catalog catalog, KeyedLocks locks, VolumeCopier copier, VolumeBackend backend) {
-    this.backend = backend;
+  SnapshotProvisioner(Catalog catalog, KeyedLocks locks, VolumeCopier copier, Backends backends) {
+    this.backends = backends;
     this.catalog = catalog;
     this.locks = locks;
     this.copier = copier;
@@ -62,6 +63,7 @@ final class SnapshotProvisioner {
 
   private Snapshot copy(String name, VolumeRecord source) {
     Pool pool = catalog.pool(source.pool());
+    VolumeBackend backend = backends.of(pool);
     Path sourceImage = catalog.image(source);
     if (!backend.exists(sourceImage)) {
       throw StorageException.precondition(
@@ -84,8 +86,7 @@ final class SnapshotProvisioner {
     Path image = pool.snapshotImage(id);
     try {
       catalog.saveSnapshot(record);
-      copier.copyVolume(source, sourceImage, image, pool, true);
-      image.toFile().setReadOnly(); // a snapshot never changes; make accidents visible
+      copier.copyVolume(source, sourceImage, image, pool, true, VolumeCopier.Kind.SNAPSHOT);
       SnapshotRecord ready = record.withState(RecordState.READY);
       catalog.saveSnapshot(ready);
       LOG.info("snapshot {} of volume {} ({} bytes)", id, source.id(), size);
@@ -114,7 +115,7 @@ final class SnapshotProvisioner {
       }
       SnapshotRecord record = found.get();
       catalog.saveSnapshot(record.withState(RecordState.DELETING));
-      backend.delete(catalog.image(record));
+      backends.of(catalog.pool(record.pool())).delete(catalog.image(record));
       catalog.forgetSnapshot(record);
       catalog.pool(record.pool()).release(snapshotId);
       LOG.info("deleted snapshot {}", snapshotId);

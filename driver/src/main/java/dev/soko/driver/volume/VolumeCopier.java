@@ -1,5 +1,6 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.backend.Backends;
 import dev.soko.driver.backend.VolumeBackend;
 import dev.soko.driver.model.AccessType;
 import dev.soko.driver.mount.Mounter;
@@ -19,15 +20,36 @@ import org.slf4j.LoggerFactory;
 final class VolumeCopier {
   private static final Logger LOG = LoggerFactory.getLogger(VolumeCopier.class);
   private final Mounter mounter;
-  private final VolumeBackend backend;
+  private final Backends backends;
 
-  VolumeCopier(Mounter mounter, VolumeBackend backend) {
+  VolumeCopier(Mounter mounter, Backends backends) {
     this.mounter = mounter;
-    this.backend = backend;
+    this.backends = backends;
+  }
+
+  /** What a copy becomes: a snapshot never changes, a clone is a volume of its own. */
+  enum Kind {
+    CLONE,
+    SNAPSHOT
   }
 
   void copyVolume(
       VolumeRecord source, Path sourceImage, Path target, Pool targetPool, boolean same) {
+    copyVolume(source, sourceImage, target, targetPool, same, Kind.CLONE);
+  }
+
+  /**
+   * Copies a volume within its pool or (for image files) into another; callers have refused the
+   * copies a backend cannot make, so the target pool's backend is the source's too.
+   */
+  void copyVolume(
+      VolumeRecord source,
+      Path sourceImage,
+      Path target,
+      Pool targetPool,
+      boolean same,
+      Kind kind) {
+    VolumeBackend backend = backends.of(targetPool);
     Optional<Path> frozen = Optional.empty();
     if (source.accessType() == AccessType.FILESYSTEM && !source.stagedAt().isEmpty()) {
       Path staging = Path.of(source.stagedAt());
@@ -42,7 +64,11 @@ final class VolumeCopier {
       }
     }
     try {
-      copy(sourceImage, target, targetPool, same);
+      if (kind == Kind.SNAPSHOT) {
+        backend.snapshot(targetPool, sourceImage, target);
+      } else {
+        copy(sourceImage, target, targetPool, same);
+      }
     } finally {
       if (frozen.isPresent()) {
         try {
@@ -57,6 +83,6 @@ final class VolumeCopier {
 
   /** Copies within one pool as a reflink where possible; across pools always as a sparse copy. */
   void copy(Path sourceImage, Path target, Pool targetPool, boolean samePool) {
-    backend.copy(targetPool, sourceImage, target, samePool);
+    backends.of(targetPool).copy(targetPool, sourceImage, target, samePool);
   }
 }

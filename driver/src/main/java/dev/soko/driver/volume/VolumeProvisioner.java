@@ -1,6 +1,8 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.backend.Backends;
 import dev.soko.driver.backend.VolumeBackend;
+import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.model.AccessType;
 import dev.soko.driver.model.ContentSource;
 import dev.soko.driver.model.Volume;
@@ -34,13 +36,13 @@ final class VolumeProvisioner {
 
   private final Catalog catalog;
   private final KeyedLocks locks;
-  private final VolumeBackend backend;
+  private final Backends backends;
   private final VolumeCopier copier;
 
-  VolumeProvisioner(Catalog catalog, KeyedLocks locks, VolumeBackend backend, VolumeCopier copier) {
+  VolumeProvisioner(Catalog catalog, KeyedLocks locks, Backends backends, VolumeCopier copier) {
     this.catalog = catalog;
     this.locks = locks;
-    this.backend = backend;
+    this.backends = backends;
     this.copier = copier;
   }
 
@@ -75,7 +77,17 @@ final class VolumeProvisioner {
   }
 
   private static String fsType(VolumeRequest request, Pool pool) {
+    PoolConfig.Backend backend = pool.config().backend();
     if (request.accessType() == AccessType.BLOCK) {
+      if (!backend.blockVolumes()) {
+        throw StorageException.invalid(
+            "pool %s has backend %s, which serves filesystem volumes (%s) only; block volumes"
+                + " need a pool with backend %s",
+            pool.name(),
+            backend.flagName(),
+            String.join(", ", backend.fsTypes()),
+            PoolConfig.Backend.IMAGE_FILE.flagName());
+      }
       return "";
     }
     String wanted = request.fsType() == null ? "" : request.fsType();
@@ -83,7 +95,18 @@ final class VolumeProvisioner {
       wanted =
           pool.config().fsTypes().isEmpty() ? "ext4" : pool.config().fsTypes().iterator().next();
     }
-    MountOptions.checkFsType(wanted);
+    if (backend != PoolConfig.Backend.IMAGE_FILE && !backend.fsTypes().contains(wanted)) {
+      // Its volumes are of the pool filesystem's own kind: there is no device to format.
+      throw StorageException.invalid(
+          "pool %s has backend %s, whose volumes have filesystem %s, not %s",
+          pool.name(),
+          backend.flagName(),
+          String.join(", ", backend.fsTypes()),
+          Catalog.shown(wanted));
+    }
+    if (backend == PoolConfig.Backend.IMAGE_FILE) {
+      MountOptions.checkFsType(wanted);
+    }
     if (!pool.config().fsTypes().isEmpty() && !pool.config().fsTypes().contains(wanted)) {
       throw StorageException.invalid(
           "pool %s does not offer filesystem %s (it offers %s)",
@@ -121,7 +144,7 @@ final class VolumeProvisioner {
   }
 
   private Volume createFrom(VolumeRequest request, Pool pool, String fsType, ContentSource source) {
-    Origin origin = origin(source, request.accessType(), fsType);
+    Origin origin = origin(source, request.accessType(), fsType, pool);
     long minimum = Sizes.minimumFor(request.accessType(), fsType);
     if (origin != null) {
       minimum = Math.max(minimum, origin.bytes());
@@ -148,6 +171,7 @@ final class VolumeProvisioner {
             nonNull(request.parameters()),
             "");
     Path image = pool.volumeImage(id);
+    VolumeBackend backend = backends.of(pool);
     try {
       if (origin == null) {
         backend.create(pool, image, size);
@@ -175,7 +199,7 @@ final class VolumeProvisioner {
 
   private void undoCreate(VolumeRecord record, Path image, Pool pool) {
     try {
-      backend.delete(image);
+      backends.of(pool).delete(image);
       catalog.forgetVolume(record);
     } catch (IOException | RuntimeException cleanup) {
       // Recovery at the next start removes what is left: an image without a record.
@@ -185,7 +209,7 @@ final class VolumeProvisioner {
     }
   }
 
-  private Origin origin(ContentSource source, AccessType accessType, String fsType) {
+  private Origin origin(ContentSource source, AccessType accessType, String fsType, Pool target) {
     if (source instanceof ContentSource.FromSnapshot s) {
       SnapshotRecord snapshot =
           catalog
@@ -195,17 +219,37 @@ final class VolumeProvisioner {
                   () ->
                       StorageException.notFound(
                           "snapshot %s does not exist", Catalog.shown(s.snapshotId())));
+      checkCopyable(catalog.pool(snapshot.pool()), target, "snapshot", snapshot.id());
       checkCompatible(snapshot.accessType(), snapshot.fsType(), accessType, fsType, "snapshot");
       return new Origin(
           catalog.image(snapshot), catalog.pool(snapshot.pool()), snapshot.sizeBytes(), null);
     }
     if (source instanceof ContentSource.FromVolume v) {
       VolumeRecord volume = catalog.readyVolume(v.volumeId());
+      checkCopyable(catalog.pool(volume.pool()), target, "source volume", volume.id());
       checkCompatible(volume.accessType(), volume.fsType(), accessType, fsType, "source volume");
       return new Origin(
           catalog.image(volume), catalog.pool(volume.pool()), volume.capacityBytes(), volume);
     }
     return null;
+  }
+
+  /**
+   * Copies between pools are sparse copies of image files; a subvolume is copied only as a snapshot
+   * inside its own btrfs filesystem, and an image file cannot become a subvolume (or the reverse)
+   * without copying every byte through a mount of each, which a CreateVolume does not do.
+   */
+  private static void checkCopyable(Pool from, Pool to, String what, String id) {
+    PoolConfig.Backend source = from.config().backend();
+    PoolConfig.Backend target = to.config().backend();
+    boolean bothImageFiles =
+        source == PoolConfig.Backend.IMAGE_FILE && target == PoolConfig.Backend.IMAGE_FILE;
+    if (from != to && !bothImageFiles) {
+      throw StorageException.invalid(
+          "the %s %s is in pool %s (backend %s) and cannot be copied into pool %s (backend %s):"
+              + " a btrfs-subvolume pool's volumes are copied only as snapshots within that pool",
+          what, id, from.name(), source.flagName(), to.name(), target.flagName());
+    }
   }
 
   private static void checkCompatible(
@@ -230,9 +274,16 @@ final class VolumeProvisioner {
       }
       VolumeRecord record = found.get();
       Path image = catalog.image(record);
-      // What is really attached decides, not the record: after a node reboot stagedAt may be
-      // stale, and such a volume must still be deletable.
-      if (!backend.devices(image).isEmpty()) {
+      Pool pool = catalog.pool(record.pool());
+      VolumeBackend backend = backends.of(pool);
+      // What is really attached or mounted decides, not the record: after a node reboot stagedAt
+      // may be stale, and such a volume must still be deletable.
+      boolean inUse =
+          backend
+              .directories()
+              .map(d -> d.mounted(pool, image))
+              .orElseGet(() -> !backend.devices(image).isEmpty());
+      if (inUse) {
         throw StorageException.precondition(
             "volume %s is staged on this node; unstage it before deleting", volumeId);
       }
@@ -250,13 +301,18 @@ final class VolumeProvisioner {
       VolumeRecord record = catalog.readyVolume(volumeId);
       long size = grantGrowth(record, requiredBytes, limitBytes);
       // Growing the sparse file now costs nothing and lets an unattached block volume be used at
-      // its new size at once; an attached loop device and any filesystem grow on the node.
+      // its new size at once; an attached loop device and any filesystem grow on the node. A
+      // directory volume's limit is all there is: raised here, it leaves the node nothing to do.
       Path image = catalog.image(record);
+      Pool pool = catalog.pool(record.pool());
+      VolumeBackend backend = backends.of(pool);
       if (backend.exists(image)) {
-        backend.grow(catalog.pool(record.pool()), image, size);
+        backend.grow(pool, image, size);
       }
       boolean nodeWork =
-          record.accessType() == AccessType.FILESYSTEM || !backend.devices(image).isEmpty();
+          backend.directories().isEmpty()
+              && (record.accessType() == AccessType.FILESYSTEM
+                  || !backend.devices(image).isEmpty());
       return new ExpandResult(size, nodeWork);
     }
   }

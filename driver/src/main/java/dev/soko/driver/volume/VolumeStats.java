@@ -1,28 +1,36 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.backend.Backends;
+import dev.soko.driver.backend.DirectoryVolumes;
 import dev.soko.driver.backend.VolumeBackend;
+import dev.soko.driver.backend.VolumeSpace;
 import dev.soko.driver.model.AccessType;
 import dev.soko.driver.model.VolumeCondition;
 import dev.soko.driver.mount.FsStats;
 import dev.soko.driver.mount.MountEntry;
 import dev.soko.driver.mount.Mounter;
 import dev.soko.driver.mount.PathPolicy;
+import dev.soko.driver.pool.Pool;
 import dev.soko.driver.state.VolumeRecord;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 
-/** NodeGetVolumeStats: bytes and inodes of a mounted volume, or the size of a block volume. */
+/**
+ * NodeGetVolumeStats: bytes and inodes of a mounted volume, or the size of a block volume. A
+ * directory volume's bytes are the backend's (a btrfs qgroup's referenced bytes against its limit):
+ * statfs of a subvolume shows the whole pool filesystem.
+ */
 final class VolumeStats {
   private final Catalog catalog;
   private final Mounter mounter;
   private final Health health;
   private final PathPolicy paths;
-  private final VolumeBackend backend;
+  private final Backends backends;
 
   VolumeStats(
-      Catalog catalog, Mounter mounter, Health health, PathPolicy paths, VolumeBackend backend) {
-    this.backend = backend;
+      Catalog catalog, Mounter mounter, Health health, PathPolicy paths, Backends backends) {
+    this.backends = backends;
     this.catalog = catalog;
     this.mounter = mounter;
     this.health = health;
@@ -38,7 +46,13 @@ final class VolumeStats {
     Health.View view = health.view();
     VolumeCondition condition = view.condition(record);
     Path image = catalog.image(record);
-    Optional<String> device = view.device(image);
+    Pool pool = catalog.pool(record.pool());
+    VolumeBackend backend = backends.of(pool);
+    Optional<DirectoryVolumes> directories = backend.directories();
+    if (directories.isPresent()) {
+      return directoryUsage(directories.get(), pool, image, view.mountAt(path), condition, path);
+    }
+    Optional<String> device = view.device(record, image);
     Optional<MountEntry> mount = view.mountAt(path);
     boolean mounted =
         device.isPresent() && mount.isPresent() && Health.mounts(mount.get(), device.get());
@@ -48,7 +62,7 @@ final class VolumeStats {
       condition = new VolumeCondition(true, "the volume is not mounted at " + path);
     }
     if (record.accessType() == AccessType.BLOCK) {
-      long size = backend.exists(image) ? backend.size(catalog.pool(record.pool()), image) : 0;
+      long size = backend.exists(image) ? backend.size(pool, image) : 0;
       return new VolumeUsage(size, 0, 0, 0, 0, 0, condition);
     }
     if (!mounted) {
@@ -64,5 +78,27 @@ final class VolumeStats {
         stats.usedInodes(),
         stats.freeInodes(),
         condition);
+  }
+
+  /** No inode figures: btrfs allocates inodes as needed, so there is no count to run out of. */
+  private static VolumeUsage directoryUsage(
+      DirectoryVolumes directories,
+      Pool pool,
+      Path location,
+      Optional<MountEntry> mount,
+      VolumeCondition condition,
+      Path path) {
+    boolean mounted =
+        mount.isPresent() && directories.identity(pool, location).matches(mount.get());
+    if (!mounted) {
+      VolumeCondition shown =
+          condition.abnormal()
+              ? condition
+              : new VolumeCondition(true, "the volume is not mounted at " + path);
+      return new VolumeUsage(0, 0, 0, 0, 0, 0, shown);
+    }
+    VolumeSpace space = directories.space(pool, location);
+    return new VolumeUsage(
+        space.limitBytes(), space.usedBytes(), space.availableBytes(), 0, 0, 0, condition);
   }
 }

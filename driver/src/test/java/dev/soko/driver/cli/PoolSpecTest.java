@@ -46,4 +46,36 @@ class PoolSpecTest {
     assertThatThrownBy(() -> PoolSpec.parse("name=p,path=/p,selector:d=a"))
         .hasMessageContaining("unknown key 'selector:d'");
   }
+
+  @Test
+  void aPoolIsAnImageFilePoolUnlessItsBackendSaysOtherwise() {
+    PoolConfig plain = PoolSpec.parse("name=p,path=/p");
+    assertThat(plain.backend()).isEqualTo(PoolConfig.Backend.IMAGE_FILE);
+    assertThat(plain.fsTypes()).containsExactly("ext4", "xfs");
+    assertThat(PoolSpec.parse("name=p,path=/p,backend=image-file,fs=xfs").fsTypes())
+        .containsExactly("xfs");
+
+    PoolConfig btrfs = PoolSpec.parse("name=fast,path=/var/lib/soko/fast,backend=btrfs-subvolume");
+    assertThat(btrfs.backend()).isEqualTo(PoolConfig.Backend.BTRFS_SUBVOLUME);
+    assertThat(btrfs.fsTypes()).as("its volumes are btrfs, nothing else").containsExactly("btrfs");
+    assertThat(PoolSpec.parse("name=f,path=/f,backend=btrfs-subvolume,fs=btrfs").fsTypes())
+        .containsExactly("btrfs");
+  }
+
+  @Test
+  void aBtrfsPoolWithAnotherFilesystemOrAnUnknownBackendIsAConfigError() {
+    assertThatThrownBy(() -> PoolSpec.parse("name=f,path=/f,backend=btrfs-subvolume,fs=ext4"))
+        .hasMessageContaining("fs=ext4 is not possible with backend=btrfs-subvolume")
+        .hasMessageContaining("leave fs out or say fs=btrfs");
+    assertThatThrownBy(() -> PoolSpec.parse("name=f,path=/f,backend=btrfs-subvolume,fs=btrfs:xfs"))
+        .hasMessageContaining("fs=btrfs:xfs is not possible");
+    assertThatThrownBy(() -> PoolSpec.parse("name=f,path=/f,fs=btrfs"))
+        .as("an image-file pool makes ext4 and xfs only")
+        .hasMessageContaining("btrfs volumes need backend=btrfs-subvolume");
+    assertThatThrownBy(() -> PoolSpec.parse("name=f,path=/f,backend=zfs"))
+        .hasMessageContaining("backend 'zfs' is unknown (known: [image-file, btrfs-subvolume])");
+    assertThatThrownBy(() -> PoolSpec.parse("name=f,path=/f,backend=BtrfsSubvolume"))
+        .as("the flag's spelling, not the CRD's")
+        .hasMessageContaining("is unknown");
+  }
 }

@@ -104,9 +104,9 @@ class NodeServiceTest {
         Status.Code.INVALID_ARGUMENT,
         "volume_id is required");
     assertCode(
-        () -> node.nodeStageVolume(stage(path).setVolumeCapability(Caps.mount("btrfs")).build()),
+        () -> node.nodeStageVolume(stage(path).setVolumeCapability(Caps.mount("vfat")).build()),
         Status.Code.INVALID_ARGUMENT,
-        "fs_type 'btrfs'");
+        "fs_type 'vfat'");
   }
 
   @Test

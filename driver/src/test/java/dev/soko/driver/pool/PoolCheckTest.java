@@ -114,4 +114,47 @@ class PoolCheckTest {
     mount(pool, "/sub");
     assertThat(check(true, true, Optional.empty()).state()).isEqualTo(PoolVerdict.State.REFUSED);
   }
+
+  PoolVerdict checkBtrfs(long magic, boolean quotas) throws Exception {
+    dev.soko.driver.sys.FakeSyscalls sys =
+        new dev.soko.driver.sys.FakeSyscalls().filesystemType(pool.toString(), magic);
+    sys.fill("ioctl ", new byte[1024]); // fsid 0000...
+    Path sysfs = Files.createDirectories(dir.resolve("sysfs"));
+    Path fs = Files.createDirectories(sysfs.resolve("00000000-0000-0000-0000-000000000000"));
+    if (quotas) {
+      Files.createDirectories(fs.resolve("qgroups"));
+    }
+    mount(dir, "/");
+    PoolConfig config =
+        new PoolConfig(
+            "fast",
+            pool,
+            0,
+            1.0,
+            PoolConfig.Backend.BTRFS_SUBVOLUME.fsTypes(),
+            false,
+            true,
+            Map.of(),
+            PoolConfig.Backend.BTRFS_SUBVOLUME);
+    var btrfs = new dev.soko.driver.btrfs.Btrfs(new dev.soko.driver.exec.FakeExec(), sys, sysfs);
+    return new PoolCheck(Optional.empty(), () -> mounts, p -> Optional.empty(), Optional.of(btrfs))
+        .check(config);
+  }
+
+  @Test
+  void aBtrfsSubvolumePoolNotOnBtrfsIsRefused() throws Exception {
+    PoolVerdict verdict = checkBtrfs(0xEF53L, true);
+    assertThat(verdict.state()).isEqualTo(PoolVerdict.State.REFUSED);
+    assertThat(verdict.reason()).contains(pool + " is not on btrfs", "backend=image-file");
+  }
+
+  @Test
+  void aBtrfsSubvolumePoolWithQuotasOffIsRefusedWithTheCommandThatFixesIt() throws Exception {
+    PoolVerdict verdict = checkBtrfs(dev.soko.driver.btrfs.Btrfs.MAGIC, false);
+    assertThat(verdict.state()).isEqualTo(PoolVerdict.State.REFUSED);
+    assertThat(verdict.reason())
+        .contains("quotas disabled")
+        .contains("run 'btrfs quota enable " + dir + "'");
+    assertThat(checkBtrfs(dev.soko.driver.btrfs.Btrfs.MAGIC, true)).isEqualTo(PoolVerdict.READY);
+  }
 }

@@ -20,6 +20,7 @@ public final class FakeSyscalls implements Syscalls {
   private final List<byte[]> structs = new ArrayList<>();
   private final Map<String, byte[]> filled = new HashMap<>();
   private StatVfs statVfs = new StatVfs(4096, 0, 0, 0, 0, 0);
+  private final Map<String, Long> filesystemTypes = new HashMap<>();
   private int nextFd = 10;
 
   /** The next call whose line starts with {@code prefix} fails with {@code errno} (queued). */
@@ -45,6 +46,12 @@ public final class FakeSyscalls implements Syscalls {
 
   public FakeSyscalls statVfs(StatVfs answer) {
     statVfs = answer;
+    return this;
+  }
+
+  /** What statfs says the filesystem holding {@code path} is (default: ext4's magic). */
+  public FakeSyscalls filesystemType(String path, long magic) {
+    filesystemTypes.put(path, magic);
     return this;
   }
 
@@ -131,6 +138,12 @@ public final class FakeSyscalls implements Syscalls {
   public StatVfs statvfs(String path) {
     record("statvfs " + path);
     return statVfs;
+  }
+
+  @Override
+  public long filesystemType(String path) {
+    record("statfs " + path);
+    return filesystemTypes.getOrDefault(path, 0xEF53L);
   }
 
   private String name(int fd) {

@@ -1,0 +1,201 @@
+package dev.soko.driver.backend;
+
+import dev.soko.driver.btrfs.Btrfs;
+import dev.soko.driver.btrfs.QgroupUsage;
+import dev.soko.driver.mount.LoopDevice;
+import dev.soko.driver.mount.MountEntry;
+import dev.soko.driver.mount.MountException;
+import dev.soko.driver.mount.MountInfo;
+import dev.soko.driver.pool.Pool;
+import dev.soko.driver.pool.PoolException;
+import dev.soko.driver.state.Ids;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * A volume is a btrfs subvolume in its pool's directory ({@code volumes/<id>}), its capacity the
+ * limit of its qgroup on referenced bytes (writes beyond fail with EDQUOT); a snapshot is a
+ * read-only snapshot of it ({@code snapshots/<id>}), a clone or restore a writable snapshot of its
+ * source. No loop device and no second filesystem: the volume's data path is the pool filesystem's
+ * own. The node side bind-mounts the subvolume ({@link DirectoryVolumes}).
+ *
+ * <p>Copies stay inside one pool: a subvolume can only be snapshotted within its own filesystem,
+ * and the volume layer refuses a copy that crosses pools before it gets here.
+ */
+public final class BtrfsSubvolumeBackend implements VolumeBackend, DirectoryVolumes {
+  private final Btrfs btrfs;
+  private final Supplier<List<MountEntry>> mounts;
+
+  public BtrfsSubvolumeBackend(Btrfs btrfs) {
+    this(btrfs, () -> MountInfo.read(Path.of("/proc/self/mountinfo")));
+  }
+
+  public BtrfsSubvolumeBackend(Btrfs btrfs, Supplier<List<MountEntry>> mounts) {
+    this.btrfs = btrfs;
+    this.mounts = mounts;
+  }
+
+  @Override
+  public void create(Pool pool, Path location, long bytes) {
+    btrfs.createSubvolume(location);
+    btrfs.limit(location, bytes);
+  }
+
+  /** A writable snapshot; its qgroup inherits the source's limit until {@link #grow} sets it. */
+  @Override
+  public void copy(Pool targetPool, Path source, Path target, boolean samePool) {
+    if (!samePool) {
+      throw new PoolException(
+          PoolException.Kind.BAD_INPUT,
+          "a btrfs subvolume is copied only as a snapshot within its own pool",
+          null);
+    }
+    btrfs.snapshot(source, target, false);
+  }
+
+  @Override
+  public void snapshot(Pool pool, Path source, Path target) {
+    btrfs.snapshot(source, target, true);
+  }
+
+  @Override
+  public Optional<DirectoryVolumes> directories() {
+    return Optional.of(this);
+  }
+
+  @Override
+  public boolean exists(Path location) {
+    return btrfs.isSubvolume(location);
+  }
+
+  /** Removes the subvolume and its qgroup; anything else at the location is not ours to remove. */
+  @Override
+  public void delete(Path location) throws IOException {
+    if (btrfs.isSubvolume(location)) {
+      btrfs.deleteSubvolume(location);
+    }
+  }
+
+  /** Raises the qgroup limit, online: the next write may use the new room. Never lowers it. */
+  @Override
+  public void grow(Pool pool, Path location, long bytes) {
+    if (btrfs.usage(location).limitBytes() < bytes) {
+      btrfs.limit(location, bytes);
+    }
+  }
+
+  @Override
+  public long size(Pool pool, Path location) {
+    return btrfs.usage(location).limitBytes();
+  }
+
+  @Override
+  public String attach(Path location, int directIoBlockSize) {
+    throw notAttached();
+  }
+
+  @Override
+  public void detach(String device) {
+    throw notAttached();
+  }
+
+  @Override
+  public void refreshSize(String device) {
+    throw notAttached();
+  }
+
+  private static IllegalStateException notAttached() {
+    return new IllegalStateException("btrfs subvolumes are bind-mounted, never attached");
+  }
+
+  /** No device ever backs a subvolume. */
+  @Override
+  public List<String> devices(Path location) {
+    return List.of();
+  }
+
+  @Override
+  public List<String> devicesHolding(Path location) {
+    return List.of();
+  }
+
+  @Override
+  public List<LoopDevice> inventory() {
+    return List.of();
+  }
+
+  @Override
+  public List<String> backedBy(List<LoopDevice> inventory, Path location, boolean deletedToo) {
+    return List.of();
+  }
+
+  @Override
+  public Map<LoopDevice, Path> attachedIn(Pool pool) {
+    return Map.of();
+  }
+
+  /** Every entry of the pool's volume and snapshot directories, subvolume or not. */
+  @Override
+  public List<Path> stored(Pool pool) {
+    return pool.imageFiles();
+  }
+
+  @Override
+  public Optional<String> idOf(Path location) {
+    Path name = location.getFileName();
+    String id = name == null ? "" : name.toString();
+    return Ids.isVolumeId(id) || Ids.isSnapshotId(id) ? Optional.of(id) : Optional.empty();
+  }
+
+  // ---- the node side ---------------------------------------------------------------------
+
+  /**
+   * The pool filesystem's mount that holds the location (the deepest mount point above it), and the
+   * location's path below that mount's root: a mount of a subdirectory (a hostPath bind in a
+   * container, a {@code subvol=} mount) shows its own root, which the path is joined to.
+   */
+  @Override
+  public MountIdentity identity(Pool pool, Path location) {
+    Path real = realLocation(pool, location);
+    MountEntry holder = null;
+    for (MountEntry entry : mounts.get()) {
+      if (real.startsWith(entry.mountPoint())
+          && (holder == null
+              || entry.mountPoint().getNameCount() >= holder.mountPoint().getNameCount())) {
+        holder = entry;
+      }
+    }
+    if (holder == null) {
+      throw MountException.failed("no mount holds pool " + pool.name() + " at " + real);
+    }
+    Path below = holder.mountPoint().relativize(real);
+    Path root = Path.of(holder.root()).resolve(below);
+    return new MountIdentity(holder.device(), root.toString());
+  }
+
+  /** The location with the pool directory's symbolic links resolved, as mountinfo shows paths. */
+  private static Path realLocation(Pool pool, Path location) {
+    Path poolDir = pool.config().path();
+    try {
+      return poolDir.toRealPath().resolve(poolDir.relativize(location));
+    } catch (IOException e) {
+      throw MountException.failed("cannot resolve pool directory " + poolDir + ": " + e, e);
+    }
+  }
+
+  @Override
+  public boolean mounted(Pool pool, Path location) {
+    MountIdentity identity = identity(pool, location);
+    return mounts.get().stream().anyMatch(identity::matches);
+  }
+
+  @Override
+  public VolumeSpace space(Pool pool, Path location) {
+    QgroupUsage usage = btrfs.usage(location);
+    return new VolumeSpace(usage.referencedBytes(), usage.limitBytes());
+  }
+}
