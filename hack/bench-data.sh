@@ -98,6 +98,16 @@ losetup -l -n -O NAME,BACK-FILE | awk -v d="$work/" 'index($2, d) == 1 {print $1
 
 meminfo() { awk -v k="$1:" '$1 == k {print $2}' /proc/meminfo; } # KiB
 cold() { sync; echo 3 >/proc/sys/vm/drop_caches; }
+# Copy-on-write keeps an extent whole until every block of it is overwritten, and a qgroup counts
+# whole extents: random writes make a btrfs volume hold more than its files' size against its
+# limit, and a sequential rewrite gives it back. So the qgroup's referenced bytes are recorded
+# after each job (sync first: btrfs accounts qgroups when a transaction commits).
+subvolume=$(btrfs inspect-internal rootid "$(dirname "${file[btrfs]}")")
+qgroup() { # JOB: appends "JOB referenced limit" of the btrfs volume's qgroup
+  sync
+  btrfs qgroup show -re --raw "$work/btrfs" |
+    awk -v q="0/$subvolume" -v job="$1" '$1 == q {print job, $2, $4}' >>"$work/results/qgroup-btrfs.txt"
+}
 run() { # JOB TARGET
   FILE=${file[$2]} SIZE=$size RUNTIME=$runtime fio --section="$1" --output-format=json \
     --output="$work/results/$1-$2.json" "$jobs" >/dev/null
@@ -105,6 +115,7 @@ run() { # JOB TARGET
 
 say "laying down $size per target"
 for t in "${targets[@]}"; do run fill "$t"; done
+qgroup fill
 for job in randread-qd1 randread-qd32 randwrite-qd1 randwrite-qd32 seqread seqwrite fdatasync; do
   say "fio $job (${runtime} s per target)"
   for t in "${targets[@]}"; do
@@ -113,6 +124,7 @@ for job in randread-qd1 randread-qd32 randwrite-qd1 randwrite-qd32 seqread seqwr
     run "$job" "$t"
     # What an application's O_DIRECT writes left dirty in the host's page cache (should be none).
     [ "$job" = randwrite-qd32 ] && echo $(($(meminfo Dirty) - before)) >"$work/results/dirty-$t.kib"
+    if [ "$t" = btrfs ]; then qgroup "$job"; fi
   done
 done
 say "buffered read of $size from a cold cache: page-cache growth"
@@ -123,12 +135,6 @@ for t in "${targets[@]}"; do
   run pagecache "$t"
   echo $(($(meminfo Cached) + $(meminfo Buffers) - before)) >"$work/results/cached-$t.kib"
 done
-# Copy-on-write keeps an extent whole until every block of it is overwritten, and a qgroup counts
-# whole extents: after random writes, a btrfs volume's limit holds more than its files' size.
-sync
-subvolume=$(btrfs inspect-internal rootid "$(dirname "${file[btrfs]}")")
-btrfs qgroup show -re --raw "$work/btrfs" | awk -v q="0/$subvolume" -v f="$(stat -c %s "${file[btrfs]}")" \
-  '$1 == q {print f, $2, $4}' >"$work/results/qgroup-btrfs.txt"
 # Space back: what the pool's images hold (as Pool.allocatedBytes counts it) before and after 1 GiB
 # is written in a volume, and after it is deleted and the volume trimmed.
 allocated() { du -s -B1 "$work/poolfs/pool/images" | cut -f1; }
@@ -178,9 +184,9 @@ discard_row='{m = 1048576; printf "| %s volume | %.0f | %.0f | %.0f | %.0f%% |\n
   echo "|---|---:|---:|---:|---:|"
   echo "btrfs $u0 $u1 $u2" | awk "$discard_row"
   echo
-  echo "| the btrfs volume's qgroup after the fio jobs (MiB) | test file | referenced | limit |"
-  echo "|---|---:|---:|---:|"
-  awk '{m = 1048576; printf "| btrfs volume | %.0f | %.0f | %.0f |\n", $1/m, $2/m, $3/m}' \
+  echo "| the btrfs volume's qgroup after each fio job (test file $size) | referenced (MiB) | limit (MiB) |"
+  echo "|---|---:|---:|"
+  awk '{m = 1048576; printf "| %s | %.0f | %.0f |\n", $1, $2/m, $3/m}' \
     "$work/results/qgroup-btrfs.txt"
 } | tee "$work/table.md"
 java -cp "$classpath" dev.soko.driver.bench.DataVolumes down "$work/csi.sock" "$work/volumes"
