@@ -3,8 +3,9 @@
 set -euo pipefail
 
 # e2fsprogs: mkfs.ext4/resize2fs; xfsprogs: mkfs.xfs/xfs_growfs; util-linux: losetup/mount/blkid/
-# fsfreeze; coreutils: cp --reflink/--sparse. The driver's integration tests need all of them.
-packages=(e2fsprogs xfsprogs util-linux coreutils)
+# fsfreeze; coreutils: cp --reflink/--sparse; btrfs-progs: btrfs subvolume/qgroup for the
+# btrfs-subvolume pool backend, mkfs.btrfs for its tests. The driver's integration tests need all.
+packages=(e2fsprogs xfsprogs util-linux coreutils btrfs-progs)
 
 # Container images (hack/images.sh, hack/test-images.sh): root filesystems from Debian packages,
 # daemonless image build/run (runc: crun fails on this host's hybrid cgroups).

@@ -2,12 +2,15 @@
 # csi-sanity (the CSI conformance suite, pinned in hack/versions.env) against the real driver jar,
 # with real loop devices, filesystems and mounts. Needs root; fails, never skips, without it.
 #
-#   hack/sanity.sh                    three passes: ACCESS:POOL = mount:dir block:dir mount:xfs
+#   hack/sanity.sh                    four passes: ACCESS:POOL = mount:dir block:dir mount:xfs mount:btrfs
 #   SANITY_PASSES="block:xfs" hack/sanity.sh
 #
 # ACCESS is csi-sanity's volume access type (mount or block). POOL "dir" is a plain directory on
 # the host filesystem (snapshots and clones are sparse copies); "xfs" is an XFS filesystem with
-# reflink on a loop device (snapshots and clones are reflink copies).
+# reflink on a loop device (snapshots and clones are reflink copies); "btrfs" is a btrfs with quotas
+# enabled on a loop device, served by the btrfs-subvolume backend (volumes are subvolumes with a
+# qgroup limit, bind-mounted; snapshots and clones are subvolume snapshots; filesystem volumes only,
+# so it has no block pass).
 #   SANITY_FOCUS='CreateVolume' hack/sanity.sh    run a subset (ginkgo focus regexp)
 #   SANITY_KEEP=1 hack/sanity.sh      keep the work dir (logs, JUnit reports) after a success
 #
@@ -22,7 +25,7 @@ repo=$(cd "$here/.." && pwd)
 cache=${SOKO_CACHE:-$HOME/.cache/soko}
 sanity=$cache/bin/csi-sanity
 jar=$repo/driver/target/soko-driver.jar
-passes=${SANITY_PASSES:-mount:dir block:dir mount:xfs}
+passes=${SANITY_PASSES:-mount:dir block:dir mount:xfs mount:btrfs}
 volume_size=$((64 << 20))
 expand_size=$((96 << 20))
 
@@ -42,7 +45,7 @@ fail() {
 }
 [ "$(id -u)" = 0 ] || fail "must run as root: the driver attaches loop devices and mounts filesystems"
 losetup -f >/dev/null 2>&1 || fail "no usable loop device (losetup -f failed); load the loop module"
-for tool in mkfs.ext4 mkfs.xfs losetup findmnt; do
+for tool in mkfs.ext4 mkfs.xfs mkfs.btrfs btrfs losetup findmnt; do
   command -v "$tool" >/dev/null || fail "$tool is missing (run hack/deps.sh)"
 done
 
@@ -69,23 +72,38 @@ make_pool() {
     mkfs.xfs -q -m reflink=1 "$work/pool-xfs.img"
     mount -o loop "$work/pool-xfs.img" "$dir"
     ;;
-  *) fail "unknown pool kind '$kind' (dir or xfs)" ;;
+  btrfs)
+    truncate -s 8G "$work/pool-btrfs.img"
+    mkfs.btrfs -q "$work/pool-btrfs.img" >&2 # it prints notes on stdout even with -q
+    mount -o loop "$work/pool-btrfs.img" "$dir"
+    btrfs quota enable "$dir"
+    ;;
+  *) fail "unknown pool kind '$kind' (dir, xfs or btrfs)" ;;
   esac
   echo "$dir"
 }
 
 leaks() {
   local found=0
-  # The XFS pool's own mount is the one expected mount.
-  if findmnt -rn -o TARGET | grep -F "$work/" | grep -vxF "$work/pool-xfs" >"$work/leaked-mounts"; then
+  # The XFS and btrfs pools' own mounts are the expected ones.
+  if findmnt -rn -o TARGET | grep -F "$work/" | grep -vxF -e "$work/pool-xfs" -e "$work/pool-btrfs" >"$work/leaked-mounts"; then
     echo "sanity: LEAK: mounts left under $work:" >&2
     cat "$work/leaked-mounts" >&2
     found=1
   fi
-  if losetup -l -n -O NAME,BACK-FILE | grep -F "$work/pool-" | grep -vF "$work/pool-xfs.img" >"$work/leaked-loops"; then
+  if losetup -l -n -O NAME,BACK-FILE | grep -F "$work/pool-" | grep -vF -e "$work/pool-xfs.img" -e "$work/pool-btrfs.img" >"$work/leaked-loops"; then
     echo "sanity: LEAK: loop devices left on pool images:" >&2
     cat "$work/leaked-loops" >&2
     found=1
+  fi
+  # A btrfs pool: no subvolume and no qgroup but the top level's may outlive the volumes.
+  if [ -d "$work/pool-btrfs/volumes" ]; then
+    if btrfs subvolume list -o "$work/pool-btrfs" | grep -E 'path (pool-btrfs/)?(volumes|snapshots)/' >"$work/leaked-subvolumes" ||
+      btrfs qgroup show --raw "$work/pool-btrfs" | grep -E '^0/' | grep -v '^0/5 ' >>"$work/leaked-subvolumes"; then
+      echo "sanity: LEAK: subvolumes or qgroups left in the btrfs pool:" >&2
+      cat "$work/leaked-subvolumes" >&2
+      found=1
+    fi
   fi
   return $found
 }
@@ -109,10 +127,11 @@ cleanup() {
 trap cleanup EXIT
 
 start_driver() {
-  local socket=$1 pool=$2
+  local socket=$1 pool=$2 backend=""
+  case $pool in */pool-btrfs) backend=",backend=btrfs-subvolume" ;; esac
   SOKO_DRIVER_JAR=$jar "$repo/driver/bin/soko-driver" \
     --endpoint "unix://$socket" --node-id sanity-node --driver-name csi.soko.dev \
-    --pool "name=sanity,path=$pool,capacity=8Gi" \
+    --pool "name=sanity,path=$pool,capacity=8Gi$backend" \
     --allowed-path-root "$kubelet" --max-volumes-per-node 64 \
     --log-level "${SANITY_LOG_LEVEL:-info}" >>"$work/driver.log" 2>&1 &
   driver_pid=$!

@@ -117,9 +117,9 @@ test_driver() {
   image="$(ensure_image driver)"
   check "driver image runs as root (it mounts)" \
     test "$(podman image inspect --format '{{.Config.User}}' "$image")" = "0:0"
-  check "driver image carries losetup, mount, mkfs/resize for ext4 and xfs" \
+  check "driver image carries losetup, mount, mkfs/resize for ext4 and xfs, btrfs" \
     "${RUN[@]}" --rm --entrypoint /bin/sh "$image" -c \
-    'for t in losetup mount umount mkfs.ext4 resize2fs mkfs.xfs xfs_growfs cp truncate; do
+    'for t in losetup mount umount mkfs.ext4 resize2fs mkfs.xfs xfs_growfs btrfs cp truncate; do
        command -v "$t" >/dev/null || { echo "missing $t"; exit 1; }; done'
   check "driver image saved as an OCI archive" archive_is_oci driver
   check "driver image answers --help" output_has 'endpoint' "${RUN[@]}" --rm "$image" --help

@@ -331,8 +331,8 @@ public final class Pool implements AutoCloseable {
   }
 
   /**
-   * Flushes a file's data and metadata to disk; for a directory (a subvolume), its entries (btrfs
-   * commits the transaction when a new subvolume is fsynced).
+   * Flushes a file's data and metadata to disk; a directory (a subvolume) is opened for reading, as
+   * a directory cannot be opened for writing, and fsynced the same way.
    */
   public static void fsync(Path file) {
     boolean directory = Files.isDirectory(file);
