@@ -20,9 +20,8 @@ packages+=(openssl curl)
 # API server from the host's loopback, busybox-static for the test workloads' image.
 packages+=(runc containernetworking-plugins iptables socat busybox-static)
 
-# The data-path benchmark (hack/bench-data.sh): fio; btrfs-progs for its btrfs pool's filesystem
-# (mkfs.btrfs, `btrfs quota enable`, qgroup and usage figures).
-packages+=(fio btrfs-progs)
+# The data-path benchmark (hack/bench-data.sh): fio (and btrfs-progs, above, for its btrfs pool).
+packages+=(fio)
 
 # Chart and OLM bundle generator and tests (hack/gen-dist.py, hack/test-dist.py).
 packages+=(python3 python3-yaml)
