@@ -190,13 +190,16 @@ class PowerLossIT {
       throws IOException {
     Files.createDirectories(mountPoint);
     String device = new Losetup().attach(image);
-    switch (backend) {
-      // nouuid: the clone has the live filesystem's UUID, and that one is still mounted.
-      case IMAGE_FILE ->
-          host.sh("mount", "-t", "xfs", "-o", "nouuid", device, mountPoint.toString());
-      // The kernel gives a single-device clone of a mounted btrfs a temporary fsid by itself.
-      case BTRFS_SUBVOLUME -> host.sh("mount", "-t", "btrfs", device, mountPoint.toString());
-    }
+    String at = mountPoint.toString();
+    // A switch expression, so that a new backend cannot compile without saying how it boots.
+    String[] mount =
+        switch (backend) {
+          // nouuid: the clone has the live filesystem's UUID, and that one is still mounted.
+          case IMAGE_FILE -> new String[] {"mount", "-t", "xfs", "-o", "nouuid", device, at};
+          // The kernel gives a single-device clone of a mounted btrfs a temporary fsid itself.
+          case BTRFS_SUBVOLUME -> new String[] {"mount", "-t", "btrfs", device, at};
+        };
+    host.sh(mount);
     return device;
   }
 
