@@ -1,12 +1,24 @@
 #!/usr/bin/env python3
 """Prints hack/bench-data.sh's results as a Markdown table: each row's value per target and its
-ratio to the pool's own filesystem (the first target), with issue 11's target and whether every
-volume met it. Usage: bench-data-table.py RESULTS_DIR RAW TARGET..."""
+ratios, with issue 11's target and whether every ratio met it (the ones that did not are named).
+
+Usage: bench-data-table.py RESULTS_DIR RAW TARGET...   each TARGET against RAW, the first one;
+       bench-data-table.py RESULTS_DIR TARGET... A/B...  the TARGETs' values, then the ratios A/B
+                                                         (a volume and the filesystem it is judged
+                                                         against), for several limits in one table."""
 import json
 import sys
 
-results, raw, volumes = sys.argv[1], sys.argv[2], sys.argv[3:]
-targets = [raw] + volumes
+results, args = sys.argv[1], sys.argv[2:]
+targets = [a for a in args if "/" not in a]
+pairs = [tuple(a.split("/")) for a in args if "/" in a]
+# A verdict names what failed: the volume when all share one raw side, else the ratio.
+failure = "/".join
+if not pairs:
+    pairs, failure = [(t, targets[0]) for t in targets[1:]], lambda pair: pair[0]
+for pair in pairs:
+    if len(pair) != 2 or not set(pair) <= set(targets):
+        sys.exit(f"ratio {'/'.join(pair)}: both sides must be among the targets {targets}")
 
 
 def fio(job, target):
@@ -51,25 +63,28 @@ def show(v):
     return f"{v:.2f}" if v < 10 else f"{v:.0f}"
 
 
-head = ["row"] + targets + [f"{v}/{raw}" for v in volumes] + ["target", "met"]
+head = ["row"] + targets + ["/".join(p) for p in pairs] + ["target", "met"]
 print("| " + " | ".join(head) + " |")
-print("|---|" + "---:|" * (len(targets) + len(volumes)) + "---|---|")
+print("|---|" + "---:|" * (len(targets) + len(pairs)) + "---|---|")
 for label, value, target in rows:
     values = {t: value(t) for t in targets}
-    ratios = {v: values[v] / values[raw] if values[raw] else float("inf") for v in volumes}
-    shown = {v: "-" if ratios[v] == float("inf") else f"{ratios[v]:.2f}" for v in volumes}
-    cells = [show(values[t]) for t in targets] + [shown[v] for v in volumes]
+    ratios = {p: values[p[0]] / values[p[1]] if values[p[1]] else float("inf") for p in pairs}
+    shown = {p: "-" if ratios[p] == float("inf") else f"{ratios[p]:.2f}" for p in pairs}
+    cells = [show(values[t]) for t in targets] + [shown[p] for p in pairs]
     if target is None:
         goal, met = "", ""
     else:
         kind, bound = target
         if kind == "min":
-            goal, ok = f">= {bound}x", [ratios[v] >= bound for v in volumes]
+            goal, ok = f">= {bound}x", {p: ratios[p] >= bound for p in pairs}
         elif kind == "max":
-            goal, ok = f"<= {bound}x", [ratios[v] <= bound for v in volumes]
+            goal, ok = f"<= {bound}x", {p: ratios[p] <= bound for p in pairs}
         elif kind == "raw+":
-            goal, ok = f"<= raw + {bound}", [values[v] <= values[raw] + bound for v in volumes]
+            goal, ok = f"<= raw + {bound}", {p: values[p[0]] <= values[p[1]] + bound for p in pairs}
         else:
-            goal, ok = f"<= {bound}", [values[v] <= bound for v in volumes]
-        met = "yes" if all(ok) else "NO (" + ", ".join(v for v, k in zip(volumes, ok) if not k) + ")"
+            goal, ok = f"<= {bound}", {p: values[p[0]] <= bound for p in pairs}
+        # A bound on a volume's own value fails the volume, once, not each ratio it appears in.
+        who = (lambda p: p[0]) if kind == "abs" else failure
+        failed = dict.fromkeys(who(p) for p in pairs if not ok[p])
+        met = "NO (" + ", ".join(failed) + ")" if failed else "yes"
     print(f"| {label} | " + " | ".join(cells) + f" | {goal} | {met} |")

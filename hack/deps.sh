@@ -20,7 +20,7 @@ packages+=(openssl curl)
 # API server from the host's loopback, busybox-static for the test workloads' image.
 packages+=(runc containernetworking-plugins iptables socat busybox-static)
 
-# The data-path benchmark (hack/bench-data.sh): fio.
+# The data-path benchmark (hack/bench-data.sh): fio (and btrfs-progs, above, for its btrfs pool).
 packages+=(fio)
 
 # Chart and OLM bundle generator and tests (hack/gen-dist.py, hack/test-dist.py).

@@ -15,17 +15,20 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Snapshot and clone times against the data a volume holds, through a running driver's socket
- * (hack/bench-data.sh): on the reflink pool, with 512 MiB and then 4 GiB written (a reflink copy
- * should not care); on a pool without reflink, the driver's copy speed beside {@code cp
- * --sparse=always} of the same image file. Caches are dropped before each copy, so every copy reads
- * from the disk.
+ * (hack/bench-data.sh): on the reflink pool (the driver's default pool), with 512 MiB and then 4
+ * GiB written (a reflink copy should not care), and the same on a btrfs-subvolume pool when one is
+ * named (a subvolume snapshot should not care either); on a pool without reflink, the driver's copy
+ * speed beside {@code cp --sparse=always} of the same image file. Caches are dropped before each
+ * copy, so every copy reads from the disk.
  *
- * <p>Usage: {@code SnapshotScaling SOCKET MOUNTDIR REFLINK_POOL_DIR PLAIN_POOL_NAME PLAIN_POOL_DIR}
- * prints {@code metric<TAB>value} lines.
+ * <p>Usage: {@code SnapshotScaling SOCKET MOUNTDIR PLAIN_POOL_NAME PLAIN_POOL_DIR
+ * [BTRFS_POOL_NAME]} prints {@code metric<TAB>value} lines; the btrfs pool's metrics start with
+ * {@code btrfs_}.
  */
 public final class SnapshotScaling {
   private static final long MIB = 1024 * 1024;
   private static final Csi.VolumeCapability EXT4 = Requests.mount("ext4");
+  private static final Csi.VolumeCapability BTRFS = Requests.mount("btrfs");
 
   private final CsiClient csi;
   private final Path mountDir;
@@ -36,26 +39,36 @@ public final class SnapshotScaling {
   }
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 4) {
-      System.err.println("usage: SnapshotScaling SOCKET MOUNTDIR PLAIN_POOL PLAIN_POOL_DIR");
+    if (args.length != 4 && args.length != 5) {
+      System.err.println(
+          "usage: SnapshotScaling SOCKET MOUNTDIR PLAIN_POOL PLAIN_POOL_DIR [BTRFS_POOL]");
       System.exit(2);
     }
     try (CsiClient csi = new CsiClient(Path.of(args[0]))) {
       SnapshotScaling bench = new SnapshotScaling(csi, Path.of(args[1]));
-      bench.reflinkScaling();
+      bench.scaling("", "", EXT4);
+      if (args.length == 5) {
+        bench.scaling("btrfs_", args[4], BTRFS);
+      }
       bench.plainCopy(args[2], Path.of(args[3]));
     }
   }
 
-  private void reflinkScaling() throws Exception {
-    Csi.Volume volume = create("scaling", 5 * 1024 * MIB, "");
-    Path data = publish(volume, "scaling");
+  /**
+   * Snapshot and clone times of one volume in {@code pool} ("" for the default pool) as it holds
+   * 512 MiB and then 4 GiB; metric names start with {@code prefix}.
+   */
+  private void scaling(String prefix, String pool, Csi.VolumeCapability capability)
+      throws Exception {
+    String name = prefix + "scaling";
+    Csi.Volume volume = create(name, 5 * 1024 * MIB, pool, capability);
+    Path data = publish(volume, name, capability);
     long written = append(data, 4 * MIB);
     // One unmeasured snapshot and clone first: the first copy of a run also pays class loading
     // and the first freeze, which would flatter the ratio.
     String warm =
         csi.controller()
-            .createSnapshot(Requests.createSnapshot("scaling-warm-up", volume.getVolumeId()))
+            .createSnapshot(Requests.createSnapshot(name + "-warm-up", volume.getVolumeId()))
             .getSnapshot()
             .getSnapshotId();
     csi.controller().deleteSnapshot(Requests.deleteSnapshot(warm));
@@ -63,9 +76,7 @@ public final class SnapshotScaling {
         .deleteVolume(
             Requests.deleteVolume(
                 csi.controller()
-                    .createVolume(
-                        Requests.cloneVolume(
-                            "clone-warm-up", volume.getCapacityBytes(), EXT4, volume.getVolumeId()))
+                    .createVolume(clone(prefix + "clone-warm-up", volume, pool, capability))
                     .getVolume()
                     .getVolumeId()));
     for (long goal : List.of(512 * MIB, 4096 * MIB)) {
@@ -75,28 +86,33 @@ public final class SnapshotScaling {
       long start = System.nanoTime();
       Csi.Snapshot snapshot =
           csi.controller()
-              .createSnapshot(Requests.createSnapshot("scaling-" + size, volume.getVolumeId()))
+              .createSnapshot(Requests.createSnapshot(name + "-" + size, volume.getVolumeId()))
               .getSnapshot();
-      print("snapshot_" + size + "_ms", (System.nanoTime() - start) / 1e6);
+      print(prefix + "snapshot_" + size + "_ms", (System.nanoTime() - start) / 1e6);
       csi.controller().deleteSnapshot(Requests.deleteSnapshot(snapshot.getSnapshotId()));
       dropCaches();
       start = System.nanoTime();
       Csi.Volume clone =
           csi.controller()
-              .createVolume(
-                  Requests.cloneVolume(
-                      "clone-" + size, volume.getCapacityBytes(), EXT4, volume.getVolumeId()))
+              .createVolume(clone(prefix + "clone-" + size, volume, pool, capability))
               .getVolume();
-      print("clone_" + size + "_ms", (System.nanoTime() - start) / 1e6);
+      print(prefix + "clone_" + size + "_ms", (System.nanoTime() - start) / 1e6);
       csi.controller().deleteVolume(Requests.deleteVolume(clone.getVolumeId()));
     }
-    takeDown(volume, "scaling");
+    takeDown(volume, name);
+  }
+
+  private static Csi.CreateVolumeRequest clone(
+      String name, Csi.Volume source, String pool, Csi.VolumeCapability capability) {
+    return inPool(
+        Requests.cloneVolume(name, source.getCapacityBytes(), capability, source.getVolumeId()),
+        pool);
   }
 
   /** The driver's sparse copy (CreateSnapshot on a pool without reflink) beside cp. */
   private void plainCopy(String pool, Path poolDir) throws Exception {
-    Csi.Volume volume = create("plain", 1024 * MIB, pool);
-    long bytes = append(publish(volume, "plain"), 512 * MIB);
+    Csi.Volume volume = create("plain", 1024 * MIB, pool, EXT4);
+    long bytes = append(publish(volume, "plain", EXT4), 512 * MIB);
     dropCaches();
     long start = System.nanoTime();
     Csi.Snapshot snapshot =
@@ -130,19 +146,23 @@ public final class SnapshotScaling {
     takeDown(volume, "plain");
   }
 
-  private Csi.Volume create(String name, long bytes, String pool) {
-    Csi.CreateVolumeRequest request = Requests.createVolume(name, bytes, EXT4);
-    if (!pool.isEmpty()) {
-      request = request.toBuilder().putParameters("pool", pool).build();
-    }
-    return csi.controller().createVolume(request).getVolume();
+  private Csi.Volume create(String name, long bytes, String pool, Csi.VolumeCapability capability) {
+    return csi.controller()
+        .createVolume(inPool(Requests.createVolume(name, bytes, capability), pool))
+        .getVolume();
   }
 
-  private Path publish(Csi.Volume volume, String name) throws IOException {
+  /** The request with the StorageClass parameter that names the pool, unless pool is "". */
+  private static Csi.CreateVolumeRequest inPool(Csi.CreateVolumeRequest request, String pool) {
+    return pool.isEmpty() ? request : request.toBuilder().putParameters("pool", pool).build();
+  }
+
+  private Path publish(Csi.Volume volume, String name, Csi.VolumeCapability capability)
+      throws IOException {
     String staging = Files.createDirectories(mountDir.resolve(name + "-staging")).toString();
     String target = mountDir.resolve(name).toString();
-    csi.node().nodeStageVolume(Requests.stage(volume, staging, EXT4));
-    csi.node().nodePublishVolume(Requests.publish(volume, staging, target, EXT4));
+    csi.node().nodeStageVolume(Requests.stage(volume, staging, capability));
+    csi.node().nodePublishVolume(Requests.publish(volume, staging, target, capability));
     return Path.of(target, "data.bin");
   }
 

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
 
 /**
  * A child process for {@link CrashConsistencyIT} and {@link PowerLossIT}: runs random
@@ -36,8 +37,17 @@ public final class CrashWorkload {
 
   /** The engine configuration of the workload and of the test that checks its aftermath. */
   static DriverConfig engineConfig(Path pool, Path allowedRoot) {
+    return engineConfig(pool, allowedRoot, PoolConfig.Backend.IMAGE_FILE);
+  }
+
+  /** One pool of the given backend: ext4 volumes for image files, else the backend's own fs. */
+  static DriverConfig engineConfig(Path pool, Path allowedRoot, PoolConfig.Backend backend) {
+    Set<String> fsTypes =
+        backend == PoolConfig.Backend.IMAGE_FILE
+            ? new LinkedHashSet<>(List.of("ext4"))
+            : backend.fsTypes();
     PoolConfig poolConfig =
-        new PoolConfig("crash", pool, 64L << 30, 1.0, new LinkedHashSet<>(List.of("ext4")));
+        new PoolConfig("crash", pool, 64L << 30, 1.0, fsTypes, false, false, Map.of(), backend);
     return new DriverConfig(
         "csi.soko.dev",
         "crash",

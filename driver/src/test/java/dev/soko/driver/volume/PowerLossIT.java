@@ -2,11 +2,13 @@ package dev.soko.driver.volume;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.model.AccessType;
 import dev.soko.driver.model.ContentSource;
 import dev.soko.driver.model.Volume;
 import dev.soko.driver.mount.Losetup;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,6 +18,8 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Power cuts, where {@link CrashConsistencyIT} only kills the process: a kill leaves the page
@@ -27,9 +31,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * reboot) and the engine opened on it: everything the client was answered before the clone began
  * must be there, nothing begun after it, and nothing may leak.
  *
- * <p>The second test does the same for an application's data: a writer appends records to a file in
- * a published ext4 volume, each one fdatasynced before it counts as written; every clone of the
- * pool's disk must hold every record counted before the clone began.
+ * <p>The second test does the same for an application's data, once per pool backend: a writer
+ * appends records to a file in a published volume (ext4 in an image file on an XFS disk; a btrfs
+ * subvolume of a btrfs disk with quotas on), each one fdatasynced before it counts as written;
+ * every clone of the pool's disk must hold every record counted before the clone began.
  */
 class PowerLossIT {
   private static final int CUTS = 8;
@@ -84,9 +89,11 @@ class PowerLossIT {
     assertThat(acknowledged).as("operations answered before the last cut").isGreaterThan(20);
   }
 
-  @Test
-  void dataAnApplicationFsyncedInAVolumeSurvivesAPowerCut() throws Exception {
-    Path live = mountLiveDisk();
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(PoolConfig.Backend.class)
+  void dataAnApplicationFsyncedInAVolumeSurvivesAPowerCut(PoolConfig.Backend backend)
+      throws Exception {
+    Path live = mountLiveDisk(backend);
     Path staging = host.base.resolve("staging");
     Path target = host.base.resolve("target");
     List<Cut> cuts = new ArrayList<>();
@@ -95,7 +102,7 @@ class PowerLossIT {
     // to create one itself.
     Path pool = Files.createDirectories(live.resolve("pool"));
     try (LocalVolumeManager engine =
-        LocalVolumeManager.open(CrashWorkload.engineConfig(pool, host.base))) {
+        LocalVolumeManager.open(CrashWorkload.engineConfig(pool, host.base, backend))) {
       Volume volume =
           engine.createVolume(
               new VolumeRequest(
@@ -104,7 +111,7 @@ class PowerLossIT {
                   0,
                   "",
                   AccessType.FILESYSTEM,
-                  "ext4",
+                  backend.fsTypes().iterator().next(),
                   ContentSource.EMPTY,
                   Map.of()));
       volumeId = volume.id();
@@ -126,7 +133,7 @@ class PowerLossIT {
     for (int i = 0; i < cuts.size(); i++) {
       Cut cut = cuts.get(i);
       assertThat(cut.logBefore()).as("records synced before cut " + i).isGreaterThan(0);
-      assertThat(recordsAfterPowerCut(cut.image(), volumeId, i))
+      assertThat(recordsAfterPowerCut(backend, cut.image(), volumeId, i))
           .as("cut %d: records present in a row from the start", i)
           .isGreaterThanOrEqualTo(cut.logBefore());
       Files.delete(cut.image());
@@ -145,6 +152,23 @@ class PowerLossIT {
     return host.mountNewXfs(disk(), 1024 * HostFixture.MIB, host.base.resolve("live"));
   }
 
+  /** Makes and mounts a disk with the filesystem a pool of {@code backend} needs. */
+  private Path mountLiveDisk(PoolConfig.Backend backend) throws IOException {
+    return switch (backend) {
+      case IMAGE_FILE -> mountLiveDisk();
+      case BTRFS_SUBVOLUME -> {
+        Path mountPoint = Files.createDirectories(host.base.resolve("live"));
+        try (RandomAccessFile file = new RandomAccessFile(disk().toFile(), "rw")) {
+          file.setLength(1024 * HostFixture.MIB);
+        }
+        host.sh("mkfs.btrfs", "-q", disk().toString());
+        host.sh("mount", "-t", "btrfs", new Losetup().attach(disk()), mountPoint.toString());
+        host.sh("btrfs", "quota", "enable", mountPoint.toString());
+        yield mountPoint;
+      }
+    };
+  }
+
   /** Cut number {@code i}: a clone of the disk as it is now; returns the clone's image. */
   private Path cutPower(int i) {
     Path image = disk().resolveSibling("cut-" + i + ".img");
@@ -154,23 +178,59 @@ class PowerLossIT {
 
   /** Mounts a clone at {@code mountPoint} (XFS replays its log); returns its loop device. */
   private String bootClone(Path image, Path mountPoint) throws IOException {
+    return bootClone(PoolConfig.Backend.IMAGE_FILE, image, mountPoint);
+  }
+
+  /**
+   * Mounts a clone of a pool disk made by {@link #mountLiveDisk(PoolConfig.Backend)} at {@code
+   * mountPoint}, as after a reboot (XFS replays its log, btrfs its log tree); returns its loop
+   * device.
+   */
+  private String bootClone(PoolConfig.Backend backend, Path image, Path mountPoint)
+      throws IOException {
     Files.createDirectories(mountPoint);
     String device = new Losetup().attach(image);
-    // nouuid: the clone has the live filesystem's UUID, and that one is still mounted.
-    host.sh("mount", "-t", "xfs", "-o", "nouuid", device, mountPoint.toString());
+    String at = mountPoint.toString();
+    // A switch expression, so that a new backend cannot compile without saying how it boots.
+    String[] mount =
+        switch (backend) {
+          // nouuid: the clone has the live filesystem's UUID, and that one is still mounted.
+          case IMAGE_FILE -> new String[] {"mount", "-t", "xfs", "-o", "nouuid", device, at};
+          // The kernel gives a single-device clone of a mounted btrfs a temporary fsid itself.
+          case BTRFS_SUBVOLUME -> new String[] {"mount", "-t", "btrfs", device, at};
+        };
+    host.sh(mount);
     return device;
   }
 
   /**
-   * Boots a clone of the pool's disk as after a power cut (both XFS and the volume's ext4 replay
-   * their logs) and counts the intact records at the start of the application's file.
+   * Boots a clone of the pool's disk as after a power cut (the pool's filesystem and an image
+   * volume's ext4 replay their logs) and counts the intact records at the start of the
+   * application's file.
    */
-  private long recordsAfterPowerCut(Path disk, String volumeId, int i) throws Exception {
+  private long recordsAfterPowerCut(PoolConfig.Backend backend, Path disk, String volumeId, int i)
+      throws Exception {
     Losetup loops = new Losetup();
     Path pool = host.base.resolve("cut-pool-" + i);
+    String poolDevice = bootClone(backend, disk, pool);
+    try {
+      return switch (backend) {
+        case IMAGE_FILE -> recordsInImage(pool.resolve("pool/images/" + volumeId + ".img"), i);
+        // A subvolume is a directory of the pool's filesystem: nothing more to boot.
+        case BTRFS_SUBVOLUME ->
+            AppendingWriter.intactRecords(pool.resolve("pool/volumes/" + volumeId + "/records"));
+      };
+    } finally {
+      host.sh("umount", pool.toString());
+      loops.detach(poolDevice);
+    }
+  }
+
+  /** Mounts an image volume's ext4 from a booted clone and counts the records in it. */
+  private long recordsInImage(Path image, int i) throws Exception {
+    Losetup loops = new Losetup();
     Path volume = Files.createDirectories(host.base.resolve("cut-volume-" + i));
-    String poolDevice = bootClone(disk, pool);
-    String volumeDevice = loops.attach(pool.resolve("pool/images/" + volumeId + ".img"));
+    String volumeDevice = loops.attach(image);
     try {
       host.sh("mount", "-t", "ext4", volumeDevice, volume.toString());
       try {
@@ -180,8 +240,6 @@ class PowerLossIT {
       }
     } finally {
       loops.detach(volumeDevice);
-      host.sh("umount", pool.toString());
-      loops.detach(poolDevice);
     }
   }
 
