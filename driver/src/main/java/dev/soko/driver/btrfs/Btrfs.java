@@ -31,6 +31,14 @@ public final class Btrfs {
   /** BTRFS_IOC_INO_LOOKUP: _IOWR(0x94, 18, struct btrfs_ioctl_ino_lookup_args), 4096 bytes. */
   static final long IOC_INO_LOOKUP = 0xD0009412L;
 
+  /** FS_IOC_GETFLAGS and FS_IOC_SETFLAGS: _IOR and _IOW('f', 1 and 2, long); an int travels. */
+  static final long IOC_GETFLAGS = 0x80086601L;
+
+  static final long IOC_SETFLAGS = 0x40086602L;
+
+  /** FS_NOCOW_FL: data written in place, inherited by what is created in the directory. */
+  static final int NOCOW = 0x00800000;
+
   /** The inode number of every subvolume's root directory (BTRFS_FIRST_FREE_OBJECTID). */
   static final long SUBVOLUME_ROOT_INODE = 256;
 
@@ -113,6 +121,23 @@ public final class Btrfs {
 
   public void createSubvolume(Path path) {
     run("subvolume", "create", path.toString());
+  }
+
+  /**
+   * Marks a directory no-copy-on-write (chattr +C): files and directories made in it from now on
+   * write their data in place, as on ext4 or xfs, without btrfs's data checksums. Extents a
+   * snapshot shares are still copied once on their first overwrite, so snapshots keep working.
+   */
+  public void disableCopyOnWrite(Path dir) {
+    byte[] flags = new byte[8];
+    withDescriptor(
+        dir,
+        fd -> {
+          sys.ioctl(fd, IOC_GETFLAGS, flags);
+          ByteBuffer b = ByteBuffer.wrap(flags).order(ByteOrder.nativeOrder());
+          b.putInt(0, b.getInt(0) | NOCOW);
+          sys.ioctl(fd, IOC_SETFLAGS, flags);
+        });
   }
 
   /** A snapshot of the subvolume {@code source} at {@code target}: O(1), shares every extent. */

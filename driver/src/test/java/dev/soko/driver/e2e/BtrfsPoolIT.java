@@ -11,9 +11,13 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.FileOutputStream;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -120,6 +124,25 @@ class BtrfsPoolIT {
     assertThat(bytes.getTotal()).as("the limit, not the pool filesystem").isEqualTo(128 * MIB);
     assertThat(bytes.getUsed()).isBetween(96 * MIB, 100 * MIB);
     assertThat(bytes.getAvailable()).isEqualTo(bytes.getTotal() - bytes.getUsed());
+    teardown(volume);
+  }
+
+  /**
+   * A volume's data is written in place (no copy-on-write), as on ext4 or xfs: overwriting a file
+   * that fills most of the volume fits. With copy-on-write every overwritten extent was new space
+   * until the old one was freed at commit, so this overwrite ran into the limit (EDQUOT).
+   */
+  @Test
+  void overwritingAFileInPlaceCountsItOnceAgainstTheLimit() throws Exception {
+    Csi.Volume volume = create("in-place", 64 * MIB, BTRFS);
+    Path target = publish(volume);
+    Path file = target.resolve("db");
+    write(file, 40 * MIB);
+    HostState.check("btrfs", "filesystem", "sync", btrfs.toString());
+    overwrite(file, 40 * MIB);
+    overwrite(file, 40 * MIB);
+    HostState.check("btrfs", "filesystem", "sync", btrfs.toString());
+    assertThat(stats(volume, target).getUsed()).isBetween(40 * MIB, 44 * MIB);
     teardown(volume);
   }
 
@@ -398,6 +421,18 @@ class BtrfsPoolIT {
 
   private static String property(Path subvolume, String name) throws Exception {
     return output("btrfs", "property", "get", "-ts", subvolume.toString(), name).strip();
+  }
+
+  /** Writes {@code bytes} over the start of an existing file, in place, and flushes them. */
+  private static void overwrite(Path file, long bytes) throws IOException {
+    byte[] chunk = new byte[1 << 20];
+    Arrays.fill(chunk, (byte) 0x5a);
+    try (var channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+      for (long done = 0; done < bytes; done += chunk.length) {
+        channel.write(ByteBuffer.wrap(chunk), done);
+      }
+      channel.force(true);
+    }
   }
 
   /** Writes {@code bytes} and flushes them, so a quota failure shows here and not at close. */
