@@ -164,20 +164,20 @@ class StorageClusterBehaviourIT {
    */
   @Test
   void aBtrfsSubvolumePoolReachesTheDriverFlagAndItsStorageClass() {
-    StorageCluster sc = Specs.cluster("kappa");
+    StorageCluster sc = Specs.cluster("subvols");
     PoolSpec btrfs = new PoolSpec();
     btrfs.setName("fast");
-    btrfs.setPath("/var/lib/soko/kappa-fast");
+    btrfs.setPath("/var/lib/soko/subvols-fast");
     btrfs.setBackend(PoolBackend.BtrfsSubvolume);
     sc.getSpec().getPools().add(btrfs);
     StorageClassSpec fast = new StorageClassSpec();
-    fast.setName("kappa-fast");
+    fast.setName("subvols-fast");
     fast.setPool("fast");
     sc.getSpec().getStorageClasses().add(fast);
     StorageClusterLifecycleIT.create(sc);
     try {
       Container driver =
-          StorageClusterLifecycleIT.daemonSet("kappa")
+          StorageClusterLifecycleIT.daemonSet("subvols")
               .getSpec()
               .getTemplate()
               .getSpec()
@@ -188,13 +188,13 @@ class StorageClusterBehaviourIT {
               .orElseThrow();
       assertThat(driver.getArgs().stream().filter(a -> a.startsWith("--pool=")))
           .containsExactly(
-              "--pool=name=main,path=/var/lib/soko/kappa,capacity=10Gi",
-              "--pool=name=fast,path=/var/lib/soko/kappa-fast,backend=btrfs-subvolume");
-      assertThat(fsTypeOf("kappa-fast")).isEqualTo("btrfs");
-      assertThat(fsTypeOf("kappa-sc")).isEqualTo("ext4");
+              "--pool=name=main,path=/var/lib/soko/subvols,capacity=10Gi",
+              "--pool=name=fast,path=/var/lib/soko/subvols-fast,backend=btrfs-subvolume");
+      assertThat(fsTypeOf("subvols-fast")).isEqualTo("btrfs");
+      assertThat(fsTypeOf("subvols-sc")).isEqualTo("ext4");
     } finally {
       admin.resource(sc).delete();
-      Await.until("kappa gone", () -> cluster.get("kappa") == null, gone -> gone);
+      Await.until("subvols gone", () -> cluster.get("subvols") == null, gone -> gone);
     }
   }
 
