@@ -55,6 +55,8 @@ final class Libc {
 
   static native int ioctl(int fd, long request, byte[] argument);
 
+  static native int fcntl(int fd, int command, long argument);
+
   static native int statvfs(String path, byte[] buffer);
 
   static native int statfs(String path, byte[] buffer);

@@ -63,6 +63,11 @@ public final class LinuxSyscalls implements Syscalls {
   }
 
   @Override
+  public int fcntl(int fd, int command, long argument) {
+    return check(Libc.fcntl(fd, command, argument), "fcntl " + fd + " " + command);
+  }
+
+  @Override
   public StatVfs statvfs(String path) {
     Libc.requireBound();
     byte[] buffer = new byte[STATVFS_BYTES];

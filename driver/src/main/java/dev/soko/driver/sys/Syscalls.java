@@ -29,6 +29,9 @@ public interface Syscalls {
   /** ioctl(2) whose argument points at {@code struct}, which the kernel may read and write. */
   int ioctl(int fd, long request, byte[] struct);
 
+  /** fcntl(2) whose argument is a number (or none). Returns the call's non-negative result. */
+  int fcntl(int fd, int command, long argument);
+
   /** statvfs(3) of the filesystem holding {@code path}. */
   StatVfs statvfs(String path);
 

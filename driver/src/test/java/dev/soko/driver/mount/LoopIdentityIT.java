@@ -113,4 +113,27 @@ class LoopIdentityIT {
     assertThat(loops.devicesFor(image)).isEmpty();
     assertThat(loops.devicesHolding(image)).containsExactly(device);
   }
+
+  @Test
+  void anImageAttachedReadOnlyByAnotherToolIsStillFound() {
+    // Soko attaches read-write; losetup -r leaves the file open for reading only, which a read
+    // lease (F_RDLCK) would not notice: only the write lease counts readers too.
+    String device =
+        exec.check(
+                List.of("losetup", "--read-only", "--find", "--show", image.toString()), Exec.SHORT)
+            .stdout()
+            .strip();
+    devices.add(device);
+
+    assertThat(loops.devicesFor(image)).containsExactly(device);
+  }
+
+  @Test
+  void anImageNoDeviceHoldsIsFreeAgainOnceItsDeviceIsDetached() {
+    String device = loops.attach(image, 0);
+    assertThat(loops.devicesFor(image)).containsExactly(device);
+    loops.detach(device);
+
+    assertThat(loops.devicesFor(image)).isEmpty();
+  }
 }

@@ -30,6 +30,7 @@ class LosetupTest {
   private void attached(String name, String backing) throws IOException {
     Path loop = Files.createDirectories(sysfs.resolve(name).resolve("loop"));
     Files.writeString(loop.resolve("backing_file"), backing + "\n");
+    sys.heldOpen(backing); // a device holds its backing file open
   }
 
   @Test
@@ -73,8 +74,15 @@ class LosetupTest {
 
     assertThat(losetup.devicesFor(a)).containsExactly("/dev/loop1");
     assertThat(sys.calls())
-        .as("LOOP_GET_STATUS64 on the one device whose file has the image's name")
-        .containsExactly("open /dev/loop1 0", "ioctl loop1 0x4c05 struct");
+        .as(
+            "the lease is refused, then LOOP_GET_STATUS64 on the one device whose file has the"
+                + " image's name")
+        .containsExactly(
+            "open " + a + " 0",
+            "fcntl vol-a.img 10 28",
+            "fcntl vol-a.img 1024 1",
+            "open /dev/loop1 0",
+            "ioctl loop1 0x4c05 struct");
     assertThat(losetup.devicesFor(b)).containsExactly("/dev/loop2");
     assertThat(sys.openFiles()).isEmpty();
   }
@@ -83,7 +91,7 @@ class LosetupTest {
   void anImageAttachedThroughAMountThatIsGoneIsFoundByIdentity() throws IOException {
     Path a = image("vol-a.img");
     attached("loop3", "/images/vol-a.img"); // the pool was bound into a container that is gone
-    sys.fill("ioctl loop3 0x4c05", status(a));
+    sys.heldOpen(a.toString()).fill("ioctl loop3 0x4c05", status(a));
     assertThat(losetup.devicesFor(a)).containsExactly("/dev/loop3");
     assertThat(losetup.devicesHolding(a)).containsExactly("/dev/loop3");
   }
@@ -93,7 +101,7 @@ class LosetupTest {
     Path a = image("vol-a.img");
     Path other = Files.write(pool.resolve("vol-a.img"), new byte[512]);
     attached("loop3", "/images/vol-a.img");
-    sys.fill("ioctl loop3 0x4c05", status(other));
+    sys.heldOpen(a.toString()).fill("ioctl loop3 0x4c05", status(other));
     assertThat(losetup.devicesFor(a)).isEmpty();
     assertThat(losetup.devicesHolding(a)).isEmpty();
   }
@@ -105,7 +113,9 @@ class LosetupTest {
     sys.fill("ioctl loop1 0x4c05", status(a)); // the number was reused by the file there now
     assertThat(losetup.devicesFor(a)).isEmpty();
     assertThat(losetup.devicesHolding(a)).isEmpty();
-    assertThat(sys.calls()).as("a deleted file is not asked for").isEmpty();
+    assertThat(sys.calls())
+        .as("a deleted file is not asked for")
+        .noneMatch(call -> call.startsWith("open /dev/") || call.startsWith("ioctl"));
   }
 
   @Test
@@ -137,6 +147,36 @@ class LosetupTest {
     assertThatThrownBy(() -> losetup.list())
         .isInstanceOf(MountException.class)
         .hasMessageContaining("loop2");
+  }
+
+  @Test
+  void anImageNothingHoldsOpenIsAnsweredByALeaseWithoutTheScan() throws IOException {
+    Path a = image("vol-a.img");
+    // sysfs names a, but nothing holds a open (the fake below): the granted lease is the answer
+    attached("loop2", a.toString());
+    FakeSyscalls free = new FakeSyscalls();
+    Losetup onFree = new Losetup(free, sysfs, Path.of("/dev"));
+
+    assertThat(onFree.devicesFor(a)).isEmpty();
+    assertThat(free.calls())
+        .containsExactly(
+            "open " + a + " 0",
+            "fcntl vol-a.img 10 28", // F_SETSIG SIGWINCH: a lease break must not end the JVM
+            "fcntl vol-a.img 1024 1", // F_SETLEASE F_WRLCK, granted
+            "fcntl vol-a.img 1024 2"); // F_UNLCK
+    assertThat(free.openFiles()).isEmpty();
+  }
+
+  @Test
+  void whereLeasesCannotTellTheScanDecides() throws IOException {
+    Path a = image("vol-a.img");
+    attached("loop1", a.toString());
+    FakeSyscalls noLeases = new FakeSyscalls().failOn("fcntl vol-a.img 1024", Errno.EINVAL);
+    noLeases.fill("ioctl loop1 0x4c05", status(a));
+    Losetup onNoLeases = new Losetup(noLeases, sysfs, Path.of("/dev"));
+
+    assertThat(onNoLeases.devicesFor(a)).containsExactly("/dev/loop1");
+    assertThat(noLeases.openFiles()).isEmpty();
   }
 
   @Test

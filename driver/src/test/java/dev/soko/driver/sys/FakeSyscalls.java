@@ -4,8 +4,10 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * A hand-written {@link Syscalls} that records each call as one line ({@code "mount /dev/loop1 /k/s
@@ -21,6 +23,7 @@ public final class FakeSyscalls implements Syscalls {
   private final Map<String, byte[]> filled = new HashMap<>();
   private StatVfs statVfs = new StatVfs(4096, 0, 0, 0, 0, 0);
   private final Map<String, Long> filesystemTypes = new HashMap<>();
+  private final Set<String> heldOpen = new HashSet<>();
   private int nextFd = 10;
 
   /** The next call whose line starts with {@code prefix} fails with {@code errno} (queued). */
@@ -52,6 +55,15 @@ public final class FakeSyscalls implements Syscalls {
   /** What statfs says the filesystem holding {@code path} is (default: ext4's magic). */
   public FakeSyscalls filesystemType(String path, long magic) {
     filesystemTypes.put(path, magic);
+    return this;
+  }
+
+  /**
+   * Something else holds {@code path} open (a loop device, say): a write lease on it is refused
+   * with EAGAIN, as the kernel refuses it.
+   */
+  public FakeSyscalls heldOpen(String path) {
+    heldOpen.add(path);
     return this;
   }
 
@@ -131,6 +143,17 @@ public final class FakeSyscalls implements Syscalls {
             System.arraycopy(answer, 0, struct, 0, Math.min(answer.length, struct.length));
           }
         });
+    return 0;
+  }
+
+  @Override
+  public int fcntl(int fd, int command, long argument) {
+    String line = "fcntl " + name(fd) + " " + command + " " + argument;
+    record(line);
+    boolean writeLease = command == 1024 && argument == 1; // F_SETLEASE, F_WRLCK
+    if (writeLease && heldOpen.contains(open.get(fd))) {
+      throw new SyscallException(line, Errno.EAGAIN);
+    }
     return 0;
   }
 
