@@ -65,6 +65,12 @@ public final class ImageFileBackend implements VolumeBackend {
     pool.files().grow(location, bytes);
   }
 
+  /** Nothing: a deleted image leaves nothing behind. */
+  @Override
+  public int tidy(Pool pool) {
+    return 0;
+  }
+
   @Override
   public long size(Pool pool, Path location) {
     return pool.files().size(location);

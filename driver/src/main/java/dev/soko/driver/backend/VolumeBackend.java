@@ -59,6 +59,12 @@ public interface VolumeBackend {
    */
   void delete(Path location) throws IOException;
 
+  /**
+   * Finishes what deletes left for later, off the request path: at start-up recovery and at each
+   * re-check of the pools. Returns how many leftovers it removed.
+   */
+  int tidy(Pool pool);
+
   /** Grows the storage to {@code bytes}; a no-op when it is that large. Never shrinks. */
   void grow(Pool pool, Path location, long bytes);
 

@@ -109,6 +109,7 @@ final class Recovery {
     List<MountEntry> mounts = mounter.mounts();
     int detached = detachStaleLoops(pool, held, tally, mounts);
     int lostMounts = reportLostStagings(pool, mounts);
+    tidy(pool);
     Report report =
         new Report(
             pool.name(),
@@ -195,6 +196,15 @@ final class Recovery {
             id,
             record.name());
       }
+    }
+  }
+
+  /** What deletes left for later (a btrfs qgroup); a failure here must not keep the pool shut. */
+  private void tidy(Pool pool) {
+    try {
+      backends.of(pool).tidy(pool);
+    } catch (RuntimeException e) {
+      LOG.warn("recovery: cannot tidy pool {}: {}", pool.name(), e.toString());
     }
   }
 
