@@ -102,6 +102,26 @@ public final class BtrfsSubvolumeBackend implements VolumeBackend, DirectoryVolu
     return deleted.sweep(pool.config().path());
   }
 
+  /**
+   * A subvolume create, a limit raised and the no-copy-on-write flag reach the disk only with the
+   * filesystem's next commit, the record of the create or expansion at once: after a power cut the
+   * subvolume may be there without its limit (none, 0) or below the capacity an expansion granted,
+   * and without the flag. Both are put back; a limit is never lowered.
+   */
+  @Override
+  public boolean restoreUncommitted(Pool pool, Path location, long bytes) {
+    boolean restored = false;
+    if (btrfs.usage(location).limitBytes() < bytes) {
+      btrfs.limit(location, bytes);
+      restored = true;
+    }
+    if (!btrfs.copyOnWriteDisabled(location)) {
+      btrfs.disableCopyOnWrite(location);
+      restored = true;
+    }
+    return restored;
+  }
+
   /** Raises the qgroup limit, online: the next write may use the new room. Never lowers it. */
   @Override
   public void grow(Pool pool, Path location, long bytes) {

@@ -65,6 +65,15 @@ public final class ImageFileBackend implements VolumeBackend {
     pool.files().grow(location, bytes);
   }
 
+  /**
+   * Nothing: a grown image is flushed as it grows (ImageFiles.grow), and a blank one lost with its
+   * create is recovery's to make again.
+   */
+  @Override
+  public boolean restoreUncommitted(Pool pool, Path location, long bytes) {
+    return false;
+  }
+
   /** Nothing: a deleted image leaves nothing behind. */
   @Override
   public int tidy(Pool pool) {

@@ -25,7 +25,7 @@ import java.util.List;
  *
  * <p>Not every change is on disk when its ioctl returns: a subvolume create, a qgroup limit and the
  * no-copy-on-write flag wait for the filesystem's next transaction commit (30 s at most by
- * default); a snapshot commits at once.
+ * default); a snapshot commits at once. Recovery puts back a limit and the flag a power cut undid.
  */
 public final class Btrfs {
   /** statfs(2)'s f_type of btrfs (BTRFS_SUPER_MAGIC). */
@@ -149,6 +149,13 @@ public final class Btrfs {
           b.putInt(0, b.getInt(0) | NOCOW);
           sys.ioctl(fd, IOC_SETFLAGS, flags);
         });
+  }
+
+  /** True when {@link #disableCopyOnWrite} holds for {@code dir} (its inode has FS_NOCOW_FL). */
+  public boolean copyOnWriteDisabled(Path dir) {
+    byte[] flags = new byte[8];
+    withDescriptor(dir, fd -> sys.ioctl(fd, IOC_GETFLAGS, flags));
+    return (ByteBuffer.wrap(flags).order(ByteOrder.nativeOrder()).getInt(0) & NOCOW) != 0;
   }
 
   /** A snapshot of the subvolume {@code source} at {@code target}: O(1), shares every extent. */

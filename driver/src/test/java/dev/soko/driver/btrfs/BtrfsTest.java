@@ -168,6 +168,16 @@ class BtrfsTest {
   }
 
   @Test
+  void theNoCopyOnWriteFlagIsReadFromTheInodesFlags() {
+    Btrfs btrfs = btrfs();
+    assertThat(btrfs.copyOnWriteDisabled(Path.of("/pool/volumes/v1"))).isFalse();
+    byte[] flags = new byte[8];
+    ByteBuffer.wrap(flags).order(ByteOrder.nativeOrder()).putInt(0, Btrfs.NOCOW | 0x10);
+    sys.fill("ioctl v1 0x80086601", flags);
+    assertThat(btrfs.copyOnWriteDisabled(Path.of("/pool/volumes/v1"))).isTrue();
+  }
+
+  @Test
   void usageOfTheToolsTableIsTheQgroupsRow() {
     String out =
         """

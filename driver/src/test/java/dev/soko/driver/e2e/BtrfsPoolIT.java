@@ -28,9 +28,10 @@ import org.junit.jupiter.api.Test;
  * The btrfs-subvolume backend through the real jar over its socket, on a real btrfs (a loop device)
  * with quotas enabled: the qgroup limit holds inside a published volume (EDQUOT), expansion raises
  * it online, snapshots and clones are subvolume snapshots, a delete leaves neither subvolume nor
- * qgroup, and what the backend cannot serve is refused. Beside it a btrfs without quotas and a
- * directory on the host's filesystem, both refused, and an image-file pool, which a btrfs volume
- * cannot be copied into. Needs root and btrfs-progs; fails without them.
+ * qgroup, recovery puts back what a power cut lost, and what the backend cannot serve is refused.
+ * Beside it a btrfs without quotas and a directory on the host's filesystem, both refused, and an
+ * image-file pool, which a btrfs volume cannot be copied into. Needs root and btrfs-progs; fails
+ * without them.
  */
 class BtrfsPoolIT {
   private static final long MIB = 1024 * 1024;
@@ -321,6 +322,42 @@ class BtrfsPoolIT {
   }
 
   /**
+   * A subvolume create, a limit raised and the no-copy-on-write flag wait for the filesystem's next
+   * commit; a power cut before it keeps the records and loses them. Simulated on a staged (so not
+   * blank) volume whose expansion is lost: limit removed, flag cleared, driver killed. Recovery
+   * puts back the recorded capacity as the limit and the flag.
+   */
+  @Test
+  void recoveryPutsBackALimitAndTheNoCopyOnWriteFlagThatAPowerCutLost() throws Exception {
+    Csi.Volume volume = create("lost-limit", 32 * MIB, BTRFS);
+    Path target = publish(volume);
+    csi.controller()
+        .controllerExpandVolume(
+            Csi.ControllerExpandVolumeRequest.newBuilder()
+                .setVolumeId(volume.getVolumeId())
+                .setCapacityRange(Csi.CapacityRange.newBuilder().setRequiredBytes(64 * MIB))
+                .setVolumeCapability(BTRFS)
+                .build());
+    Path subvolume = pool.resolve("volumes").resolve(volume.getVolumeId());
+    assertThat(noCopyOnWrite(subvolume)).isTrue();
+    HostState.check("btrfs", "qgroup", "limit", "none", subvolume.toString());
+    HostState.check("chattr", "-C", subvolume.toString());
+    assertThat(noCopyOnWrite(subvolume)).isFalse();
+    assertThat(limitOf(subvolume)).as("the loss simulated").isEqualTo("none");
+
+    driver.kill();
+    csi = startDriver();
+
+    assertThat(limitOf(subvolume)).isEqualTo(Long.toString(64 * MIB));
+    assertThat(noCopyOnWrite(subvolume)).isTrue();
+    assertThat(stats(volume, target).getTotal()).isEqualTo(64 * MIB);
+    assertThatThrownBy(() -> write(target.resolve("big"), 80 * MIB))
+        .hasMessageContaining("Disk quota exceeded");
+    assertThat(driver.log()).contains("had lost a change the pool filesystem had not committed");
+    teardown(volume);
+  }
+
+  /**
    * A delete does not wait for the kernel's cleaner, which keeps the deleted subvolume's qgroup
    * until it has dropped the subvolume; Linux 6.x then removes the qgroup, an older kernel leaves
    * it for the pool's clean-up (start-up recovery and the re-check every 10 s), which this kernel
@@ -354,6 +391,11 @@ class BtrfsPoolIT {
   }
 
   // ---- helpers ---------------------------------------------------------------------------
+
+  /** True when lsattr shows the directory's C attribute (FS_NOCOW_FL). */
+  private static boolean noCopyOnWrite(Path dir) throws Exception {
+    return output("lsattr", "-d", dir.toString()).strip().split("\\s+")[0].contains("C");
+  }
 
   private String subvolumeId(Csi.Volume volume) throws Exception {
     Path subvolume = pool.resolve("volumes").resolve(volume.getVolumeId());
