@@ -77,7 +77,10 @@ public final class CsiClient implements AutoCloseable {
             return true;
           }
         } catch (StatusRuntimeException notYet) {
-          // Not listening yet, or still starting: poll again.
+          // Not listening yet, or still starting: poll again. After a failed connect the channel
+          // waits out a reconnect backoff (1 s at first) and fails calls at once meanwhile; a
+          // reset makes the next poll connect, so that readiness is seen within a poll.
+          channel.resetConnectBackoff();
         }
       }
       Thread.sleep(2);
