@@ -59,7 +59,9 @@ soko_driver() { # NAME: the driver as the node plugin runs it, on its own socket
 # the next start of the launcher dumps them. The measured run then starts as a node's driver does.
 export SOKO_CDS_ARCHIVE="$work/soko-driver.jsa"
 say "training the class-data archive as the image does"
-"$root/driver/bin/soko-driver" --mode controller --endpoint "unix://$work/cds-training.sock" \
+mkdir -p "$work/cds-pool"
+"$root/driver/bin/soko-driver" --mode node --node-id cds-training \
+  --pool "name=training,path=$work/cds-pool" --endpoint "unix://$work/cds-training.sock" \
   >"$work/cds-training.log" 2>&1 &
 training=$!
 for _ in $(seq 100); do [ -S "$work/cds-training.sock" ] && break; sleep 0.1; done
