@@ -16,25 +16,27 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Power cuts, where {@link CrashConsistencyIT} only kills the process: a kill leaves the page
- * cache, a power cut loses every write that was not flushed. The pool lives on its own XFS "disk",
- * an image file on a reflink-capable XFS, attached through a loop device. While {@link
- * CrashWorkload} runs, the test clones that image (FICLONE, which the loop device's writes cannot
- * interleave with): the clone holds exactly what had reached the disk, and none of what was still
- * in the pool filesystem's cache. Each clone is then mounted (XFS replays its log, as after a
+ * cache, a power cut loses every write that was not flushed. The pool lives on its own "disk", an
+ * image file on a reflink-capable XFS, attached through a loop device. While {@link CrashWorkload}
+ * runs, the test clones that image (FICLONE, which the loop device's writes cannot interleave
+ * with): the clone holds exactly what had reached the disk, and none of what was still in the pool
+ * filesystem's cache. Each clone is then mounted (the pool's filesystem replays its log, as after a
  * reboot) and the engine opened on it: everything the client was answered before the clone began
- * must be there, nothing begun after it, and nothing may leak.
+ * must be there, nothing begun after it, and nothing may leak ({@link CrashAudit}).
  *
- * <p>The second test does the same for an application's data, once per pool backend: a writer
- * appends records to a file in a published volume (ext4 in an image file on an XFS disk; a btrfs
- * subvolume of a btrfs disk with quotas on), each one fdatasynced before it counts as written;
- * every clone of the pool's disk must hold every record counted before the clone began.
+ * <p>Both tests run once per pool backend: an image-file pool on an XFS disk (raw block volumes in
+ * the first test, an ext4 volume in the second), and a btrfs-subvolume pool on a btrfs disk with
+ * quotas on (btrfs volumes; the first test also checks each volume's qgroup limit, since a
+ * subvolume create and a limit reach the disk only with the filesystem's next commit). The second
+ * test is about an application's data: a writer appends records to a file in a published volume,
+ * each one fdatasynced before it counts as written; every clone of the pool's disk must hold every
+ * record counted before the clone began.
  */
 class PowerLossIT {
   private static final int CUTS = 8;
@@ -45,13 +47,14 @@ class PowerLossIT {
   /** A power cut: the disk as it was between two offsets of the client's log. */
   private record Cut(Path image, long logBefore, long logAfter) {}
 
-  @Test
-  void aPowerCutLosesNothingAnsweredAndLeaksNothing() throws Exception {
-    Path live = mountLiveDisk();
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(PoolConfig.Backend.class)
+  void aPowerCutLosesNothingAnsweredAndLeaksNothing(PoolConfig.Backend backend) throws Exception {
+    Path live = mountLiveDisk(backend);
     Path log = host.base.resolve("client.log");
 
     List<Cut> cuts = new ArrayList<>();
-    Process workload = startWorkload(live.resolve("pool"), log, host.base);
+    Process workload = startWorkload(live.resolve("pool"), log, host.base, backend);
     try {
       Random random = new Random(1009);
       Thread.sleep(1500); // past the JVM's start, so that most cuts land among operations
@@ -74,13 +77,13 @@ class PowerLossIT {
       ClientLog.Expectations expected = told.between(cut.logBefore(), cut.logAfter());
       acknowledged = expected.acknowledged;
       Path mountPoint = host.base.resolve("cut-" + i);
-      String device = bootClone(cut.image(), mountPoint);
+      String device = bootClone(backend, cut.image(), mountPoint);
       // The pool's directory is the admin's, not the driver's: a cut taken before the workload's
       // mkdir reached the disk holds no pool yet, and no acknowledged volume either.
       Path pool = Files.createDirectories(mountPoint.resolve("pool"));
       try (LocalVolumeManager engine =
-          LocalVolumeManager.open(CrashWorkload.engineConfig(pool, host.base))) {
-        CrashAudit.verify(engine, pool, expected);
+          LocalVolumeManager.open(CrashWorkload.engineConfig(pool, host.base, backend))) {
+        CrashAudit.verify(engine, new PoolLayout(pool, backend), expected);
       }
       host.sh("umount", mountPoint.toString());
       new Losetup().detach(device);
@@ -176,11 +179,6 @@ class PowerLossIT {
     return image;
   }
 
-  /** Mounts a clone at {@code mountPoint} (XFS replays its log); returns its loop device. */
-  private String bootClone(Path image, Path mountPoint) throws IOException {
-    return bootClone(PoolConfig.Backend.IMAGE_FILE, image, mountPoint);
-  }
-
   /**
    * Mounts a clone of a pool disk made by {@link #mountLiveDisk(PoolConfig.Backend)} at {@code
    * mountPoint}, as after a reboot (XFS replays its log, btrfs its log tree); returns its loop
@@ -243,7 +241,8 @@ class PowerLossIT {
     }
   }
 
-  private static Process startWorkload(Path pool, Path log, Path base) throws Exception {
+  private static Process startWorkload(Path pool, Path log, Path base, PoolConfig.Backend backend)
+      throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     return new ProcessBuilder(
             java,
@@ -253,7 +252,8 @@ class PowerLossIT {
             pool.toString(),
             log.toString(),
             "power",
-            "77")
+            "77",
+            backend.name())
         .redirectErrorStream(true)
         .redirectOutput(base.resolve("workload.log").toFile())
         .start();
