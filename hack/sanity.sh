@@ -96,8 +96,11 @@ leaks() {
     cat "$work/leaked-loops" >&2
     found=1
   fi
-  # A btrfs pool: no subvolume and no qgroup but the top level's may outlive the volumes.
+  # A btrfs pool: no subvolume and no qgroup but the top level's may outlive the volumes. A delete
+  # does not wait for the kernel's cleaner, which holds a deleted subvolume's qgroup until it has
+  # dropped it: wait for it here (Linux 6.x then removes the qgroup itself).
   if [ -d "$work/pool-btrfs/volumes" ]; then
+    btrfs subvolume sync "$work/pool-btrfs" >/dev/null
     if btrfs subvolume list -o "$work/pool-btrfs" | grep -E 'path (pool-btrfs/)?(volumes|snapshots)/' >"$work/leaked-subvolumes" ||
       btrfs qgroup show --raw "$work/pool-btrfs" | grep -E '^0/' | grep -v '^0/5 ' >>"$work/leaked-subvolumes"; then
       echo "sanity: LEAK: subvolumes or qgroups left in the btrfs pool:" >&2

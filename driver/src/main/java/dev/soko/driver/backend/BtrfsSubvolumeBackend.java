@@ -28,6 +28,7 @@ import java.util.function.Supplier;
  */
 public final class BtrfsSubvolumeBackend implements VolumeBackend, DirectoryVolumes {
   private final Btrfs btrfs;
+  private final DeletedSubvolumes deleted;
   private final Supplier<List<MountEntry>> mounts;
 
   public BtrfsSubvolumeBackend(Btrfs btrfs) {
@@ -36,6 +37,7 @@ public final class BtrfsSubvolumeBackend implements VolumeBackend, DirectoryVolu
 
   public BtrfsSubvolumeBackend(Btrfs btrfs, Supplier<List<MountEntry>> mounts) {
     this.btrfs = btrfs;
+    this.deleted = new DeletedSubvolumes(btrfs);
     this.mounts = mounts;
   }
 
@@ -80,12 +82,44 @@ public final class BtrfsSubvolumeBackend implements VolumeBackend, DirectoryVolu
     return btrfs.isSubvolume(location);
   }
 
-  /** Removes the subvolume and its qgroup; anything else at the location is not ours to remove. */
+  /**
+   * Removes the subvolume, without waiting for the kernel to free its space; its qgroup goes later
+   * ({@link #tidy}). Anything else at the location is not ours to remove.
+   */
   @Override
   public void delete(Path location) throws IOException {
     if (btrfs.isSubvolume(location)) {
-      btrfs.deleteSubvolume(location);
+      long id = btrfs.deleteSubvolume(location);
+      // A location is <pool>/volumes/<id> or <pool>/snapshots/<id> (Pool.volumeImage and
+      // snapshotImage).
+      deleted.remember(location.getParent().getParent(), id);
     }
+  }
+
+  /** Destroys the qgroups deleted subvolumes left behind (see {@link DeletedSubvolumes}). */
+  @Override
+  public int tidy(Pool pool) {
+    return deleted.sweep(pool.config().path());
+  }
+
+  /**
+   * A subvolume create, a limit raised and the no-copy-on-write flag reach the disk only with the
+   * filesystem's next commit, the record of the create or expansion at once: after a power cut the
+   * subvolume may be there without its limit (none, 0) or below the capacity an expansion granted,
+   * and without the flag. Both are put back; a limit is never lowered.
+   */
+  @Override
+  public boolean restoreUncommitted(Pool pool, Path location, long bytes) {
+    boolean restored = false;
+    if (btrfs.usage(location).limitBytes() < bytes) {
+      btrfs.limit(location, bytes);
+      restored = true;
+    }
+    if (!btrfs.copyOnWriteDisabled(location)) {
+      btrfs.disableCopyOnWrite(location);
+      restored = true;
+    }
+    return restored;
   }
 
   /** Raises the qgroup limit, online: the next write may use the new room. Never lowers it. */

@@ -65,6 +65,21 @@ public final class ImageFileBackend implements VolumeBackend {
     pool.files().grow(location, bytes);
   }
 
+  /**
+   * Nothing: a grown image is flushed as it grows (ImageFiles.grow), and a blank one lost with its
+   * create is recovery's to make again.
+   */
+  @Override
+  public boolean restoreUncommitted(Pool pool, Path location, long bytes) {
+    return false;
+  }
+
+  /** Nothing: a deleted image leaves nothing behind. */
+  @Override
+  public int tidy(Pool pool) {
+    return 0;
+  }
+
   @Override
   public long size(Pool pool, Path location) {
     return pool.files().size(location);

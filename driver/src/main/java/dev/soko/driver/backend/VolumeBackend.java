@@ -59,6 +59,19 @@ public interface VolumeBackend {
    */
   void delete(Path location) throws IOException;
 
+  /**
+   * Recovery's repair of a volume whose storage exists: puts back what the backend's changes leave
+   * off the disk until later, and so a power cut may have undone while the volume's record (on disk
+   * at once) survived; {@code bytes} is the recorded capacity. True when it repaired anything.
+   */
+  boolean restoreUncommitted(Pool pool, Path location, long bytes);
+
+  /**
+   * Finishes what deletes left for later, off the request path: at start-up recovery and at each
+   * re-check of the pools. Returns how many leftovers it removed.
+   */
+  int tidy(Pool pool);
+
   /** Grows the storage to {@code bytes}; a no-op when it is that large. Never shrinks. */
   void grow(Pool pool, Path location, long bytes);
 

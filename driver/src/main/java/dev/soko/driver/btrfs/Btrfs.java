@@ -2,6 +2,7 @@ package dev.soko.driver.btrfs;
 
 import dev.soko.driver.exec.Exec;
 import dev.soko.driver.exec.ExecResult;
+import dev.soko.driver.sys.Errno;
 import dev.soko.driver.sys.LinuxSyscalls;
 import dev.soko.driver.sys.SyscallException;
 import dev.soko.driver.sys.Syscalls;
@@ -16,10 +17,15 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * The btrfs operations a subvolume pool needs. Changes (subvolume create, snapshot, delete, qgroup
- * limit) run the btrfs tool (btrfs-progs) through {@link Exec}; reads that happen on every call
- * (which filesystem, which subvolume, how much it references) are a system call or a sysfs file,
- * never a process.
+ * The btrfs operations a subvolume pool needs, as ioctls on the pool's directories (structures in
+ * {@link IoctlArgs}): no process on the create, snapshot, limit or delete path, each of which cost
+ * a btrfs-progs run before. Reads that happen on every call (which filesystem, which subvolume, how
+ * much it references) are a system call or a sysfs file. The btrfs tool ({@link Exec}) is left only
+ * for the reads where sysfs does not show the filesystem.
+ *
+ * <p>Not every change is on disk when its ioctl returns: a subvolume create, a qgroup limit and the
+ * no-copy-on-write flag wait for the filesystem's next transaction commit (30 s at most by
+ * default); a snapshot commits at once. Recovery puts back a limit and the flag a power cut undid.
  */
 public final class Btrfs {
   /** statfs(2)'s f_type of btrfs (BTRFS_SUPER_MAGIC). */
@@ -119,8 +125,13 @@ public final class Btrfs {
     }
   }
 
+  /** A new, empty subvolume at {@code path}, whose parent directory exists. */
   public void createSubvolume(Path path) {
-    run("subvolume", "create", path.toString());
+    byte[] args = IoctlArgs.volArgs(name(path));
+    changeIn(
+        path.getParent(),
+        "create subvolume " + path,
+        fd -> sys.ioctl(fd, IoctlArgs.IOC_SUBVOL_CREATE, args));
   }
 
   /**
@@ -140,40 +151,92 @@ public final class Btrfs {
         });
   }
 
+  /** True when {@link #disableCopyOnWrite} holds for {@code dir} (its inode has FS_NOCOW_FL). */
+  public boolean copyOnWriteDisabled(Path dir) {
+    byte[] flags = new byte[8];
+    withDescriptor(dir, fd -> sys.ioctl(fd, IOC_GETFLAGS, flags));
+    return (ByteBuffer.wrap(flags).order(ByteOrder.nativeOrder()).getInt(0) & NOCOW) != 0;
+  }
+
   /** A snapshot of the subvolume {@code source} at {@code target}: O(1), shares every extent. */
   public void snapshot(Path source, Path target, boolean readOnly) {
     requireSubvolume(source);
-    List<String> args = new ArrayList<>(List.of("subvolume", "snapshot"));
-    if (readOnly) {
-      args.add("-r");
-    }
-    args.addAll(List.of(source.toString(), target.toString()));
-    run(args.toArray(String[]::new));
+    String name = name(target);
+    withDescriptor(
+        source,
+        sourceFd -> {
+          byte[] args = IoctlArgs.snapshotArgs(sourceFd, name, readOnly);
+          changeIn(
+              target.getParent(),
+              "snapshot " + source + " at " + target,
+              fd -> sys.ioctl(fd, IoctlArgs.IOC_SNAP_CREATE_V2, args));
+        });
   }
 
   /**
-   * Deletes a subvolume and its qgroup. The kernel drops a deleted subvolume's extents in the
-   * background and, until it has, keeps its qgroup (busy); older kernels keep it even after. So the
-   * delete is committed, the cleaner awaited ({@code subvolume sync}), and the qgroup destroyed
-   * when it is still there: otherwise every deleted volume would leave a qgroup behind.
+   * Deletes a subvolume and returns its ID. The kernel frees its extents in the background (the
+   * cleaner, after the next commit) and keeps its qgroup until then; Linux 6.x removes that qgroup
+   * once the cleaner is done, older kernels leave it for {@link #destroyQgroup}. Nothing is waited
+   * for: a delete that a power cut undoes brings back a subvolume without a record, which recovery
+   * removes as an orphan.
    */
-  public void deleteSubvolume(Path path) {
+  public long deleteSubvolume(Path path) {
     long id = subvolumeId(path);
-    Path parent = path.getParent();
-    run("subvolume", "delete", "--commit-after", path.toString());
-    run("subvolume", "sync", parent.toString(), Long.toString(id));
-    ExecResult destroy =
-        exec.run(List.of("btrfs", "qgroup", "destroy", "0/" + id, parent.toString()), Exec.SHORT);
-    // "No such file or directory": the kernel removed the qgroup with the subvolume (Linux 6.x).
-    if (!destroy.ok() && !destroy.stderr().contains("No such file or directory")) {
-      throw new BtrfsException(BtrfsException.Kind.FAILED, destroy.describe(), null);
-    }
+    byte[] args = IoctlArgs.volArgs(name(path));
+    changeIn(
+        path.getParent(),
+        "delete subvolume " + path,
+        fd -> sys.ioctl(fd, IoctlArgs.IOC_SNAP_DESTROY, args));
+    return id;
   }
 
   /** Sets the subvolume's qgroup limit on referenced bytes: writes beyond it fail with EDQUOT. */
   public void limit(Path subvolume, long bytes) {
     requireSubvolume(subvolume);
-    run("qgroup", "limit", Long.toString(bytes), subvolume.toString());
+    byte[] args = IoctlArgs.limitArgs(bytes);
+    changeIn(
+        subvolume, "limit " + subvolume, fd -> sys.ioctl(fd, IoctlArgs.IOC_QGROUP_LIMIT, args));
+  }
+
+  /**
+   * True when subvolume {@code id} of the filesystem holding {@code onFilesystem} is gone for good:
+   * the root tree has no ROOT_ITEM for it, neither a live subvolume's nor that of a deleted one the
+   * cleaner has still to drop.
+   */
+  public boolean subvolumeDropped(Path onFilesystem, long id) {
+    byte[] args = IoctlArgs.rootItemSearch(id);
+    changeIn(
+        onFilesystem,
+        "look up subvolume " + id,
+        fd -> sys.ioctl(fd, IoctlArgs.IOC_TREE_SEARCH, args));
+    return IoctlArgs.itemsFound(args) == 0;
+  }
+
+  /** What {@link #destroyQgroup} found. */
+  public enum QgroupDestroyed {
+    DESTROYED,
+    /** There was no such qgroup (the kernel removed it with its subvolume). */
+    ABSENT,
+    /** The kernel still uses it: its subvolume exists or is being dropped. */
+    BUSY
+  }
+
+  /** Destroys the level-0 qgroup 0/{@code id} of the filesystem holding {@code onFilesystem}. */
+  public QgroupDestroyed destroyQgroup(Path onFilesystem, long id) {
+    byte[] args = IoctlArgs.destroyQgroupArgs(id);
+    try {
+      withDescriptor(onFilesystem, fd -> sys.ioctl(fd, IoctlArgs.IOC_QGROUP_CREATE, args));
+      return QgroupDestroyed.DESTROYED;
+    } catch (BtrfsException e) {
+      int errno = e.getCause() instanceof SyscallException call ? call.errno() : 0;
+      if (errno == Errno.ENOENT) {
+        return QgroupDestroyed.ABSENT;
+      }
+      if (errno == Errno.EBUSY) {
+        return QgroupDestroyed.BUSY;
+      }
+      throw e;
+    }
   }
 
   /** The subvolume's qgroup numbers, from sysfs, or from the tool where sysfs lacks them. */
@@ -225,6 +288,38 @@ public final class Btrfs {
       throw new BtrfsException(BtrfsException.Kind.FAILED, result.describe(), null);
     }
     return result.stdout();
+  }
+
+  /** The subvolume's name in its parent directory, checked (never a path, "." or ".."). */
+  private static String name(Path path) {
+    Path name = path.getFileName();
+    if (name == null || path.getParent() == null) {
+      throw BtrfsException.of(BtrfsException.Kind.FAILED, "%s names no subvolume", path);
+    }
+    return IoctlArgs.checkedName(name.toString());
+  }
+
+  /**
+   * Runs a change on a descriptor of {@code dir}, its failure typed by errno (no space or quota is
+   * the pool's state, anything else the driver's problem) and named with {@code what}.
+   */
+  private void changeIn(Path dir, String what, FdCall call) {
+    try {
+      withDescriptor(dir, call);
+    } catch (BtrfsException e) {
+      if (e.getCause() instanceof SyscallException failed) {
+        throw new BtrfsException(
+            kindOf(failed.errno()), "cannot " + what + ": " + failed.getMessage(), failed);
+      }
+      throw e;
+    }
+  }
+
+  static BtrfsException.Kind kindOf(int errno) {
+    return switch (errno) {
+      case Errno.ENOSPC, Errno.EDQUOT -> BtrfsException.Kind.NO_SPACE;
+      default -> BtrfsException.Kind.FAILED;
+    };
   }
 
   private interface FdCall {

@@ -9,6 +9,8 @@ public class BtrfsException extends TypedFailure {
   public enum Kind {
     /** A subvolume the records name is not there (a crash or an admin removed it). */
     SUBVOLUME_MISSING,
+    /** The filesystem is full, or a qgroup above the pool's is (ENOSPC, EDQUOT). */
+    NO_SPACE,
     /** The btrfs tool or the kernel failed. */
     FAILED
   }

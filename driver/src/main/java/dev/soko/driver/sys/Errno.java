@@ -3,8 +3,8 @@ package dev.soko.driver.sys;
 import java.util.Map;
 
 /**
- * Names of the errno values the mount and loop calls return (Linux numbering, the same on x86-64
- * and arm64), so a log says {@code EBUSY} instead of {@code 16}.
+ * Names of the errno values the mount, loop and btrfs calls return (Linux numbering, the same on
+ * x86-64 and arm64), so a log says {@code EBUSY} instead of {@code 16}.
  */
 public final class Errno {
   public static final int EPERM = 1;
@@ -32,9 +32,11 @@ public final class Errno {
   public static final int EROFS = 30;
   public static final int ENAMETOOLONG = 36;
   public static final int ENOSYS = 38;
+  public static final int ENOTEMPTY = 39;
   public static final int ELOOP = 40;
   public static final int EOVERFLOW = 75;
   public static final int EUCLEAN = 117;
+  public static final int EDQUOT = 122;
 
   /** Name and glibc's strerror text, for fakes and for a call whose text could not be read. */
   private static final Map<Integer, String[]> KNOWN =
@@ -64,9 +66,11 @@ public final class Errno {
           Map.entry(EROFS, new String[] {"EROFS", "Read-only file system"}),
           Map.entry(ENAMETOOLONG, new String[] {"ENAMETOOLONG", "File name too long"}),
           Map.entry(ENOSYS, new String[] {"ENOSYS", "Function not implemented"}),
+          Map.entry(ENOTEMPTY, new String[] {"ENOTEMPTY", "Directory not empty"}),
           Map.entry(ELOOP, new String[] {"ELOOP", "Too many levels of symbolic links"}),
           Map.entry(EOVERFLOW, new String[] {"EOVERFLOW", "Value too large for defined data type"}),
-          Map.entry(EUCLEAN, new String[] {"EUCLEAN", "Structure needs cleaning"}));
+          Map.entry(EUCLEAN, new String[] {"EUCLEAN", "Structure needs cleaning"}),
+          Map.entry(EDQUOT, new String[] {"EDQUOT", "Disk quota exceeded"}));
 
   private Errno() {}
 

@@ -71,6 +71,7 @@ public final class Failures {
     return switch (kind) {
       // As a missing image: the records and the disk disagree.
       case SUBVOLUME_MISSING -> StorageException.Reason.FAILED_PRECONDITION;
+      case NO_SPACE -> StorageException.Reason.RESOURCE_EXHAUSTED;
       case FAILED -> StorageException.Reason.INTERNAL;
     };
   }

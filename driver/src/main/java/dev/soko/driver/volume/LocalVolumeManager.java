@@ -119,13 +119,33 @@ public final class LocalVolumeManager implements VolumeManager {
               // Selection first: the directory of a pool that is not for this node is not looked
               // at.
               PoolVerdict selected = PoolSelector.verdict(pool, labels.state());
-              return selected.ready() ? directories.check(pool) : selected;
+              PoolVerdict verdict = selected.ready() ? directories.check(pool) : selected;
+              if (verdict.ready()) {
+                tidy(pool.name(), backends);
+              }
+              return verdict;
             },
             System::nanoTime,
             this::volumeCount);
     unusablePools.addAll(config.pools());
     openPools();
     labels.onChange(this::nodeLabelsChanged);
+  }
+
+  /**
+   * The re-check's housekeeping of an open pool (what deletes left for later): a pool re-checked
+   * before it is opened has none yet, and recovery tidies it when it opens.
+   */
+  private void tidy(String poolName, Backends backends) {
+    for (Pool pool : catalog.pools()) {
+      if (pool.name().equals(poolName)) {
+        try {
+          backends.of(pool).tidy(pool);
+        } catch (RuntimeException e) {
+          LOG.warn("cannot tidy pool {}: {}", poolName, e.toString());
+        }
+      }
+    }
   }
 
   /** A relabelled node: verdicts now, and a pool just selected opened at once. */

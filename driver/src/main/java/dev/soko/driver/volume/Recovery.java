@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
  * CREATING record, image, READY record; DELETING record, image removed, record removed) every crash
  * leaves a state this resolves: unfinished creates are rolled back (the client was never told they
  * succeeded), unfinished deletes are finished, images without a record are removed, records whose
- * image vanished are kept (and reported abnormal), and loop devices of images that no longer back a
- * volume are detached.
+ * image vanished are kept (and reported abnormal), what a power cut undid of a volume's storage
+ * while its record survived is put back, and loop devices of images that no longer back a volume
+ * are detached.
  */
 final class Recovery {
   private static final Logger LOG = LoggerFactory.getLogger(Recovery.class);
@@ -44,6 +45,7 @@ final class Recovery {
       int volumesMissingImages,
       int snapshotsMissingImages,
       int blankImagesRemade,
+      int uncommittedChangesRestored,
       int staleLoopDevicesDetached,
       int staleLoopDevicesInUse,
       int stagedVolumesLostTheirMount,
@@ -59,6 +61,7 @@ final class Recovery {
               + volumesMissingImages
               + snapshotsMissingImages
               + blankImagesRemade
+              + uncommittedChangesRestored
               + staleLoopDevicesDetached
               + staleLoopDevicesInUse
               + stagedVolumesLostTheirMount
@@ -84,6 +87,7 @@ final class Recovery {
     int volumesMissing;
     int snapshotsMissing;
     int remade;
+    int restored;
     int loopsInUse;
 
     /** The images of READY records: every other image in the pool is an orphan. */
@@ -109,6 +113,7 @@ final class Recovery {
     List<MountEntry> mounts = mounter.mounts();
     int detached = detachStaleLoops(pool, held, tally, mounts);
     int lostMounts = reportLostStagings(pool, mounts);
+    tidy(pool);
     Report report =
         new Report(
             pool.name(),
@@ -120,6 +125,7 @@ final class Recovery {
             tally.volumesMissing,
             tally.snapshotsMissing,
             tally.remade,
+            tally.restored,
             detached,
             tally.loopsInUse,
             lostMounts,
@@ -170,8 +176,35 @@ final class Recovery {
             "recovery: volume {} ({}) has no image file; it is kept and reported abnormal",
             id,
             record.name());
+      } else if (restoreUncommitted(pool, record, image)) {
+        tally.restored++;
       }
     }
+  }
+
+  /**
+   * A READY volume's storage may have lost, with a power cut, a change the pool filesystem had not
+   * committed yet while its record survived (a btrfs qgroup limit: made at create, raised by an
+   * expansion). Checked for every volume, not only blank ones: an expansion changes a volume that
+   * holds data. A failure is logged, and the pool opens anyway.
+   */
+  private boolean restoreUncommitted(Pool pool, VolumeRecord record, Path image) {
+    try {
+      if (backends.of(pool).restoreUncommitted(pool, image, record.capacityBytes())) {
+        LOG.warn(
+            "recovery: volume {} had lost a change the pool filesystem had not committed (its"
+                + " size limit or settings); put back for {} bytes",
+            record.id(),
+            record.capacityBytes());
+        return true;
+      }
+    } catch (RuntimeException e) {
+      LOG.error(
+          "recovery: cannot check volume {} for changes a power cut lost: {}",
+          record.id(),
+          e.getMessage());
+    }
+    return false;
   }
 
   private void loadSnapshots(Pool pool, Tally tally) {
@@ -195,6 +228,15 @@ final class Recovery {
             id,
             record.name());
       }
+    }
+  }
+
+  /** What deletes left for later (a btrfs qgroup); a failure here must not keep the pool shut. */
+  private void tidy(Pool pool) {
+    try {
+      backends.of(pool).tidy(pool);
+    } catch (RuntimeException e) {
+      LOG.warn("recovery: cannot tidy pool {}: {}", pool.name(), e.toString());
     }
   }
 

@@ -28,9 +28,10 @@ import org.junit.jupiter.api.Test;
  * The btrfs-subvolume backend through the real jar over its socket, on a real btrfs (a loop device)
  * with quotas enabled: the qgroup limit holds inside a published volume (EDQUOT), expansion raises
  * it online, snapshots and clones are subvolume snapshots, a delete leaves neither subvolume nor
- * qgroup, and what the backend cannot serve is refused. Beside it a btrfs without quotas and a
- * directory on the host's filesystem, both refused, and an image-file pool, which a btrfs volume
- * cannot be copied into. Needs root and btrfs-progs; fails without them.
+ * qgroup, recovery puts back what a power cut lost, and what the backend cannot serve is refused.
+ * Beside it a btrfs without quotas and a directory on the host's filesystem, both refused, and an
+ * image-file pool, which a btrfs volume cannot be copied into. Needs root and btrfs-progs; fails
+ * without them.
  */
 class BtrfsPoolIT {
   private static final long MIB = 1024 * 1024;
@@ -320,7 +321,113 @@ class BtrfsPoolIT {
     assertNothingLeftInThePool();
   }
 
+  /**
+   * A subvolume create, a limit raised and the no-copy-on-write flag wait for the filesystem's next
+   * commit; a power cut before it keeps the records and loses them. Simulated on a staged (so not
+   * blank) volume whose expansion is lost: limit removed, flag cleared, driver killed. Recovery
+   * puts back the recorded capacity as the limit and the flag.
+   */
+  @Test
+  void recoveryPutsBackALimitAndTheNoCopyOnWriteFlagThatAPowerCutLost() throws Exception {
+    Csi.Volume volume = create("lost-limit", 32 * MIB, BTRFS);
+    Path target = publish(volume);
+    csi.controller()
+        .controllerExpandVolume(
+            Csi.ControllerExpandVolumeRequest.newBuilder()
+                .setVolumeId(volume.getVolumeId())
+                .setCapacityRange(Csi.CapacityRange.newBuilder().setRequiredBytes(64 * MIB))
+                .setVolumeCapability(BTRFS)
+                .build());
+    Path subvolume = pool.resolve("volumes").resolve(volume.getVolumeId());
+    assertThat(noCopyOnWrite(subvolume)).isTrue();
+    HostState.check("btrfs", "qgroup", "limit", "none", subvolume.toString());
+    HostState.check("chattr", "-C", subvolume.toString());
+    assertThat(noCopyOnWrite(subvolume)).isFalse();
+    assertThat(limitOf(subvolume)).as("the loss simulated").isEqualTo("none");
+
+    driver.kill();
+    csi = startDriver();
+
+    assertThat(limitOf(subvolume)).isEqualTo(Long.toString(64 * MIB));
+    assertThat(noCopyOnWrite(subvolume)).isTrue();
+    assertThat(stats(volume, target).getTotal()).isEqualTo(64 * MIB);
+    assertThatThrownBy(() -> write(target.resolve("big"), 80 * MIB))
+        .hasMessageContaining("Disk quota exceeded");
+    assertThat(driver.log()).contains("had lost a change the pool filesystem had not committed");
+    teardown(volume);
+  }
+
+  /**
+   * A delete does not wait for the kernel's cleaner, which keeps the deleted subvolume's qgroup
+   * until it has dropped the subvolume; Linux 6.x then removes the qgroup, an older kernel leaves
+   * it for the pool's clean-up (start-up recovery and the re-check every 10 s), which this kernel
+   * cannot show: it refuses a level-0 qgroup without a subvolume. What shows: the clean-up's note
+   * of the deleted subvolume is there until the clean-up finds the qgroup gone, and a note naming a
+   * subvolume that exists (its ID reused) never costs that subvolume its qgroup.
+   */
+  @Test
+  void aDeletedSubvolumesQgroupGoesWithItAndALiveOneIsNeverDestroyed() throws Exception {
+    Csi.Volume gone = create("gone-qgroup", 32 * MIB, BTRFS);
+    String goneId = subvolumeId(gone);
+    Csi.Volume kept = create("kept-qgroup", 32 * MIB, BTRFS);
+    String keptId = subvolumeId(kept);
+    csi.controller().deleteVolume(Requests.deleteVolume(gone.getVolumeId()));
+    Path markers = pool.resolve(".soko").resolve("deleted-subvolumes");
+    assertThat(markers.resolve(goneId)).exists();
+    Files.write(markers.resolve(keptId), new byte[0]);
+    waitForTheCleaner();
+    assertThat(qgroups()).as("Linux 6.x removed it").containsExactly("0/5", "0/" + keptId);
+
+    driver.kill();
+    csi = startDriver();
+
+    assertThat(markers.resolve(goneId)).as("its clean-up is done").doesNotExist();
+    assertThat(qgroups()).containsExactly("0/5", "0/" + keptId);
+    assertThat(limitOf(pool.resolve("volumes").resolve(kept.getVolumeId())))
+        .isEqualTo(Long.toString(32 * MIB));
+    Files.delete(markers.resolve(keptId));
+    csi.controller().deleteVolume(Requests.deleteVolume(kept.getVolumeId()));
+    assertNothingLeftInThePool();
+  }
+
   // ---- helpers ---------------------------------------------------------------------------
+
+  /** True when lsattr shows the directory's C attribute (FS_NOCOW_FL). */
+  private static boolean noCopyOnWrite(Path dir) throws Exception {
+    return output("lsattr", "-d", dir.toString()).strip().split("\\s+")[0].contains("C");
+  }
+
+  private String subvolumeId(Csi.Volume volume) throws Exception {
+    Path subvolume = pool.resolve("volumes").resolve(volume.getVolumeId());
+    return output("btrfs", "inspect-internal", "rootid", subvolume.toString()).strip();
+  }
+
+  /**
+   * Commits (the cleaner starts only after a commit), then waits for it to drop what was deleted.
+   */
+  private void waitForTheCleaner() throws Exception {
+    HostState.check("btrfs", "filesystem", "sync", btrfs.toString());
+    HostState.check("btrfs", "subvolume", "sync", btrfs.toString());
+  }
+
+  private static String limitOf(Path subvolume) throws Exception {
+    String row =
+        output("btrfs", "qgroup", "show", "-r", "--raw", "-f", subvolume.toString())
+            .lines()
+            .filter(line -> line.startsWith("0/"))
+            .findFirst()
+            .orElseThrow();
+    return row.strip().split("\\s+")[3];
+  }
+
+  /** The level-0 qgroups of the pool's filesystem, by ID. */
+  private List<String> qgroups() throws Exception {
+    return output("btrfs", "qgroup", "show", "--raw", btrfs.toString())
+        .lines()
+        .filter(line -> line.startsWith("0/"))
+        .map(line -> line.split("\\s+")[0])
+        .toList();
+  }
 
   private Csi.Volume create(String name, long bytes, Csi.VolumeCapability capability) {
     return csi.controller()
@@ -404,12 +511,16 @@ class BtrfsPoolIT {
         .contains(reason);
   }
 
-  /** No subvolume below the pool and no qgroup but the top level's. */
+  /**
+   * No subvolume below the pool and, once the kernel's cleaner has dropped the deleted ones (a
+   * delete does not wait for it), no qgroup but the top level's.
+   */
   private void assertNothingLeftInThePool() throws Exception {
     assertThat(output("btrfs", "subvolume", "list", "-o", pool.resolve("volumes").toString()))
         .isBlank();
     assertThat(output("btrfs", "subvolume", "list", "-o", pool.resolve("snapshots").toString()))
         .isBlank();
+    waitForTheCleaner();
     List<String> qgroups =
         output("btrfs", "qgroup", "show", "--raw", btrfs.toString())
             .lines()
