@@ -24,8 +24,9 @@ import java.util.stream.Stream;
  * survives and every answered delete stays done, nothing exists that nobody asked for, no volume is
  * abnormal, every image or subvolume holds the data of the blank volume it descends from, and
  * nothing leaked (storage and records match, no temporary files, the pool's accounting equals what
- * it holds). A btrfs volume must also be a subvolume whose qgroup limit is its capacity: a limit
- * lost or below it is a capacity the client was answered and the volume does not enforce or give.
+ * it holds). A btrfs volume must also be a subvolume whose qgroup limit is its capacity (a limit
+ * lost or below it is a capacity the client was answered and the volume does not enforce or give)
+ * and that is no-copy-on-write, as every volume the backend makes.
  */
 final class CrashAudit {
   private static final Exec EXEC = new ProcessExec();
@@ -96,8 +97,17 @@ final class CrashAudit {
         assertThat(limitOf(storage))
             .as("the qgroup limit of volume %s (%s) is its capacity", v.id(), v.name())
             .isEqualTo(v.capacityBytes());
+        assertThat(noCopyOnWrite(storage))
+            .as("volume %s (%s) is no-copy-on-write", v.id(), v.name())
+            .isTrue();
       }
     }
+  }
+
+  /** Whether lsattr shows the C flag (FS_NOCOW_FL) on the directory itself. */
+  private static boolean noCopyOnWrite(Path dir) {
+    String out = EXEC.check(List.of("lsattr", "-d", dir.toString()), Exec.SHORT).stdout();
+    return out.strip().split("\\s+")[0].contains("C");
   }
 
   /**
