@@ -2,6 +2,9 @@ package dev.soko.driver.volume;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.soko.driver.config.PoolConfig;
+import dev.soko.driver.exec.Exec;
+import dev.soko.driver.exec.ProcessExec;
 import dev.soko.driver.model.Snapshot;
 import dev.soko.driver.model.Volume;
 import java.nio.ByteBuffer;
@@ -19,13 +22,18 @@ import java.util.stream.Stream;
 /**
  * Checks a pool after a crash and a restart against what the client was told: every answered create
  * survives and every answered delete stays done, nothing exists that nobody asked for, no volume is
- * abnormal, every image holds the data of the blank volume it descends from, and nothing leaked
- * (images and records match, no temporary files, the pool's accounting equals what it holds).
+ * abnormal, every image or subvolume holds the data of the blank volume it descends from, and
+ * nothing leaked (storage and records match, no temporary files, the pool's accounting equals what
+ * it holds). A btrfs volume must also be a subvolume whose qgroup limit is its capacity (a limit
+ * lost or below it is a capacity the client was answered and the volume does not enforce or give)
+ * and that is no-copy-on-write, as every volume the backend makes.
  */
 final class CrashAudit {
+  private static final Exec EXEC = new ProcessExec();
+
   private CrashAudit() {}
 
-  static void verify(LocalVolumeManager engine, Path pool, ClientLog.Expectations told)
+  static void verify(LocalVolumeManager engine, PoolLayout pool, ClientLog.Expectations told)
       throws Exception {
     Map<String, Volume> volumes =
         engine.listVolumes("", 0).items().stream()
@@ -45,24 +53,24 @@ final class CrashAudit {
       assertThat(v.condition().abnormal()).as("volume %s is healthy: %s", v.id(), v).isFalse();
       assertThat(v.capacityBytes())
           .isGreaterThanOrEqualTo(told.minimumCapacity.getOrDefault(v.id(), 0L));
-      Path image = pool.resolve("images/" + v.id() + ".img");
-      assertThat(Files.size(image)).isLessThanOrEqualTo(v.capacityBytes());
-      assertHolds(image, v.name(), told);
+      Path storage = pool.volume(v.id());
+      assertStorageFits(pool, storage, v);
+      assertHolds(pool, storage, v.name(), told);
     }
     for (Snapshot s : snapshots.values()) {
       assertThat(told.snapshots.allowed(s.id(), s.name()))
           .as("snapshot %s (%s) was answered or in flight, and not deleted", s.id(), s.name())
           .isTrue();
-      assertHolds(pool.resolve("snapshots/" + s.id() + ".img"), s.name(), told);
+      assertHolds(pool, pool.snapshot(s.id()), s.name(), told);
     }
 
-    assertThat(names(pool.resolve("images")))
-        .as("one image per volume, no other")
-        .containsExactlyInAnyOrderElementsOf(withSuffix(volumes.keySet()));
-    assertThat(names(pool.resolve("snapshots")))
-        .as("one image per snapshot, no other")
-        .containsExactlyInAnyOrderElementsOf(withSuffix(snapshots.keySet()));
-    for (Path record : list(pool.resolve(".soko/volumes"))) {
+    assertThat(names(pool.volumesDir()))
+        .as("one image or subvolume per volume, no other")
+        .containsExactlyInAnyOrderElementsOf(storageNames(pool, volumes.keySet()));
+    assertThat(names(pool.snapshotsDir()))
+        .as("one image or subvolume per snapshot, no other")
+        .containsExactlyInAnyOrderElementsOf(storageNames(pool, snapshots.keySet()));
+    for (Path record : list(pool.pool().resolve(".soko/volumes"))) {
       String name = record.getFileName().toString();
       assertThat(name).as("no temporary record file").doesNotEndWith(".tmp");
       if (name.endsWith(".json")) {
@@ -77,25 +85,87 @@ final class CrashAudit {
     assertThat(accounted).as("the pool accounts for exactly what it holds").isEqualTo(provisioned);
   }
 
-  /** The image starts with its origin's content, or zeros if that write may not have landed. */
-  private static void assertHolds(Path image, String name, ClientLog.Expectations told)
-      throws Exception {
-    assertThat(image).as("the image of %s", name).isRegularFile();
+  /**
+   * An image is no larger than the volume's capacity (it may be smaller: thin); a subvolume's
+   * qgroup limit is exactly the capacity.
+   */
+  private static void assertStorageFits(PoolLayout pool, Path storage, Volume v) throws Exception {
+    switch (pool.backend()) {
+      case IMAGE_FILE -> assertThat(Files.size(storage)).isLessThanOrEqualTo(v.capacityBytes());
+      case BTRFS_SUBVOLUME -> {
+        assertThat(isSubvolume(storage)).as("volume %s is a subvolume", v.id()).isTrue();
+        assertThat(limitOf(storage))
+            .as("the qgroup limit of volume %s (%s) is its capacity", v.id(), v.name())
+            .isEqualTo(v.capacityBytes());
+        assertThat(noCopyOnWrite(storage))
+            .as("volume %s (%s) is no-copy-on-write", v.id(), v.name())
+            .isTrue();
+      }
+    }
+  }
+
+  /** Whether lsattr shows the C flag (FS_NOCOW_FL) on the directory itself. */
+  private static boolean noCopyOnWrite(Path dir) {
+    String out = EXEC.check(List.of("lsattr", "-d", dir.toString()), Exec.SHORT).stdout();
+    return out.strip().split("\\s+")[0].contains("C");
+  }
+
+  /**
+   * The storage starts with its origin's content, or zeros (or, in a subvolume, no content file) if
+   * that write may not have landed.
+   */
+  private static void assertHolds(
+      PoolLayout pool, Path storage, String name, ClientLog.Expectations told) throws Exception {
+    assertThat(storage).as("the image or subvolume of %s", name).exists();
+    if (pool.backend() == PoolConfig.Backend.BTRFS_SUBVOLUME) {
+      assertThat(isSubvolume(storage)).as("%s is a subvolume", storage).isTrue();
+    }
     byte[] head = new byte[CrashWorkload.CONTENT_BYTES];
-    try (FileChannel file = FileChannel.open(image)) {
-      file.read(ByteBuffer.wrap(head), 0);
+    Path content = pool.contentFile(storage);
+    if (Files.exists(content)) {
+      try (FileChannel file = FileChannel.open(content)) {
+        file.read(ByteBuffer.wrap(head), 0);
+      }
     }
     String origin = told.origin(name);
     if (told.mayBeUnwritten(name) && Arrays.equals(head, new byte[head.length])) {
       return;
     }
     assertThat(head)
-        .as("%s (%s) holds the content written to %s", image.getFileName(), name, origin)
+        .as("%s (%s) holds the content written to %s", storage.getFileName(), name, origin)
         .isEqualTo(CrashWorkload.content(origin));
   }
 
-  private static List<String> withSuffix(Set<String> ids) {
-    return ids.stream().map(id -> id + ".img").toList();
+  private static List<String> storageNames(PoolLayout pool, Set<String> ids) {
+    return ids.stream().map(pool::storageName).toList();
+  }
+
+  /** A subvolume's root directory is inode 256 (BTRFS_FIRST_FREE_OBJECTID); any other is not. */
+  private static boolean isSubvolume(Path dir) throws Exception {
+    return Files.isDirectory(dir) && ((Long) Files.getAttribute(dir, "unix:ino")) == 256L;
+  }
+
+  /**
+   * The subvolume's qgroup limit on referenced bytes, 0 for none, read with the btrfs tool (not the
+   * driver's code, so that the audit does not share its mistakes).
+   */
+  private static long limitOf(Path subvolume) {
+    String id =
+        EXEC.check(List.of("btrfs", "inspect-internal", "rootid", subvolume.toString()), Exec.SHORT)
+            .stdout()
+            .strip();
+    String table =
+        EXEC.check(
+                List.of("btrfs", "qgroup", "show", "-r", "--raw", "-f", subvolume.toString()),
+                Exec.SHORT)
+            .stdout();
+    for (String line : table.split("\n")) {
+      String[] columns = line.strip().split("\\s+");
+      if (columns.length >= 4 && columns[0].equals("0/" + id)) {
+        return columns[3].equals("none") ? 0 : Long.parseLong(columns[3]);
+      }
+    }
+    throw new AssertionError("no qgroup 0/" + id + " for " + subvolume + " in:\n" + table);
   }
 
   private static List<String> names(Path dir) throws Exception {

@@ -2,6 +2,7 @@ package dev.soko.driver.volume;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.soko.driver.config.PoolConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Random;
@@ -49,7 +50,7 @@ class CrashConsistencyIT {
 
     try (LocalVolumeManager engine =
         LocalVolumeManager.open(CrashWorkload.engineConfig(pool, dir))) {
-      CrashAudit.verify(engine, pool, told);
+      CrashAudit.verify(engine, new PoolLayout(pool, PoolConfig.Backend.IMAGE_FILE), told);
     }
   }
 

@@ -2,7 +2,6 @@ package dev.soko.driver.volume;
 
 import dev.soko.driver.config.DriverConfig;
 import dev.soko.driver.config.PoolConfig;
-import dev.soko.driver.model.AccessType;
 import dev.soko.driver.model.ContentSource;
 import dev.soko.driver.model.Snapshot;
 import dev.soko.driver.model.Volume;
@@ -28,7 +27,11 @@ import java.util.Set;
  * create/snapshot/restore/clone/expand/delete operations against a pool until it is killed,
  * journalling (with fsync) "begin" before and "ok" after each, so the parent knows exactly what a
  * client was told. A blank volume gets {@link #content} written (and fsynced) before its create is
- * answered, so the parent can check what snapshots, restores and clones hold.
+ * answered, so the parent can check what snapshots, restores and clones hold: into an image file's
+ * first bytes (raw block volumes), or into a file of a btrfs subvolume ({@link PoolLayout}).
+ *
+ * <p>Arguments: pool directory, client log, run name, random seed, and optionally the pool's
+ * backend ({@link PoolConfig.Backend} constant; image files when left out).
  */
 public final class CrashWorkload {
   static final int CONTENT_BYTES = 4096;
@@ -67,7 +70,10 @@ public final class CrashWorkload {
     Path journal = Path.of(args[1]);
     String run = args[2];
     Random random = new Random(Long.parseLong(args[3]));
-    DriverConfig config = engineConfig(pool, Path.of("/nonexistent-root"));
+    PoolConfig.Backend backend =
+        args.length > 4 ? PoolConfig.Backend.valueOf(args[4]) : PoolConfig.Backend.IMAGE_FILE;
+    PoolLayout layout = new PoolLayout(pool, backend);
+    DriverConfig config = engineConfig(pool, Path.of("/nonexistent-root"), backend);
     try (FileChannel out =
             FileChannel.open(
                 journal,
@@ -103,11 +109,19 @@ public final class CrashWorkload {
           String id =
               engine
                   .createVolume(
-                      new VolumeRequest(name, bytes, 0, "", AccessType.BLOCK, "", source, Map.of()))
+                      new VolumeRequest(
+                          name,
+                          bytes,
+                          0,
+                          "",
+                          layout.accessType(),
+                          layout.fsType(),
+                          source,
+                          Map.of()))
                   .id();
           if (source instanceof ContentSource.Empty) {
             // What an application does: write, then fsync. Snapshots and clones carry it on.
-            writeContent(pool.resolve("images/" + id + ".img"), content(name));
+            writeContent(layout.contentFile(layout.volume(id)), content(name));
           }
           write(out, "ok create " + name + " " + id);
           volumes.add(id);
@@ -167,10 +181,22 @@ public final class CrashWorkload {
     }
   }
 
-  private static void writeContent(Path image, byte[] content) throws IOException {
-    try (FileChannel file = FileChannel.open(image, StandardOpenOption.WRITE)) {
-      file.write(ByteBuffer.wrap(content), 0);
-      file.force(false);
+  /**
+   * Writes the content at the start of {@code file} and makes it durable as a careful application
+   * does: the data (fdatasync) of an image that exists; a new file's data and metadata, and its
+   * directory's entry for it.
+   */
+  private static void writeContent(Path file, byte[] content) throws IOException {
+    boolean created = !Files.exists(file);
+    try (FileChannel channel =
+        FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.CREATE)) {
+      channel.write(ByteBuffer.wrap(content), 0);
+      channel.force(created);
+    }
+    if (created) {
+      try (FileChannel dir = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
+        dir.force(true);
+      }
     }
   }
 
