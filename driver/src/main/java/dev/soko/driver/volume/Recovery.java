@@ -170,7 +170,9 @@ final class Recovery {
             "recovery: volume {} was created just before the crash and its empty image had not"
                 + " reached the disk; made it again",
             id);
-      } else if (!backends.of(pool).exists(image)) {
+      }
+      // Also after a remake that only raised a surviving subvolume's limit: its flags may be lost.
+      if (!backends.of(pool).exists(image)) {
         tally.volumesMissing++;
         LOG.error(
             "recovery: volume {} ({}) has no image file; it is kept and reported abnormal",
