@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import csi.v1.Csi;
 import dev.soko.driver.client.CsiClient;
 import dev.soko.driver.client.Requests;
+import dev.soko.driver.testing.BtrfsTools;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.FileOutputStream;
@@ -339,17 +340,17 @@ class BtrfsPoolIT {
                 .setVolumeCapability(BTRFS)
                 .build());
     Path subvolume = pool.resolve("volumes").resolve(volume.getVolumeId());
-    assertThat(noCopyOnWrite(subvolume)).isTrue();
+    assertThat(BtrfsTools.noCopyOnWrite(subvolume)).isTrue();
     HostState.check("btrfs", "qgroup", "limit", "none", subvolume.toString());
     HostState.check("chattr", "-C", subvolume.toString());
-    assertThat(noCopyOnWrite(subvolume)).isFalse();
-    assertThat(limitOf(subvolume)).as("the loss simulated").isEqualTo("none");
+    assertThat(BtrfsTools.noCopyOnWrite(subvolume)).isFalse();
+    assertThat(BtrfsTools.limitOf(subvolume)).as("the loss simulated").isEqualTo("none");
 
     driver.kill();
     csi = startDriver();
 
-    assertThat(limitOf(subvolume)).isEqualTo(Long.toString(64 * MIB));
-    assertThat(noCopyOnWrite(subvolume)).isTrue();
+    assertThat(BtrfsTools.limitOf(subvolume)).isEqualTo(Long.toString(64 * MIB));
+    assertThat(BtrfsTools.noCopyOnWrite(subvolume)).isTrue();
     assertThat(stats(volume, target).getTotal()).isEqualTo(64 * MIB);
     assertThatThrownBy(() -> write(target.resolve("big"), 80 * MIB))
         .hasMessageContaining("Disk quota exceeded");
@@ -383,7 +384,7 @@ class BtrfsPoolIT {
 
     assertThat(markers.resolve(goneId)).as("its clean-up is done").doesNotExist();
     assertThat(qgroups()).containsExactly("0/5", "0/" + keptId);
-    assertThat(limitOf(pool.resolve("volumes").resolve(kept.getVolumeId())))
+    assertThat(BtrfsTools.limitOf(pool.resolve("volumes").resolve(kept.getVolumeId())))
         .isEqualTo(Long.toString(32 * MIB));
     Files.delete(markers.resolve(keptId));
     csi.controller().deleteVolume(Requests.deleteVolume(kept.getVolumeId()));
@@ -391,11 +392,6 @@ class BtrfsPoolIT {
   }
 
   // ---- helpers ---------------------------------------------------------------------------
-
-  /** True when lsattr shows the directory's C attribute (FS_NOCOW_FL). */
-  private static boolean noCopyOnWrite(Path dir) throws Exception {
-    return output("lsattr", "-d", dir.toString()).strip().split("\\s+")[0].contains("C");
-  }
 
   private String subvolumeId(Csi.Volume volume) throws Exception {
     Path subvolume = pool.resolve("volumes").resolve(volume.getVolumeId());
@@ -408,16 +404,6 @@ class BtrfsPoolIT {
   private void waitForTheCleaner() throws Exception {
     HostState.check("btrfs", "filesystem", "sync", btrfs.toString());
     HostState.check("btrfs", "subvolume", "sync", btrfs.toString());
-  }
-
-  private static String limitOf(Path subvolume) throws Exception {
-    String row =
-        output("btrfs", "qgroup", "show", "-r", "--raw", "-f", subvolume.toString())
-            .lines()
-            .filter(line -> line.startsWith("0/"))
-            .findFirst()
-            .orElseThrow();
-    return row.strip().split("\\s+")[3];
   }
 
   /** The level-0 qgroups of the pool's filesystem, by ID. */

@@ -3,10 +3,9 @@ package dev.soko.driver.volume;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.soko.driver.config.PoolConfig;
-import dev.soko.driver.exec.Exec;
-import dev.soko.driver.exec.ProcessExec;
 import dev.soko.driver.model.Snapshot;
 import dev.soko.driver.model.Volume;
+import dev.soko.driver.testing.BtrfsTools;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -29,7 +28,6 @@ import java.util.stream.Stream;
  * and that is no-copy-on-write, as every volume the backend makes.
  */
 final class CrashAudit {
-  private static final Exec EXEC = new ProcessExec();
 
   private CrashAudit() {}
 
@@ -97,17 +95,11 @@ final class CrashAudit {
         assertThat(limitOf(storage))
             .as("the qgroup limit of volume %s (%s) is its capacity", v.id(), v.name())
             .isEqualTo(v.capacityBytes());
-        assertThat(noCopyOnWrite(storage))
+        assertThat(BtrfsTools.noCopyOnWrite(storage))
             .as("volume %s (%s) is no-copy-on-write", v.id(), v.name())
             .isTrue();
       }
     }
-  }
-
-  /** Whether lsattr shows the C flag (FS_NOCOW_FL) on the directory itself. */
-  private static boolean noCopyOnWrite(Path dir) {
-    String out = EXEC.check(List.of("lsattr", "-d", dir.toString()), Exec.SHORT).stdout();
-    return out.strip().split("\\s+")[0].contains("C");
   }
 
   /**
@@ -145,27 +137,10 @@ final class CrashAudit {
     return Files.isDirectory(dir) && ((Long) Files.getAttribute(dir, "unix:ino")) == 256L;
   }
 
-  /**
-   * The subvolume's qgroup limit on referenced bytes, 0 for none, read with the btrfs tool (not the
-   * driver's code, so that the audit does not share its mistakes).
-   */
+  /** The subvolume's qgroup limit on referenced bytes, 0 for none. */
   private static long limitOf(Path subvolume) {
-    String id =
-        EXEC.check(List.of("btrfs", "inspect-internal", "rootid", subvolume.toString()), Exec.SHORT)
-            .stdout()
-            .strip();
-    String table =
-        EXEC.check(
-                List.of("btrfs", "qgroup", "show", "-r", "--raw", "-f", subvolume.toString()),
-                Exec.SHORT)
-            .stdout();
-    for (String line : table.split("\n")) {
-      String[] columns = line.strip().split("\\s+");
-      if (columns.length >= 4 && columns[0].equals("0/" + id)) {
-        return columns[3].equals("none") ? 0 : Long.parseLong(columns[3]);
-      }
-    }
-    throw new AssertionError("no qgroup 0/" + id + " for " + subvolume + " in:\n" + table);
+    String limit = BtrfsTools.limitOf(subvolume);
+    return limit.equals("none") ? 0 : Long.parseLong(limit);
   }
 
   private static List<String> names(Path dir) throws Exception {
