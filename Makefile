@@ -76,8 +76,9 @@ images: deps ## Build the driver and operator images (OCI archives in target/ima
 	bash hack/images.sh
 
 .PHONY: dist
-dist: ## Regenerate the chart's and bundle's generated files from their sources
+dist: ## Regenerate the chart's and bundle's generated files, and the docs' generated blocks, from their sources
 	bash hack/gen-dist.sh
+	/usr/bin/python3 hack/gen-docs.py
 
 .PHONY: fmt
 fmt: ## Format the Java sources (the build only checks)

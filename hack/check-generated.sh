@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Fails when the CRD YAML differs from the Java model it is generated from, and prints the command
-# that regenerates it. Run after a Maven build (which regenerates the CRD). The chart, bundle and
-# docs generated from the CRD are checked by hack/check-dist.sh, which hack/test-dist.sh runs.
+# Fails when the CRD YAML differs from the Java model it is generated from, or a generated block of
+# the README or docs/ differs from its source (hack/gen-docs.py), and prints the command that
+# regenerates it. Run after a Maven build (which regenerates the CRD). The chart, bundle and
+# docs/storagecluster.md generated from the CRD are checked by hack/check-dist.sh, which
+# hack/test-dist.sh runs.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -17,3 +19,5 @@ if [ -n "$untracked" ]; then
   exit 1
 fi
 echo "check-generated: the CRD YAML matches the Java model"
+/usr/bin/python3 hack/gen-docs.py --check
+echo "check-generated: the README's and docs' generated blocks match their sources"
