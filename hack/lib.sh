@@ -12,15 +12,18 @@ require_root() {
 }
 
 # Class path of the driver's test classes (CSI client, demo, benchmark), cached next to the build.
+# One reactor run with the modules the driver depends on (driver-cli), so their classes are on it
+# without an install; the driver module runs last, so its class path is what stays in the file.
 driver_test_classpath() {
   local root cp_file
   root=$(soko_root)
   cp_file="$root/driver/target/test-classpath.txt"
-  if [ ! -s "$cp_file" ] || [ "$root/driver/pom.xml" -nt "$cp_file" ]; then
-    (cd "$root" && mvn -B -q -pl driver dependency:build-classpath -Dmdep.includeScope=test \
-      -Dmdep.outputFile="$cp_file" >/dev/null) || die "could not resolve the driver's class path"
+  if [ ! -s "$cp_file" ] || [ "$root/driver/pom.xml" -nt "$cp_file" ] \
+    || [ ! -d "$root/driver/target/test-classes" ]; then
+    (cd "$root" && mvn -B -q -pl driver -am test-compile dependency:build-classpath \
+      -Dmdep.includeScope=test -Dmdep.outputFile="$cp_file" >/dev/null) \
+      || die "could not build the driver's test classes and class path"
   fi
-  [ -d "$root/driver/target/test-classes" ] || (cd "$root" && mvn -B -q -pl driver test-compile -DskipTests)
   echo "$root/driver/target/test-classes:$root/driver/target/classes:$(cat "$cp_file")"
 }
 

@@ -3,6 +3,7 @@ package dev.soko.driver;
 import dev.soko.driver.cli.DriverCommand;
 import dev.soko.driver.cli.Version;
 import dev.soko.driver.config.DriverConfig;
+import dev.soko.driver.config.Endpoint;
 import dev.soko.driver.config.KubeletRegistration;
 import dev.soko.driver.csi.ClusterControllerService;
 import dev.soko.driver.csi.ControllerService;
@@ -13,13 +14,13 @@ import dev.soko.driver.csi.Topology;
 import dev.soko.driver.health.Readiness;
 import dev.soko.driver.http.HttpEndpoint;
 import dev.soko.driver.kubelet.RegistrationService;
+import dev.soko.driver.logging.LogSetup;
 import dev.soko.driver.metrics.PrometheusRpcMetrics;
 import dev.soko.driver.metrics.RpcMetrics;
 import dev.soko.driver.metrics.StorageGauges;
 import dev.soko.driver.mount.PathPolicy;
 import dev.soko.driver.report.PoolReporter;
 import dev.soko.driver.server.DriverServer;
-import dev.soko.driver.server.Endpoint;
 import dev.soko.driver.server.SideServer;
 import dev.soko.driver.volume.VolumeManager;
 import io.grpc.BindableService;
@@ -66,6 +67,7 @@ public final class Main {
   }
 
   static int launch(DriverConfig config) throws InterruptedException {
+    LogSetup.setLevel(config.logLevel());
     Logger log = LoggerFactory.getLogger(Main.class);
     Resources resources = new Resources();
     try {

@@ -3,12 +3,12 @@ package dev.soko.driver;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.soko.driver.config.DriverConfig;
+import dev.soko.driver.config.Endpoint;
 import dev.soko.driver.health.Readiness;
 import dev.soko.driver.http.HttpEndpoint;
 import dev.soko.driver.metrics.PrometheusRpcMetrics;
 import dev.soko.driver.metrics.RpcMetrics;
 import dev.soko.driver.server.DriverServer;
-import dev.soko.driver.server.Endpoint;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

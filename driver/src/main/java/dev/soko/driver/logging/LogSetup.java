@@ -8,8 +8,9 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.encoder.LayoutWrappingEncoder;
 import ch.qos.logback.core.spi.ContextAwareBase;
+import dev.soko.driver.config.DriverConfig;
+import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -17,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * logfmt lines on stderr at INFO until {@link #setLevel} applies {@code --log-level}.
  */
 public final class LogSetup extends ContextAwareBase implements Configurator {
-  public static final Set<String> LEVELS = Set.of("error", "warn", "info", "debug", "trace");
+  /** The level names, as {@code --log-level} takes them. */
+  public static final List<String> LEVELS = DriverConfig.LOG_LEVELS;
 
   @Override
   public ExecutionStatus configure(LoggerContext context) {

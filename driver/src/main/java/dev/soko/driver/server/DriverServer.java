@@ -1,5 +1,6 @@
 package dev.soko.driver.server;
 
+import dev.soko.driver.config.Endpoint;
 import dev.soko.driver.http.HttpEndpoint;
 import dev.soko.driver.metrics.RpcMetrics;
 import io.grpc.BindableService;

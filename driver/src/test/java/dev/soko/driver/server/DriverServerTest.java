@@ -10,6 +10,7 @@ import ch.qos.logback.core.read.ListAppender;
 import csi.v1.Csi;
 import csi.v1.IdentityGrpc;
 import dev.soko.driver.client.CsiClient;
+import dev.soko.driver.config.Endpoint;
 import dev.soko.driver.csi.ClusterControllerService;
 import dev.soko.driver.csi.IdentityService;
 import dev.soko.driver.metrics.RpcMetrics;

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import csi.v1.Csi;
 import csi.v1.IdentityGrpc;
+import dev.soko.driver.config.Endpoint;
 import dev.soko.driver.csi.IdentityService;
 import dev.soko.driver.health.Readiness;
 import dev.soko.driver.kubelet.RegistrationService;

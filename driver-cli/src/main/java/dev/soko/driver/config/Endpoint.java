@@ -1,4 +1,4 @@
-package dev.soko.driver.server;
+package dev.soko.driver.config;
 
 import java.nio.file.Path;
 

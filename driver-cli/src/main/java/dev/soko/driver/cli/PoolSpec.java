@@ -4,6 +4,7 @@ import dev.soko.driver.config.PoolConfig;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -12,30 +13,16 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * Parses one {@code --pool} value: {@code
- * name=NAME,path=DIR[,capacity=QUANTITY][,overprovision=RATIO][,fs=ext4:xfs]
- * [,requireMountPoint=true|false][,allowRootFilesystem=true|false][,backend=image-file|btrfs-subvolume]
- * [,nodeSelector:KEY=VALUE]...}. A btrfs-subvolume pool's volumes are btrfs subvolumes, so its only
- * filesystem is btrfs: {@code fs} may be left out or say {@code btrfs}. One {@code nodeSelector:}
- * field per label: a label key holds '/' and '.' but never ',', ':' or '=', and a label value none
- * of those, so the first '=' ends the key.
+ * Parses one {@code --pool} value, fields as {@link PoolField} lists them. A btrfs-subvolume pool's
+ * volumes are btrfs subvolumes, so its only filesystem is btrfs: {@code fs} may be left out or say
+ * {@code btrfs}. One {@code nodeSelector:} field per label: a label key holds '/' and '.' but never
+ * ',', ':' or '=', and a label value none of those, so the first '=' ends the key.
  */
 public final class PoolSpec {
   /** Pool names end up in StorageClass parameters and metrics labels: keep them DNS-label-like. */
   static final Pattern NAME = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
 
-  static final Set<String> KEYS =
-      Set.of(
-          "name",
-          "path",
-          "capacity",
-          "overprovision",
-          "fs",
-          "requireMountPoint",
-          "allowRootFilesystem",
-          "backend");
   static final Set<String> FS_TYPES = Set.of("ext4", "xfs");
-  static final String SELECTOR = "nodeSelector:";
 
   /** Kubernetes' label key: an optional DNS-subdomain prefix and '/', then a name. */
   static final Pattern LABEL_KEY =
@@ -50,7 +37,7 @@ public final class PoolSpec {
   private PoolSpec() {}
 
   public static PoolConfig parse(String spec) {
-    Map<String, String> fields = new LinkedHashMap<>();
+    Map<PoolField, String> fields = new EnumMap<>(PoolField.class);
     Map<String, String> selector = new LinkedHashMap<>();
     for (String part : spec.split(",", -1)) {
       int eq = part.indexOf('=');
@@ -58,40 +45,42 @@ public final class PoolSpec {
         throw new IllegalArgumentException("'" + part + "' is not key=value");
       }
       String key = part.substring(0, eq).strip();
-      if (key.startsWith(SELECTOR)) {
-        label(selector, key.substring(SELECTOR.length()), part.substring(eq + 1).strip());
-        continue;
-      }
-      if (!KEYS.contains(key)) {
-        throw new IllegalArgumentException("unknown key '" + key + "' (known: " + KEYS + ")");
-      }
-      if (fields.put(key, part.substring(eq + 1).strip()) != null) {
+      String value = part.substring(eq + 1).strip();
+      PoolField field =
+          PoolField.of(key)
+              .orElseThrow(
+                  () ->
+                      new IllegalArgumentException(
+                          "unknown key '" + key + "' (known: " + PoolField.keys() + ")"));
+      if (field == PoolField.NODE_SELECTOR) {
+        label(selector, key.substring(PoolField.SELECTOR_PREFIX.length()), value);
+      } else if (fields.put(field, value) != null) {
         throw new IllegalArgumentException("key '" + key + "' given twice");
       }
     }
-    String name = fields.get("name");
+    String name = fields.get(PoolField.NAME);
     if (name == null || !NAME.matcher(name).matches()) {
       throw new IllegalArgumentException(
           "name is required and must be lower-case letters, digits and '-', at most 63 characters");
     }
-    String pathText = fields.get("path");
+    String pathText = fields.get(PoolField.PATH);
     if (pathText == null || !pathText.startsWith("/")) {
       throw new IllegalArgumentException("path is required and must be absolute");
     }
-    long capacity =
-        fields.containsKey("capacity") ? Quantity.parseBytes(fields.get("capacity")) : 0;
-    double ratio = fields.containsKey("overprovision") ? ratio(fields.get("overprovision")) : 1.0;
-    PoolConfig.Backend backend = backend(fields.get("backend"));
+    String capacityText = fields.get(PoolField.CAPACITY);
+    long capacity = capacityText == null ? 0 : Quantity.parseBytes(capacityText);
+    String ratioText = fields.get(PoolField.OVERPROVISION);
+    double ratio = ratioText == null ? 1.0 : ratio(ratioText);
+    PoolConfig.Backend backend = backend(fields.get(PoolField.BACKEND));
+    String fs = fields.get(PoolField.FS);
     return new PoolConfig(
         name,
         Path.of(pathText).normalize(),
         capacity,
         ratio,
-        backend == PoolConfig.Backend.IMAGE_FILE
-            ? fsTypes(fields.get("fs"))
-            : backendFsTypes(backend, fields.get("fs")),
-        flag(fields, "requireMountPoint"),
-        flag(fields, "allowRootFilesystem"),
+        backend == PoolConfig.Backend.IMAGE_FILE ? fsTypes(fs) : backendFsTypes(backend, fs),
+        flag(fields, PoolField.REQUIRE_MOUNT_POINT),
+        flag(fields, PoolField.ALLOW_ROOT_FILESYSTEM),
         selector,
         backend);
   }
@@ -144,12 +133,12 @@ public final class PoolSpec {
     }
   }
 
-  private static boolean flag(Map<String, String> fields, String key) {
-    String text = fields.getOrDefault(key, "false");
+  private static boolean flag(Map<PoolField, String> fields, PoolField field) {
+    String text = fields.getOrDefault(field, "false");
     return switch (text) {
       case "true" -> true;
       case "false" -> false;
-      default -> throw new IllegalArgumentException(key + " must be true or false");
+      default -> throw new IllegalArgumentException(field.key + " must be true or false");
     };
   }
 

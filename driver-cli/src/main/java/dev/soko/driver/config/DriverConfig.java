@@ -14,6 +14,7 @@ import java.util.Optional;
  * @param registration built-in kubelet registration (node mode), empty when off
  * @param kubeletDir the kubelet's root directory as this process sees it (node mode); when given,
  *     pools on its filesystem are refused unless they allow the root filesystem
+ * @param logLevel one of {@link #LOG_LEVELS}
  */
 public record DriverConfig(
     String driverName,
@@ -26,7 +27,39 @@ public record DriverConfig(
     String metricsAddress,
     String healthAddress,
     Optional<KubeletRegistration> registration,
-    Optional<Path> kubeletDir) {
+    Optional<Path> kubeletDir,
+    String logLevel) {
+
+  /** The names {@code --log-level} takes, least verbose first. */
+  public static final List<String> LOG_LEVELS = List.of("error", "warn", "info", "debug", "trace");
+
+  /** A configuration that logs at info. */
+  public DriverConfig(
+      String driverName,
+      String nodeId,
+      Mode mode,
+      String endpoint,
+      List<PoolConfig> pools,
+      List<Path> allowedPathRoots,
+      int maxVolumesPerNode,
+      String metricsAddress,
+      String healthAddress,
+      Optional<KubeletRegistration> registration,
+      Optional<Path> kubeletDir) {
+    this(
+        driverName,
+        nodeId,
+        mode,
+        endpoint,
+        pools,
+        allowedPathRoots,
+        maxVolumesPerNode,
+        metricsAddress,
+        healthAddress,
+        registration,
+        kubeletDir,
+        "info");
+  }
 
   /** A configuration without a kubelet directory: the root-filesystem check is off. */
   public DriverConfig(

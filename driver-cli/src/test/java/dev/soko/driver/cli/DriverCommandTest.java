@@ -1,6 +1,7 @@
 package dev.soko.driver.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.soko.driver.config.DriverConfig;
 import dev.soko.driver.config.KubeletRegistration;
@@ -10,6 +11,7 @@ import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 class DriverCommandTest {
@@ -50,6 +52,7 @@ class DriverCommandTest {
             "--log-level=debug");
     assertThat(exit).isZero();
     DriverConfig config = launched.get();
+    assertThat(config.logLevel()).isEqualTo("debug");
     assertThat(config.endpoint()).isEqualTo("unix:///run/soko/csi.sock");
     assertThat(config.nodeId()).isEqualTo("worker-1");
     assertThat(config.driverName()).isEqualTo("csi.example.com");
@@ -87,6 +90,36 @@ class DriverCommandTest {
     assertThat(config.metricsAddress()).isEmpty();
     assertThat(config.healthAddress()).isEmpty();
     assertThat(config.registration()).isEmpty();
+    assertThat(config.logLevel()).isEqualTo("info");
+  }
+
+  @Test
+  void aFlagGivenTwiceCountsOnceUnlessItIsRepeatable() {
+    assertThat(
+            run(
+                "--node-id=n1",
+                "--node-id=n2",
+                "--pool=name=p,path=/srv/p",
+                "--pool=name=q,path=/srv/q",
+                "--allowed-path-root=/a",
+                "--allowed-path-root=/b"))
+        .isZero();
+    DriverConfig config = launched.get();
+    assertThat(config.nodeId()).isEqualTo("n2");
+    assertThat(config.pools()).extracting(PoolConfig::name).containsExactly("p", "q");
+    assertThat(config.allowedPathRoots()).containsExactly(Path.of("/a"), Path.of("/b"));
+  }
+
+  @Test
+  void theConfigurationOfAnArgumentListIsWhatTheDriverWouldStartWith() {
+    List<String> args = List.of("--node-id=n1", "--pool=name=p,path=/srv/p", "--log-level=warn");
+    assertThat(run(args.toArray(String[]::new))).isZero();
+    assertThat(DriverCommand.configOf(args)).isEqualTo(launched.get());
+    assertThatThrownBy(() -> DriverCommand.configOf(List.of("--node-id=n1")))
+        .isInstanceOf(DriverCommand.UsageException.class)
+        .hasMessage("at least one --pool is required in node mode");
+    assertThatThrownBy(() -> DriverCommand.configOf(List.of("--help")))
+        .isInstanceOf(DriverCommand.UsageException.class);
   }
 
   @Test
@@ -161,7 +194,7 @@ class DriverCommandTest {
     assertThat(launched.get().mode()).isEqualTo(DriverConfig.Mode.CONTROLLER);
     launched.set(null);
     assertThat(run("--mode=controller", "--pool=name=p,path=/p")).isEqualTo(2);
-    assertThat(err.toString()).contains("--pool is not allowed in controller mode");
+    assertThat(err.toString()).contains("--pool is only for node mode");
   }
 
   @Test
@@ -225,29 +258,24 @@ class DriverCommandTest {
   }
 
   @Test
-  void helpDocumentsEveryFlag() {
+  void helpDocumentsEveryFlagAndPoolFieldWithinNinetySixColumns() {
     assertThat(run("--help")).isZero();
-    for (String flag :
-        List.of(
-            "--endpoint",
-            "--node-id",
-            "--driver-name",
-            "--mode",
-            "--pool",
-            "--allowed-path-root",
-            "--max-volumes-per-node",
-            "--metrics-address",
-            "--health-address",
-            "--kubelet-registration-path",
-            "--registration-dir",
-            "--kubelet-dir",
-            "requireMountPoint",
-            "allowRootFilesystem",
-            "--log-level",
-            "--help",
-            "--version")) {
-      assertThat(out.toString()).contains(flag);
+    String help = out.toString();
+    for (Flag flag : Flag.values()) {
+      assertThat(help).containsPattern("\n  " + Pattern.quote(flag.synopsis()) + "[ \n]");
     }
+    for (PoolField field : PoolField.values()) {
+      assertThat(help).containsPattern("\n  " + Pattern.quote(field.synopsis()) + "[ \n]");
+    }
+    assertThat(help)
+        .contains(
+            "--pool=SPEC",
+            "name=NAME,path=DIR[,capacity=QUANTITY]",
+            "[,backend=image-file|btrfs-subvolume][,nodeSelector:KEY=VALUE]...",
+            "Default: csi.soko.dev.",
+            "Node mode only.");
+    assertThat(help.lines()).allMatch(line -> line.length() <= 96, "at most 96 columns");
+    assertThat(run("-h")).isZero();
     assertThat(launched.get()).isNull();
   }
 

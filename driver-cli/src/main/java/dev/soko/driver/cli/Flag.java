@@ -1,0 +1,183 @@
+package dev.soko.driver.cli;
+
+import dev.soko.driver.config.DriverConfig;
+import java.util.Optional;
+
+/**
+ * The driver's flags, each said once: the parser, {@code --help} and the docs' flag table ({@link
+ * FlagReference}) all read this table, and the operator's tests parse what it renders against it,
+ * so a flag renamed here fails the build wherever it is still written the old way.
+ */
+enum Flag {
+  ENDPOINT(
+      "--endpoint",
+      "unix:///PATH",
+      "unix:///csi/csi.sock",
+      Use.ONCE,
+      "The Unix domain socket to serve CSI on, the one the kubelet and the sidecars talk to."),
+  NODE_ID(
+      "--node-id",
+      "NAME",
+      null,
+      Use.ONCE,
+      "This node's name (the Kubernetes node name), required in node mode. It is the topology"
+          + " value topology.soko.dev/node, so at most 63 characters: letters, digits, '-', '_',"
+          + " '.', alphanumeric at both ends."),
+  DRIVER_NAME("--driver-name", "NAME", "csi.soko.dev", Use.ONCE, "The CSI driver name."),
+  MODE(
+      "--mode",
+      "node|controller",
+      "node",
+      Use.ONCE,
+      "node: Identity, Controller and Node over this node's pools (distributed provisioning)."
+          + " controller: Identity and ControllerExpandVolume for the external-resizer, without"
+          + " pools."),
+  POOL(
+      "--pool",
+      "SPEC",
+      null,
+      Use.REPEATED_NODE_ONLY,
+      "A storage pool, SPEC made of the pool fields below (at least one in node mode; the first"
+          + " is the default). A refused or unselected pool is never created or written; it offers no"
+          + " capacity, CreateVolume on it fails, and volumes made there before keep working."
+          + " Refused pools are checked again every 10 s."),
+  KUBELET_DIR(
+      "--kubelet-dir",
+      "DIR",
+      null,
+      Use.NODE_ONLY,
+      "The kubelet's root directory, whose plugins/ subdirectory is mounted from the host: a pool"
+          + " on the same filesystem (the node's root filesystem) is refused unless it sets"
+          + " allowRootFilesystem. Absent, the check is off (the driver run by hand,"
+          + " csi-sanity); the operator always passes it."),
+  ALLOWED_PATH_ROOT(
+      "--allowed-path-root",
+      "DIR",
+      "/var/lib/kubelet",
+      Use.REPEATED,
+      "Staging and target paths must lie below one of these directories."),
+  MAX_VOLUMES_PER_NODE(
+      "--max-volumes-per-node",
+      "N",
+      "0",
+      Use.ONCE,
+      "The most volumes this node may have attached, reported in NodeGetInfo; 0: no limit."),
+  METRICS_ADDRESS(
+      "--metrics-address",
+      "HOST:PORT",
+      "",
+      Use.ONCE,
+      "Serve Prometheus metrics at http://HOST:PORT/metrics; empty or absent: off. Example:"
+          + " 0.0.0.0:9810."),
+  HEALTH_ADDRESS(
+      "--health-address",
+      "HOST:PORT",
+      "",
+      Use.ONCE,
+      "Serve the liveness check at http://HOST:PORT/healthz: 200 \"ok\" when Probe would answer"
+          + " ready, else 500 with the reason (the pools that are not usable yet); empty or"
+          + " absent: off. Given the address of --metrics-address, one server answers both"
+          + " paths. Replaces the livenessprobe sidecar."),
+  KUBELET_REGISTRATION_PATH(
+      "--kubelet-registration-path",
+      "PATH",
+      null,
+      Use.NODE_ONLY,
+      "Register the driver with the kubelet itself, in place of the node-driver-registrar"
+          + " sidecar. PATH is the CSI socket as the kubelet sees it on the host, absolute and"
+          + " clean, e.g. /var/lib/kubelet/plugins/csi.soko.dev/csi.sock. Absent: no built-in"
+          + " registration."),
+  REGISTRATION_DIR(
+      "--registration-dir",
+      "DIR",
+      "/registration",
+      Use.NODE_ONLY,
+      "With --kubelet-registration-path: the kubelet's plugin registry"
+          + " (/var/lib/kubelet/plugins_registry) as mounted here. The registration socket"
+          + " DIR/<driver-name>-reg.sock is made once CSI is served, a stale one is replaced, and"
+          + " at SIGTERM it goes first, so the kubelet deregisters the driver before the CSI"
+          + " server stops."),
+  LOG_LEVEL(
+      "--log-level",
+      "LEVEL",
+      "info",
+      Use.ONCE,
+      "One of " + String.join(", ", DriverConfig.LOG_LEVELS) + "."),
+  HELP("--help", null, null, Use.ONCE, "Show this help message and exit (also -h)."),
+  VERSION("--version", null, null, Use.ONCE, "Print version information and exit (also -V).");
+
+  /** How often a flag may be given, and in which mode. */
+  enum Use {
+    ONCE,
+    REPEATED,
+    NODE_ONLY,
+    REPEATED_NODE_ONLY;
+
+    boolean repeated() {
+      return this == REPEATED || this == REPEATED_NODE_ONLY;
+    }
+
+    boolean nodeOnly() {
+      return this == NODE_ONLY || this == REPEATED_NODE_ONLY;
+    }
+  }
+
+  final String name;
+
+  /** The value's syntax; null for a flag that takes none ({@link #HELP}, {@link #VERSION}). */
+  final String value;
+
+  /** What the driver uses when the flag is absent; null: nothing. */
+  final String defaultValue;
+
+  final Use use;
+  final String help;
+
+  Flag(String name, String value, String defaultValue, Use use, String help) {
+    this.name = name;
+    this.value = value;
+    this.defaultValue = defaultValue;
+    this.use = use;
+    this.help = help;
+  }
+
+  /** The flag a command-line word names ({@code -h} and {@code -V} included). */
+  static Optional<Flag> named(String word) {
+    switch (word) {
+      case "-h" -> {
+        return Optional.of(HELP);
+      }
+      case "-V" -> {
+        return Optional.of(VERSION);
+      }
+      default -> {
+        for (Flag flag : values()) {
+          if (flag.name.equals(word)) {
+            return Optional.of(flag);
+          }
+        }
+        return Optional.empty();
+      }
+    }
+  }
+
+  /** How the flag is written with its value, {@code --endpoint=unix:///PATH}. */
+  String synopsis() {
+    return value == null ? name : name + "=" + value;
+  }
+
+  /** The help text with what the flag's use and default add to it. */
+  String description() {
+    StringBuilder text = new StringBuilder(help);
+    if (use.nodeOnly()) {
+      text.append(" Node mode only.");
+    }
+    if (use.repeated()) {
+      text.append(" Repeatable.");
+    }
+    if (defaultValue != null && !defaultValue.isEmpty()) {
+      text.append(" Default: ").append(defaultValue).append('.');
+    }
+    return text.toString();
+  }
+}
