@@ -29,6 +29,7 @@ demo-driver: deps build ## The driver alone on a temporary pool: create, stage, 
 test: deps tools-test tools-e2e tools-node ## Every tier: unit, integration (real mounts, kube-apiserver), csi-sanity, control-plane e2e, chart/bundle, images, real-node e2e
 	$(MVN) verify
 	bash hack/check-generated.sh
+	bash hack/lint-shell.sh
 	bash hack/sanity.sh
 	bash hack/e2e.sh
 	bash hack/test-dist.sh
@@ -55,6 +56,10 @@ e2e-node: deps build tools-node images ## End to end on a real node: Helm instal
 .PHONY: test-dist
 test-dist: tools-test ## Helm chart and OLM bundle: drift, lint, template, schema, CSV == chart, operator-verify
 	bash hack/test-dist.sh
+
+.PHONY: lint-shell
+lint-shell: deps ## shellcheck on every script under hack/
+	bash hack/lint-shell.sh
 
 .PHONY: test-images
 test-images: deps ## Build both images offline and run them (driver Probe + CreateVolume, operator render)

@@ -27,9 +27,13 @@ work=$(mktemp -d /var/tmp/soko-bench-data.XXXXXX)
 driver_pid=
 cleanup() {
   if [ -n "$driver_pid" ]; then
-    [ -s "$work/volumes" ] && java -cp "$classpath" dev.soko.driver.bench.DataVolumes down \
-      "$work/csi.sock" "$work/volumes" >/dev/null 2>&1 || true
-    kill -TERM "$driver_pid" 2>/dev/null && wait "$driver_pid" 2>/dev/null || true
+    if [ -s "$work/volumes" ]; then
+      java -cp "$classpath" dev.soko.driver.bench.DataVolumes down \
+        "$work/csi.sock" "$work/volumes" >/dev/null 2>&1 || true
+    fi
+    if kill -TERM "$driver_pid" 2>/dev/null; then
+      wait "$driver_pid" 2>/dev/null || true
+    fi
   fi
   # Volumes first, while the pool is still mounted: a loop device on an image in a pool that was
   # lazily unmounted names its file relative to the lost mount, and no path test finds it then.
@@ -168,6 +172,7 @@ FILE=$dir/discard.dat SIZE=1G RUNTIME=1 fio --section=fill --output=/dev/null "$
 u1=$(btrfs_used)
 rm -f "$dir/discard.dat"
 u2=$(btrfs_used)
+# shellcheck disable=SC2016 # an awk program: $1... are its fields
 discard_row='{m = 1048576; printf "| %s volume | %.0f | %.0f | %.0f | %.0f%% |\n", $1, $2/m, $3/m, $4/m,
   ($3 - $2 > 0 ? 100 * ($3 - $4) / ($3 - $2) : 0)}'
 {

@@ -47,7 +47,7 @@ run_bench() { # NAME SOCKET FSTYPE -- COMMAND...
   say "benchmarking $name"
   java -Dbench.fsType="$fs_type" -cp "$classpath" dev.soko.driver.bench.CsiBench "$name" "$socket" \
     "$work/mnt" "$work/results/$name.tsv" -- "$@" \
-    || { cat "$work/results/$name-driver.log" 2>/dev/null | tail -40; die "benchmark of $name failed"; }
+    || { tail -40 "$work/results/$name-driver.log" 2>/dev/null; die "benchmark of $name failed"; }
 }
 
 soko_driver() { # NAME: the driver as the node plugin runs it, on its own socket
@@ -64,7 +64,7 @@ mkdir -p "$work/cds-pool"
   --pool "name=training,path=$work/cds-pool" --endpoint "unix://$work/cds-training.sock" \
   >"$work/cds-training.log" 2>&1 &
 training=$!
-for _ in $(seq 100); do [ -S "$work/cds-training.sock" ] && break; sleep 0.1; done
+wait_for_socket "$work/cds-training.sock" 10 || true
 sleep 1
 kill -TERM "$training"
 wait "$training" || true

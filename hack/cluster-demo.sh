@@ -23,21 +23,16 @@ step() {
   printf '\n\033[1m==> %s\033[0m\n' "$*"
 }
 done_in() { printf '    (%d ms)\n' $((($(date +%s%N) - step_started) / 1000000)); }
-show() {
-  printf '    $ kubectl %s\n' "$*"
-  kc "$@" 2>&1 | sed 's/^/    /'
-}
 await() { # await WHAT COMMAND...
   local what=$1
   shift
-  e2e_wait "$TIMEOUT" "$@" || {
+  wait_until "$TIMEOUT" "$@" || {
     E2E_FAILED=1
     die "timed out after $TIMEOUT s waiting for: $what"
   }
 }
-value() { kc ${4:+-n "$4"} get "$1" "$2" -o "jsonpath=$3" 2>/dev/null; }
-is() { [ "$(value "$2" "$3" "$4" "${5:-}")" = "$1" ]; }
-gone() { ! kc ${3:+-n "$3"} get "$1" "$2" >/dev/null 2>&1; }
+# list_allocated DIR: each file's allocated KiB beside its size (the images are sparse).
+list_allocated() { find "$1" -mindepth 1 -maxdepth 1 -printf '      %k KiB allocated, %s bytes  %f\n'; }
 
 step "start etcd, kube-apiserver (RBAC), kube-controller-manager, snapshot-controller and the operator"
 e2e_cluster_up
@@ -101,16 +96,16 @@ spec:
   accessModes: [ReadWriteOnce]
   resources: {requests: {storage: 64Mi}}
 EOF
-await "PVC data Bound" is Bound pvc data '{.status.phase}' "$APP_NS"
+await "PVC data Bound" equals Bound pvc data '{.status.phase}' "$APP_NS"
 done_in
-pv=$(value pvc data '{.spec.volumeName}' "$APP_NS")
+pv=$(field pvc data '{.spec.volumeName}' "$APP_NS")
 show -n "$APP_NS" get pvc
 show get pv "$pv"
-echo "    pool images:" && ls -ls "$E2E_WORK/pool/images" | sed 's/^/      /'
+echo "    pool images:" && list_allocated "$E2E_WORK/pool/images"
 
 step "expand the PVC to 128Mi: the resizer calls ControllerExpandVolume, the PV grows"
 kc -n "$APP_NS" patch pvc data --type merge -p '{"spec":{"resources":{"requests":{"storage":"128Mi"}}}}' >/dev/null
-await "PV capacity 128Mi" is 128Mi pv "$pv" '{.spec.capacity.storage}'
+await "PV capacity 128Mi" equals 128Mi pv "$pv" '{.spec.capacity.storage}'
 done_in
 show get pv "$pv"
 show -n "$APP_NS" get pvc data -o 'jsonpath={range .status.conditions[*]}{"    "}{.type}: {.message}{"\n"}{end}'
@@ -125,10 +120,10 @@ spec:
   volumeSnapshotClassName: soko-demo-snapshots
   source: {persistentVolumeClaimName: data}
 EOF
-await "VolumeSnapshot ReadyToUse" is true volumesnapshot snap '{.status.readyToUse}' "$APP_NS"
+await "VolumeSnapshot ReadyToUse" equals true volumesnapshot snap '{.status.readyToUse}' "$APP_NS"
 done_in
 show -n "$APP_NS" get volumesnapshot
-echo "    pool snapshots:" && ls -ls "$E2E_WORK/pool/snapshots" | sed 's/^/      /'
+echo "    pool snapshots:" && list_allocated "$E2E_WORK/pool/snapshots"
 
 step "restore the snapshot into a new PVC"
 kc apply -f - >/dev/null <<EOF
@@ -140,10 +135,10 @@ metadata:
   annotations: {volume.kubernetes.io/selected-node: $E2E_NODE}
 spec:
   accessModes: [ReadWriteOnce]
-  resources: {requests: {storage: $(value volumesnapshot snap '{.status.restoreSize}' "$APP_NS")}}
+  resources: {requests: {storage: $(field volumesnapshot snap '{.status.restoreSize}' "$APP_NS")}}
   dataSource: {apiGroup: snapshot.storage.k8s.io, kind: VolumeSnapshot, name: snap}
 EOF
-await "PVC restored Bound" is Bound pvc restored '{.status.phase}' "$APP_NS"
+await "PVC restored Bound" equals Bound pvc restored '{.status.phase}' "$APP_NS"
 done_in
 show -n "$APP_NS" get pvc
 show get storagecluster

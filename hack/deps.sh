@@ -26,6 +26,9 @@ packages+=(fio)
 # Chart and OLM bundle generator and tests (hack/gen-dist.py, hack/test-dist.py).
 packages+=(python3 python3-yaml)
 
+# Lint of the scripts under hack/ (hack/lint-shell.sh, part of `make test`).
+packages+=(shellcheck)
+
 # Monitoring (operator AlertRulesTest, PrometheusMonitoringIT): promtool checks and unit-tests the
 # shipped alert rules; a real Prometheus scrapes a real driver and operator on loopback.
 packages+=(prometheus)

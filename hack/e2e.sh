@@ -42,7 +42,7 @@ check() {
 waitfor() {
   local name=$1
   shift
-  check "$name" e2e_wait "$TIMEOUT" "$@"
+  check "$name" wait_until "$TIMEOUT" "$@"
 }
 
 finish() {
@@ -51,7 +51,7 @@ finish() {
   if [ "$E2E_FAILED" = 1 ] && [ -n "${E2E_WORK:-}" ]; then
     kc get storagecluster,pv -o wide 2>/dev/null || true
     kc get pvc,volumesnapshot,volumesnapshotcontent,csistoragecapacity -A 2>/dev/null || true
-    kc get storagecluster "$CLUSTER" -o jsonpath='{.status}' 2>/dev/null && echo || true
+    if kc get storagecluster "$CLUSTER" -o jsonpath='{.status}' 2>/dev/null; then echo; fi
     kc get events -A --sort-by=.lastTimestamp 2>/dev/null | tail -20 || true
   fi
   e2e_cluster_down
@@ -64,9 +64,6 @@ trap 'exit 130' INT TERM
 
 # Later steps build on earlier ones: after a failed section, stop instead of timing out on each.
 section_ok() { ((failed == 0)) || exit 1; }
-# field KIND NAME JSONPATH [namespace]: prints a field.
-field() { kc ${4:+-n "$4"} get "$1" "$2" -o "jsonpath=$3"; }
-equals() { [ "$(field "$2" "$3" "$4" "${5:-}")" = "$1" ]; }
 # status_has_pool_capacity SC: the StorageCluster's status lists a pool with a known capacity.
 status_has_pool_capacity() { field storagecluster "$1" '{.status.pools[*].total}' | grep -q '[0-9]'; }
 # The default (allowRootFilesystem false) is what runs here: the pool is a mount of its own.
@@ -74,7 +71,6 @@ pool_accepted() {
   printf '%s\n' "${E2E_DRIVER_ARGS[@]}" | grep -q '^--kubelet-dir=' &&
     ! grep -Eq 'pool [a-z0-9-]+ refused' "$E2E_WORK/logs/driver-node.log"
 }
-gone() { ! kc ${3:+-n "$3"} get "$1" "$2" >/dev/null 2>&1; }
 # columns_are KIND NAME HEADER...: `kubectl get KIND NAME` prints exactly these column headers.
 columns_are() {
   local kind=$1 name=$2 columns
@@ -82,7 +78,6 @@ columns_are() {
   read -ra columns < <(kc get "$kind" "$name" | head -1) # kubectl pads with runs of spaces
   [ "${columns[*]}" = "$*" ]
 }
-exists() { kc ${3:+-n "$3"} get "$1" "$2" >/dev/null 2>&1; }
 # pool_files DIR N: the pool's DIR (images or snapshots) holds exactly N image files.
 pool_files() { [ "$(find "$E2E_WORK/pool/$1" -name '*.img' 2>/dev/null | wc -l)" = "$2" ]; }
 # image_of_pv PV: the path of the pool image behind PV (from its CSI volume handle).

@@ -12,6 +12,8 @@
 #   SOKO_CACHE      cache folder (default: ~/.cache/soko); root filesystems go to $SOKO_CACHE/images
 #   SKIP_SAVE=1     do not write the OCI archives
 set -euo pipefail
+SOKO_LOG_TAG=images
+source "$(dirname "$0")/lib.sh"
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=../images/base.env
@@ -19,9 +21,6 @@ source "$ROOT/images/base.env"
 SOKO_CACHE="${SOKO_CACHE:-$HOME/.cache/soko}"
 ROOTFS_CACHE="$SOKO_CACHE/images"
 OUT="$ROOT/target/images"
-
-log() { printf '[images] %s\n' "$*" >&2; }
-die() { printf '[images] error: %s\n' "$*" >&2; exit 1; }
 
 # The one project version (root pom.xml) flows into the image tags.
 project_version() {
@@ -72,6 +71,7 @@ rootfs() {
     log "building root filesystem for $component ($packages)"
     # Docs, man pages and locales are dropped (copyright files kept); apt lists are not left behind.
     # The JRE's postinst registers man pages with update-alternatives, which fails without man1.
+    # shellcheck disable=SC2016 # mmdebstrap runs the hook with the root filesystem as $1
     mmdebstrap --variant="$MMDEBSTRAP_VARIANT" --include="$packages" \
       --setup-hook='mkdir -p "$1/usr/share/man/man1"' \
       --dpkgopt='path-exclude=/usr/share/man/*' \

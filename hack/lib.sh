@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared shell helpers for hack/*.sh. Source it; it defines functions only.
 
 # Absolute path of the repository root.
@@ -5,7 +6,9 @@ soko_root() { cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd; }
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 
-die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+# A message on stderr, and a fatal one; tagged "[TAG] " when the script sets SOKO_LOG_TAG.
+log() { printf '%s%s\n' "${SOKO_LOG_TAG:+[$SOKO_LOG_TAG] }" "$*" >&2; }
+die() { printf '%serror: %s\n' "${SOKO_LOG_TAG:+[$SOKO_LOG_TAG] }" "$*" >&2; exit 1; }
 
 require_root() {
   [ "$(id -u)" = 0 ] || die "$1 needs root (loop devices and mounts)"
@@ -34,16 +37,27 @@ release_mounts_and_loops() {
     umount -l "$mnt" 2>/dev/null || true
   done < <(awk -v d="$dir" '$2 ~ "^"d {print $2}' /proc/self/mounts | sort -r)
   while read -r dev; do
-    [ -n "$dev" ] && losetup -d "$dev" 2>/dev/null || true
+    if [ -n "$dev" ]; then losetup -d "$dev" 2>/dev/null || true; fi
   done < <(losetup -l -n -O NAME,BACK-FILE 2>/dev/null | awk -v d="$dir" 'index($2, d) == 1 {print $1}')
 }
 
-# Waits until the socket file $1 exists, up to $2 seconds.
-wait_for_socket() {
-  local socket=$1 seconds=$2 i
-  for ((i = 0; i < seconds * 20; i++)); do
-    [ -S "$socket" ] && return 0
-    sleep 0.05
+# Polls "$@" every 0.2 s for up to $1 seconds (its output discarded); fails when time runs out.
+wait_until() {
+  local seconds=$1 deadline
+  shift
+  deadline=$((SECONDS + seconds))
+  until "$@" >/dev/null 2>&1; do
+    ((SECONDS < deadline)) || return 1
+    sleep 0.2
   done
-  return 1
+}
+
+# Waits until the socket file $1 exists, up to $2 seconds.
+wait_for_socket() { wait_until "$2" test -S "$1"; }
+
+# show ARGS...: prints `kubectl ARGS` as typed and its output indented, for a demo's reader. The
+# script defines kc, the kubectl of its cluster.
+show() {
+  printf '    $ kubectl %s\n' "$*"
+  kc "$@" 2>&1 | sed 's/^/      /'
 }

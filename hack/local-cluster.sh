@@ -31,6 +31,7 @@
 # Environment: SOKO_CLUSTER_DIR (state, default /var/tmp/soko-cluster), SOKO_CLUSTER_API_PORT (the
 # host's loopback port of the API server, default 16443), SOKO_CLUSTER_POOL_SIZE (default 8G).
 set -euo pipefail
+SOKO_LOG_TAG=cluster
 source "$(dirname "$0")/lib.sh"
 # shellcheck source=versions.env
 source "$(dirname "$0")/versions.env"
@@ -61,7 +62,6 @@ KUBELET_SYSCTLS=(kernel.panic kernel.panic_on_oops vm.overcommit_memory)
 NODE_TOOLS=(etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl
   containerd containerd-shim-runc-v2 ctr csi-provisioner csi-resizer csi-snapshotter snapshot-controller)
 
-log() { printf '[cluster] %s\n' "$*" >&2; }
 in_ns() { nsenter --mount="$MNT_NS" --net="/run/netns/$NETNS" -- "$@"; }
 kc() { in_ns "$BIN/kubectl" --kubeconfig "$STATE/pki/admin.kubeconfig" "$@"; }
 
@@ -75,17 +75,6 @@ start() {
   env -u KUBECONFIG setsid nsenter --mount="${START_MNT:-$MNT_NS}" --net="/run/netns/$NETNS" -- "$@" \
     >"$STATE/logs/$name.log" 2>&1 </dev/null &
   echo $! >"$STATE/pids/$name.pid"
-}
-
-# Polls "$@" every 0.2 s for up to $1 seconds.
-wait_until() {
-  local seconds=$1 deadline
-  shift
-  deadline=$((SECONDS + seconds))
-  until "$@" >/dev/null 2>&1; do
-    ((SECONDS < deadline)) || return 1
-    sleep 0.2
-  done
 }
 
 check_tools() {
@@ -251,6 +240,7 @@ make_mountns() {
   done
   truncate -s "$POOL_SIZE" "$STATE/pool.img"
   mkfs.xfs -q -m reflink=1 "$STATE/pool.img"
+  # shellcheck disable=SC2016 # a script for the node's mount namespace, with its own arguments
   nsenter --mount="$MNT_NS" -- bash -euc '
     state=$1; shift
     # Shared inside, so that the node plugin'\''s Bidirectional mounts reach the kubelet and the pods.
@@ -543,12 +533,16 @@ contexts: [{name: soko-local, context: {cluster: soko-local, user: $sa}}]
 current-context: soko-local
 EOF
   local -a driver_args=() driver_env=() prov_args=() pools=()
+  local pool_path
   while IFS= read -r arg; do
     case $arg in
     --endpoint=*) arg=--endpoint=unix://$dir/csi.sock ;;
     --node-id=*) arg=--node-id=$SECOND_NODE ;;
     --kubelet-dir=*) arg=--kubelet-dir=$dir/kubelet ;;
-    --pool=*) pools+=("$(sed 's/.*path=\([^,]*\).*/\1/' <<<"$arg")") ;;
+    --pool=*)
+      pool_path=${arg##*path=}
+      pools+=("${pool_path%%,*}")
+      ;;
     --kubelet-registration-path=* | --registration-dir=* | --health-address=* | --metrics-address=*) continue ;;
     esac
     driver_args+=("$arg")

@@ -32,19 +32,12 @@ finish_step() {
   step_name=""
 }
 kc() { "$BIN/kubectl" "$@"; }
-show() {
-  printf '    $ kubectl %s\n' "$*"
-  kc "$@" 2>&1 | sed 's/^/      /'
-}
-# await WHAT COMMAND...: says what it waits for, polls COMMAND every 0.5 s.
+# await WHAT COMMAND...: says what it waits for, polls COMMAND until it succeeds.
 await() {
-  local what=$1 deadline=$((SECONDS + TIMEOUT))
+  local what=$1
   shift
   printf '    waiting for %s ...\n' "$what"
-  until "$@" >/dev/null 2>&1; do
-    ((SECONDS < deadline)) || die "timed out after $TIMEOUT s waiting for: $what"
-    sleep 0.5
-  done
+  wait_until "$TIMEOUT" "$@" || die "timed out after $TIMEOUT s waiting for: $what"
 }
 is() { [ "$(kc get "${@:3}" -o "jsonpath=$2" 2>/dev/null)" = "$1" ]; }
 gone() { ! kc get "$@" >/dev/null 2>&1; }
@@ -187,6 +180,7 @@ spec:
 EOF
 app_pod block raw /dev/xvda "sleep 1000000" | kc apply -f - >/dev/null
 await "pod block Running" is Running '{.status.phase}' -n "$APPS" pod block
+# shellcheck disable=SC2016 # the pod's shell expands these
 in_pod block 'echo "hello, raw device" | dd of=/dev/xvda conv=fsync 2>/dev/null; \
   echo "      size: $(blockdev --getsize64 /dev/xvda) bytes"; echo "      read back: $(head -c 17 /dev/xvda)"'
 

@@ -19,6 +19,8 @@
 # nothing leaked (no mount under the work dir, no loop device on a pool image) and fails on any
 # test failure or leak. Logs stay in the work dir when something fails.
 set -euo pipefail
+SOKO_LOG_TAG=sanity
+source "$(dirname "$0")/lib.sh"
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
@@ -39,14 +41,10 @@ SKIPS=(
   # (none: every test that applies to the advertised capabilities runs)
 )
 
-fail() {
-  echo "sanity: $*" >&2
-  exit 1
-}
-[ "$(id -u)" = 0 ] || fail "must run as root: the driver attaches loop devices and mounts filesystems"
-losetup -f >/dev/null 2>&1 || fail "no usable loop device (losetup -f failed); load the loop module"
+require_root "csi-sanity against the driver"
+losetup -f >/dev/null 2>&1 || die "no usable loop device (losetup -f failed); load the loop module"
 for tool in mkfs.ext4 mkfs.xfs mkfs.btrfs btrfs losetup findmnt; do
-  command -v "$tool" >/dev/null || fail "$tool is missing (run hack/deps.sh)"
+  command -v "$tool" >/dev/null || die "$tool is missing (run hack/deps.sh)"
 done
 
 [ -x "$sanity" ] || "$here/tools.sh" csi-sanity
@@ -78,7 +76,7 @@ make_pool() {
     mount -o loop "$work/pool-btrfs.img" "$dir"
     btrfs quota enable "$dir"
     ;;
-  *) fail "unknown pool kind '$kind' (dir, xfs or btrfs)" ;;
+  *) die "unknown pool kind '$kind' (dir, xfs or btrfs)" ;;
   esac
   echo "$dir"
 }
@@ -140,10 +138,10 @@ start_driver() {
   driver_pid=$!
   for _ in $(seq 1 300); do
     [ -S "$socket" ] && return 0
-    kill -0 "$driver_pid" 2>/dev/null || { cat "$work/driver.log" >&2; fail "the driver exited at start-up"; }
+    kill -0 "$driver_pid" 2>/dev/null || { cat "$work/driver.log" >&2; die "the driver exited at start-up"; }
     sleep 0.1
   done
-  fail "the driver did not open $socket within 30 s"
+  die "the driver did not open $socket within 30 s"
 }
 
 skip_regexp=""
@@ -196,5 +194,5 @@ done
 if [ "${#SKIPS[@]}" -gt 0 ]; then
   echo "deliberately skipped (see SKIPS in hack/sanity.sh for the reasons): ${SKIPS[*]}"
 fi
-[ "$total_failed" = 0 ] || fail "csi-sanity reported failures or leaks"
+[ "$total_failed" = 0 ] || die "csi-sanity reported failures or leaks"
 echo "sanity: OK"

@@ -83,7 +83,7 @@ driver_serves() {
   CONTAINERS+=("$name")
   args=(--mode="$mode" --endpoint=unix:///csi/csi.sock)
   [[ "$mode" == controller ]] ||
-    args+=(--node-id=image-test --pool=name=default,path=/var/lib/soko/pools/default)
+    args+=(--node-id=image-test "--pool=name=default,path=/var/lib/soko/pools/default")
   # Privileged with the host's /dev: the driver attaches loop devices and mounts, as in the DaemonSet.
   "${RUN[@]}" -d --name "$name" --privileged -v /dev:/dev \
     -v "$csi:/csi" -v "$pool:/var/lib/soko/pools/default" "$image" "${args[@]}" >/dev/null
@@ -117,6 +117,7 @@ test_driver() {
   image="$(ensure_image driver)"
   check "driver image runs as root (it mounts)" \
     test "$(podman image inspect --format '{{.Config.User}}' "$image")" = "0:0"
+  # shellcheck disable=SC2016 # the image's shell expands $t
   check "driver image carries losetup, mount, mkfs/resize for ext4 and xfs, btrfs" \
     "${RUN[@]}" --rm --entrypoint /bin/sh "$image" -c \
     'for t in losetup mount umount mkfs.ext4 resize2fs mkfs.xfs xfs_growfs btrfs cp truncate; do

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # A local control plane and "node" for the end-to-end test and the cluster demo. Source it; it
 # defines functions and the variables they share (E2E_*). Needs root (loop devices, mounts).
 #
@@ -35,18 +36,13 @@ e2e_spawn() {
   E2E_PIDS+=("$!:$name")
 }
 
-# Waits up to $1 seconds for the command "${@:2}" to succeed, polling every 0.2 s.
-e2e_wait() {
-  local seconds=$1 deadline
-  shift
-  deadline=$(($(date +%s) + seconds))
-  until "$@" >/dev/null 2>&1; do
-    (($(date +%s) < deadline)) || return 1
-    sleep 0.2
-  done
-}
-
 kc() { "$E2E_BIN/kubectl" --kubeconfig "$E2E_WORK/admin.kubeconfig" "$@"; }
+# field KIND NAME JSONPATH [NAMESPACE]: prints a field of an object.
+field() { kc ${4:+-n "$4"} get "$1" "$2" -o "jsonpath=$3"; }
+# equals VALUE KIND NAME JSONPATH [NAMESPACE]: the field is VALUE.
+equals() { [ "$(field "$2" "$3" "$4" "${5:-}")" = "$1" ]; }
+exists() { kc ${3:+-n "$3"} get "$1" "$2" >/dev/null 2>&1; }
+gone() { ! exists "$@"; }
 
 e2e_check_tools() {
   local tool missing=()
@@ -140,7 +136,7 @@ e2e_cluster_up() {
     --service-cluster-ip-range 10.96.0.0/24 --cert-dir "$pki" --v 1
   e2e_kubeconfig "$E2E_WORK/admin.kubeconfig" "$pki/admin.crt" "$pki/admin.key"
   export KUBECONFIG=$E2E_WORK/admin.kubeconfig
-  e2e_wait 180 kc get --raw /readyz || die "kube-apiserver not ready in 180 s"
+  wait_until 180 kc get --raw /readyz || die "kube-apiserver not ready in 180 s"
 
   # Only what a storage flow needs: PV binding, PV/PVC protection, namespace deletion, GC.
   e2e_spawn kube-controller-manager "$E2E_BIN/kube-controller-manager" \
@@ -179,7 +175,7 @@ EOF
     --kubeconfig "$E2E_WORK/admin.kubeconfig" --no-leader-election \
     --health-address "127.0.0.1:$health_port"
   E2E_OPERATOR_HEALTH=http://127.0.0.1:$health_port
-  e2e_wait 180 curl -fsS "$E2E_OPERATOR_HEALTH/readyz" || die "operator not ready in 180 s"
+  wait_until 180 curl -fsS "$E2E_OPERATOR_HEALTH/readyz" || die "operator not ready in 180 s"
 }
 
 # Prints the args of container $3 of $2 (daemonset/NAME or deployment/NAME) in namespace $1, one
@@ -269,6 +265,7 @@ EOF
   mapfile -t resizer_args < <(e2e_container_args "$ns" "$dep" csi-resizer | e2e_localise_args "$ctrl_sock")
   ((${#driver_args[@]} && ${#prov_args[@]} && ${#resizer_args[@]})) ||
     die "the operator's DaemonSet/Deployment lack driver, provisioner or resizer containers"
+  # shellcheck disable=SC2034 # read by the scripts that source this file
   E2E_DRIVER_ARGS=("${driver_args[@]}")
 
   e2e_spawn driver-node "$E2E_ROOT/driver/bin/soko-driver" "${driver_args[@]}"
