@@ -4,6 +4,9 @@
 A block lies between `<!-- BEGIN name -->` and `<!-- END name -->`; everything else in the file is
 hand-written. Blocks and their sources:
   supported-kubernetes (README.md)  operator/src/main/resources/versions.yaml
+  driver-flags (docs/driver.md)     the driver's flag and pool-field tables, printed by driver-cli's
+                                    FlagReference from driver-cli/target/classes (a Maven build
+                                    leaves them there)
 
 Usage: hack/gen-docs.py [--check]   (--check changes nothing and fails when a block is stale)
 """
@@ -12,6 +15,7 @@ import argparse
 import difflib
 import os
 import re
+import subprocess
 import sys
 import textwrap
 
@@ -19,6 +23,8 @@ import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VERSIONS_TABLE = "operator/src/main/resources/versions.yaml"
+FLAG_CLASSES = "driver-cli/target/classes"
+FLAG_REFERENCE = "dev.soko.driver.cli.FlagReference"
 # The sidecars as the table shows them, in this order; the versions table's keys.
 SIDECARS = [
     ("csi-provisioner", "csi-provisioner"),
@@ -70,8 +76,21 @@ def supported_kubernetes():
     return "\n".join(lines) + "\n"
 
 
+def driver_flags():
+    classes = os.path.join(ROOT, FLAG_CLASSES)
+    if not os.path.isdir(classes):
+        fail(f"{FLAG_CLASSES} is missing: build it first (mvn -B -q -pl driver-cli compile)")
+    result = subprocess.run(
+        ["java", "-cp", classes, FLAG_REFERENCE], capture_output=True, text=True, check=False
+    )
+    if result.returncode != 0:
+        fail(f"{FLAG_REFERENCE} failed:\n{result.stderr}")
+    return result.stdout
+
+
 BLOCKS = [
     ("README.md", "supported-kubernetes", VERSIONS_TABLE, supported_kubernetes),
+    ("docs/driver.md", "driver-flags", FLAG_REFERENCE, driver_flags),
 ]
 
 

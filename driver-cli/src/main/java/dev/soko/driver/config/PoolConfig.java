@@ -10,8 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * One {@code --pool} flag: {@code
- * name=NAME,path=DIR[,capacity=QUANTITY][,overprovision=RATIO][,backend=NAME]...}.
+ * One {@code --pool} flag, as {@code cli.PoolSpec} parses it (its fields: {@code cli.PoolField}).
  *
  * @param capacityBytes the pool's size; 0 means "the size of the filesystem holding path", read
  *     (statfs) whenever asked

@@ -207,12 +207,11 @@ final class NodeDaemonSet {
   }
 
   /**
-   * name=NAME,path=DIR[,backend=btrfs-subvolume][,capacity=Q][,overprovision=R][,fs=ext4:xfs]
-   * [,requireMountPoint=true][,allowRootFilesystem=true][,nodeSelector:KEY=VALUE]..., the driver's
-   * --pool; defaults are left out. A BtrfsSubvolume pool gets no fs field: its only filesystem,
-   * btrfs, follows from the backend. One nodeSelector field per label, sorted by key so that the
-   * pod template (and so its hash) does not depend on the order of the spec's map: label keys and
-   * values hold neither ',' nor ':', and the first '=' ends the key.
+   * The driver's --pool value, of the fields driver-cli's PoolField lists (DriverArgumentsTest
+   * parses every one with the driver's parser); defaults are left out. A BtrfsSubvolume pool gets
+   * no fs field: its only filesystem, btrfs, follows from the backend. One nodeSelector field per
+   * label, sorted by key so that the pod template (and so its hash) does not depend on the order of
+   * the spec's map: label keys and values hold neither ',' nor ':', and the first '=' ends the key.
    */
   static String poolFlag(PoolSpec pool) {
     StringBuilder sb = new StringBuilder();
