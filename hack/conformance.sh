@@ -38,6 +38,7 @@ CI_FOCUS=(
   'Dynamic PV \(default fs\)\] (volumes should allow exec|capacity provides|subPath should support existing directory$)'
   'Dynamic PV \(default fs\)\] fsgroupchangepolicy \(Always\)\[LinuxOnly\], pod created with an initial fsgroup, new'
   'Dynamic PV \(default fs\)\] read-write-once-pod should block'
+  'Dynamic PV \(xfs\)\] \[Slow\] multiVolume \[Slow\] should concurrently access the volume and (restored snapshot|its clone) from pods on the same node'
   'Dynamic PV \(ext4\)\] multiVolume \[Slow\] should concurrently access the single volume from pods on the same node$'
   'Generic Ephemeral-volume \(default fs\) \(late-binding\)\] ephemeral should create read/write'
   'Dynamic PV \(delayed binding\)\] topology should provision a volume'
@@ -108,7 +109,8 @@ import_suite_images() {
       --dir /tmp:1777 --cmd sh
   fi
   for name in agnhost busybox; do
-    bash "$cluster" ctr images import --platform linux/amd64 "$images/e2e-$name.oci.tar" >/dev/null
+    bash "$cluster" ctr images import --platform linux/amd64 "$images/e2e-$name.oci.tar" >/dev/null 2>>"$REPORTS/ctr.log" ||
+      die "cannot import $images/e2e-$name.oci.tar ($REPORTS/ctr.log)"
   done
   tmp=$(mktemp)
   KUBE_TEST_REPO_LIST=$SUITE/repo-list.yaml "$BIN/e2e.test" -list-images >"$tmp"
@@ -118,7 +120,8 @@ import_suite_images() {
     */pause:*) name=$SOKO_CLUSTER_IMAGE_REGISTRY/pause:3.10 ;;
     *) name=soko.local/e2e-stand-in/busybox:latest ;;
     esac
-    bash "$cluster" ctr images tag --force "$name" "$ref" >/dev/null
+    bash "$cluster" ctr images tag --force "$name" "$ref" >/dev/null 2>>"$REPORTS/ctr.log" ||
+      die "cannot name $name $ref ($REPORTS/ctr.log)"
   done <"$tmp"
   say "$(wc -l <"$tmp") suite images named on the node"
   rm -f "$tmp"
@@ -143,7 +146,8 @@ pass() {
   label=${definition##*/}/$name
   out=$REPORTS/${label/\//-}
   mkdir -p "$out"
-  say "$label: focus $focus"
+  say "$label"
+  printf 'focus: %s\nskip: %s\n' "$focus" "${skips[*]}" >"$out/selection.txt"
   # The suite's exit code is the pass's verdict, read from the report below.
   KUBE_TEST_REPO_LIST=$SUITE/repo-list.yaml "$BIN/ginkgo" --procs="$nprocs" --no-color \
     --silence-skips --timeout=3h --focus="$focus" "${skips[@]}" --output-dir="$out" \
@@ -177,4 +181,5 @@ main() {
   python3 "$ROOT/hack/conformance-report.py" --check "$REPORTS"/*/report.json
 }
 
-main
+# On one line, so that editing this file while it runs cannot change what runs after main.
+main "$@"; exit
