@@ -159,7 +159,11 @@ public final class SystemMounter implements Mounter {
     // when it fixed something harmless; anything above that is a real problem.
     ExecResult check = exec.run(List.of("e2fsck", "-f", "-p", device), Exec.LONG);
     if (check.exitCode() > 1) {
-      throw MountException.failed(check.describe());
+      // e2fsck says why on stdout ("/dev/loop3 is in use.", the errors it found) and on stderr
+      // only that it stopped.
+      boolean both = !check.stdout().isBlank() && !check.stderr().isBlank();
+      throw MountException.failed(
+          check.describe() + (both ? " (" + check.stdout().strip() + ")" : ""));
     }
     exec.check(List.of("resize2fs", device), Exec.LONG);
     return true;

@@ -145,6 +145,47 @@ class OfflineExpansionIT {
     node.controller().deleteVolume(Requests.deleteVolume(volume.getVolumeId()));
   }
 
+  @Test
+  void aFilesystemStillMountedInAnotherMountNamespaceIsNotGrownOffline() throws Exception {
+    Csi.Volume volume =
+        node.controller().createVolume(Requests.createVolume("held", SIZE, EXT4)).getVolume();
+    node.node().nodeStageVolume(Requests.stage(volume, staging, EXT4));
+    // A copy of the mount table that the driver cannot see, as a container's leaked mount is.
+    Process holder =
+        new ProcessBuilder("unshare", "--mount", "--propagation", "private", "sleep", "300")
+            .start();
+    try {
+      Path holderMounts = Path.of("/proc", Long.toString(holder.pid()), "mountinfo");
+      for (int i = 0;
+          i < 100 && !Files.readString(holderMounts).contains(" " + staging + " ");
+          i++) {
+        Thread.sleep(50);
+      }
+      assertThat(Files.readString(holderMounts)).contains(" " + staging + " ");
+
+      StatusRuntimeException refused =
+          catchThrowableOfType(
+              StatusRuntimeException.class, () -> node.node().nodeExpandVolume(expansion(volume)));
+
+      assertThat(refused.getStatus().getCode()).isEqualTo(Status.Code.INTERNAL);
+      assertThat(refused.getStatus().getDescription())
+          .contains("cannot grow volume " + volume.getVolumeId() + " offline")
+          .contains("in use")
+          .contains("it is mounted again at " + staging);
+      assertThat(stagingMountOptions()).contains("nodev", "noatime");
+    } finally {
+      holder.destroyForcibly().waitFor();
+    }
+    // Once nothing else holds it, the kubelet's retry grows it.
+    assertThat(node.node().nodeExpandVolume(expansion(volume)).getCapacityBytes()).isEqualTo(GROWN);
+    node.node().nodePublishVolume(Requests.publish(volume, staging, target.toString(), EXT4));
+    assertThat(Files.getFileStore(target).getTotalSpace()).isGreaterThan(200 * MIB);
+
+    node.node().nodeUnpublishVolume(Requests.unpublish(volume.getVolumeId(), target.toString()));
+    node.node().nodeUnstageVolume(Requests.unstage(volume.getVolumeId(), staging));
+    node.controller().deleteVolume(Requests.deleteVolume(volume.getVolumeId()));
+  }
+
   /** What the kubelet sends: the pod's (not yet mounted) volume path and the staging path. */
   private Csi.NodeExpandVolumeRequest expansion(Csi.Volume volume) {
     return Csi.NodeExpandVolumeRequest.newBuilder()
