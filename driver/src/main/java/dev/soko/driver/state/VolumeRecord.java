@@ -5,8 +5,11 @@ import dev.soko.driver.model.ContentSource;
 import dev.soko.driver.model.Volume;
 import dev.soko.driver.model.VolumeCondition;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -16,6 +19,9 @@ import java.util.TreeMap;
  * @param parameters the StorageClass parameters of the creating request (for idempotency checks)
  * @param stagedAt the staging path while the volume is staged on this node, empty otherwise; lets
  *     the volume condition tell "never staged" from "staged but its mount or loop device vanished"
+ * @param stageFlags the mount flags the staging mount was made with, so that it can be made again
+ *     the same way (after an offline growth, or one cut short); empty when not staged, or staged by
+ *     a driver that did not record them
  */
 public record VolumeRecord(
     String id,
@@ -28,12 +34,14 @@ public record VolumeRecord(
     Instant createdAt,
     RecordState state,
     Map<String, String> parameters,
-    String stagedAt) {
+    String stagedAt,
+    Optional<List<String>> stageFlags) {
 
   private static final String PARAM = "param.";
 
   public VolumeRecord {
     parameters = Map.copyOf(parameters);
+    stageFlags = stageFlags.map(List::copyOf);
   }
 
   public VolumeRecord withState(RecordState newState) {
@@ -48,7 +56,8 @@ public record VolumeRecord(
         createdAt,
         newState,
         parameters,
-        stagedAt);
+        stagedAt,
+        stageFlags);
   }
 
   public VolumeRecord withCapacity(long newCapacity) {
@@ -63,9 +72,28 @@ public record VolumeRecord(
         createdAt,
         state,
         parameters,
-        stagedAt);
+        stagedAt,
+        stageFlags);
   }
 
+  /** Staged at {@code path}, where the staging mount was made with {@code flags}. */
+  public VolumeRecord withStaged(String path, List<String> flags) {
+    return new VolumeRecord(
+        id,
+        name,
+        pool,
+        capacityBytes,
+        accessType,
+        fsType,
+        source,
+        createdAt,
+        state,
+        parameters,
+        path,
+        Optional.of(flags));
+  }
+
+  /** Staged at {@code path} with flags unknown, or not staged when {@code path} is empty. */
   public VolumeRecord withStagedAt(String path) {
     return new VolumeRecord(
         id,
@@ -78,7 +106,8 @@ public record VolumeRecord(
         createdAt,
         state,
         parameters,
-        path);
+        path,
+        Optional.empty());
   }
 
   public Volume toVolume(VolumeCondition condition) {
@@ -100,6 +129,7 @@ public record VolumeRecord(
     fields.put("createdAt", createdAt.toString());
     fields.put("state", state.name());
     fields.put("stagedAt", stagedAt);
+    stageFlags.ifPresent(flags -> fields.put("stageFlags", String.join(",", flags)));
     new TreeMap<>(parameters).forEach((k, v) -> fields.put(PARAM + k, v));
     return fields;
   }
@@ -132,7 +162,12 @@ public record VolumeRecord(
         Instant.parse(Fields.require(fields, "createdAt")),
         RecordState.valueOf(Fields.require(fields, "state")),
         parameters,
-        fields.getOrDefault("stagedAt", ""));
+        fields.getOrDefault("stagedAt", ""),
+        Optional.ofNullable(fields.get("stageFlags")).map(VolumeRecord::flags));
+  }
+
+  private static List<String> flags(String joined) {
+    return joined.isEmpty() ? List.of() : Arrays.asList(joined.split(","));
   }
 
   private static String sourceKind(ContentSource source) {

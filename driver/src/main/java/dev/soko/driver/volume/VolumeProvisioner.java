@@ -19,6 +19,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -169,7 +170,8 @@ final class VolumeProvisioner {
             Instant.now(),
             RecordState.READY,
             nonNull(request.parameters()),
-            "");
+            "",
+            Optional.empty());
     Path image = pool.volumeImage(id);
     VolumeBackend backend = backends.of(pool);
     try {

@@ -8,7 +8,9 @@ import dev.soko.driver.model.ContentSource;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,7 +33,8 @@ class RecordStoreTest {
         Instant.parse("2025-01-02T03:04:05Z"),
         RecordState.READY,
         Map.of("pool", "fast", "fsType", "ext4"),
-        "/var/lib/kubelet/staging/x");
+        "/var/lib/kubelet/staging/x",
+        Optional.of(List.of("noatime", "discard")));
   }
 
   @Test
@@ -54,6 +57,23 @@ class RecordStoreTest {
             VolumeRecord.fromFields(
                 FlatJson.parse(Files.readString(store.dir().resolve(record.id() + ".json")))))
         .isEqualTo(grown);
+  }
+
+  @Test
+  void stageFlagsAreKeptAndARecordWithoutThemHasThemUnknown() {
+    VolumeRecord record = volume(Ids.newVolumeId());
+    VolumeRecord noFlags = record.withStaged(record.stagedAt(), List.of());
+    assertThat(VolumeRecord.fromFields(noFlags.toFields()).stageFlags()).contains(List.of());
+    assertThat(VolumeRecord.fromFields(record.toFields()).stageFlags())
+        .contains(List.of("noatime", "discard"));
+
+    // What a driver that did not record the flags wrote: staged, flags unknown.
+    Map<String, String> older = new java.util.LinkedHashMap<>(record.toFields());
+    older.remove("stageFlags");
+    VolumeRecord read = VolumeRecord.fromFields(older);
+    assertThat(read.stagedAt()).isEqualTo("/var/lib/kubelet/staging/x");
+    assertThat(read.stageFlags()).isEmpty();
+    assertThat(read.withStagedAt("").stageFlags()).as("unstaged").isEmpty();
   }
 
   @Test
