@@ -15,7 +15,11 @@ import java.util.TreeMap;
 /**
  * The stored form of a volume.
  *
- * @param capacityBytes the size the controller granted; the image grows to it on the node
+ * @param capacityBytes the size the controller granted, rounded up to the floor of the volume's
+ *     type ({@code Sizes}); the image grows to it on the node
+ * @param requestedBytes the capacity asked for: the largest {@code required_bytes} of the create
+ *     and of any expansion (the resolved size when the create named none); never above {@code
+ *     capacityBytes}. A snapshot reports it as its size, the smallest claim that restores it
  * @param parameters the StorageClass parameters of the creating request (for idempotency checks)
  * @param stagedAt the staging path while the volume is staged on this node, empty otherwise; lets
  *     the volume condition tell "never staged" from "staged but its mount or loop device vanished"
@@ -28,6 +32,7 @@ public record VolumeRecord(
     String name,
     String pool,
     long capacityBytes,
+    long requestedBytes,
     AccessType accessType,
     String fsType,
     ContentSource source,
@@ -50,6 +55,7 @@ public record VolumeRecord(
         name,
         pool,
         capacityBytes,
+        requestedBytes,
         accessType,
         fsType,
         source,
@@ -60,12 +66,14 @@ public record VolumeRecord(
         stageFlags);
   }
 
-  public VolumeRecord withCapacity(long newCapacity) {
+  /** After a growth request: the capacity granted and the (possibly larger) capacity asked for. */
+  public VolumeRecord withCapacity(long newCapacity, long newRequested) {
     return new VolumeRecord(
         id,
         name,
         pool,
         newCapacity,
+        newRequested,
         accessType,
         fsType,
         source,
@@ -100,6 +108,7 @@ public record VolumeRecord(
         name,
         pool,
         capacityBytes,
+        requestedBytes,
         accessType,
         fsType,
         source,
@@ -122,6 +131,7 @@ public record VolumeRecord(
     fields.put("name", name);
     fields.put("pool", pool);
     fields.put("capacityBytes", Long.toString(capacityBytes));
+    fields.put("requestedBytes", Long.toString(requestedBytes));
     fields.put("accessType", accessType.name());
     fields.put("fsType", fsType);
     fields.put("sourceKind", sourceKind(source));
@@ -151,11 +161,15 @@ public record VolumeRecord(
             parameters.put(k.substring(PARAM.length()), v);
           }
         });
+    long capacityBytes = Long.parseLong(Fields.require(fields, "capacityBytes"));
+    // Records of releases before requestedBytes was kept: what was granted is all that is known.
+    String requested = fields.get("requestedBytes");
     return new VolumeRecord(
         id,
         Fields.require(fields, "name"),
         Fields.require(fields, "pool"),
-        Long.parseLong(Fields.require(fields, "capacityBytes")),
+        capacityBytes,
+        requested == null ? capacityBytes : Long.parseLong(requested),
         AccessType.valueOf(Fields.require(fields, "accessType")),
         Fields.require(fields, "fsType"),
         source(Fields.require(fields, "sourceKind"), Fields.require(fields, "sourceId")),

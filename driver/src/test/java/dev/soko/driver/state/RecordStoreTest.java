@@ -27,6 +27,7 @@ class RecordStoreTest {
         "pvc-1",
         "fast",
         1 << 30,
+        1L << 29,
         AccessType.FILESYSTEM,
         "ext4",
         new ContentSource.FromSnapshot(Ids.newSnapshotId()),
@@ -44,7 +45,7 @@ class RecordStoreTest {
     store.write(record.id(), record.toFields());
     assertThat(VolumeRecord.fromFields(store.read(record.id()).orElseThrow())).isEqualTo(record);
 
-    VolumeRecord grown = record.withCapacity(2L << 30);
+    VolumeRecord grown = record.withCapacity(2L << 30, 3L << 29);
     store.write(record.id(), grown.toFields());
     assertThat(VolumeRecord.fromFields(store.read(record.id()).orElseThrow())).isEqualTo(grown);
     assertThat(store.ids()).containsExactly(record.id());
@@ -84,7 +85,7 @@ class RecordStoreTest {
     VolumeRecord gone = volume(Ids.newVolumeId());
     store.write(kept.id(), kept.toFields());
     store.write(grown.id(), grown.toFields());
-    store.write(grown.id(), grown.withCapacity(5L << 30).toFields());
+    store.write(grown.id(), grown.withCapacity(5L << 30, 5L << 30).toFields());
     store.write(gone.id(), gone.toFields());
     store.delete(gone.id());
     // No close: the process dies here; the record files were never written.
@@ -207,6 +208,7 @@ class RecordStoreTest {
             "fast",
             Ids.newVolumeId(),
             123L << 20,
+            100L << 20,
             AccessType.BLOCK,
             "",
             Instant.parse("2025-01-02T03:04:05Z"),

@@ -104,7 +104,11 @@ final class OwnedEventSources {
       EventSourceContext<StorageCluster> context, String driver) {
     return context
         .getPrimaryCache()
-        .list(sc -> driver != null && driver.equals(sc.getSpec().getDriver().getName()))
+        .list(
+            sc ->
+                driver != null
+                    && sc.getSpec() != null
+                    && driver.equals(sc.getSpec().getDriver().getName()))
         .map(ResourceID::fromResource)
         .collect(Collectors.toSet());
   }

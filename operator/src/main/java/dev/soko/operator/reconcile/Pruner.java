@@ -61,6 +61,7 @@ final class Pruner {
                 other ->
                     !other.getMetadata().getName().equals(name)
                         && other.getMetadata().getDeletionTimestamp() == null
+                        && other.getSpec() != null
                         && Objects.equals(
                             other.getSpec().getNamespace(), sc.getSpec().getNamespace()));
     owned(name, facts, cache, !shared).forEach(this::delete);

@@ -270,6 +270,11 @@ public final class StorageClusterReconciler
 
   @Override
   public DeleteControl cleanup(StorageCluster sc, Context<StorageCluster> ctx) {
+    if (sc.getSpec() == null) {
+      // Stored before the CRD required a spec (or under such an old CRD): reconcile stopped at
+      // InvalidSpec, so nothing was installed for it.
+      return DeleteControl.defaultDelete();
+    }
     InformerCache cache = new InformerCache(ctx.eventSourceRetriever());
     Collection<StorageCluster> all = ctx.getPrimaryCache().list().toList();
     if (DriverNameConflicts.conflict(sc, all, existingDriver(sc, cache)).isPresent()) {
