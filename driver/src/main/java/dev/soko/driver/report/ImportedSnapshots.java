@@ -54,8 +54,7 @@ import org.slf4j.LoggerFactory;
 public final class ImportedSnapshots implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ImportedSnapshots.class);
   static final String CONTENTS = "/apis/snapshot.storage.k8s.io/v1/volumesnapshotcontents";
-  static final String UNLABELLED =
-      "labelSelector=" + encode("!" + SnapshotContent.MANAGED_BY);
+  static final String UNLABELLED = "labelSelector=" + encode("!" + SnapshotContent.MANAGED_BY);
   static final String MERGE_PATCH = "application/merge-patch+json";
   static final int PAGE = 500;
   static final int MAX_PAGE_CHARS = 8 << 20;
@@ -348,10 +347,13 @@ public final class ImportedSnapshots implements AutoCloseable {
             .addKeyValue("content", content.name())
             .addKeyValue("snapshot", content.snapshotHandle())
             .addKeyValue("node", node)
-            .log("labelled a pre-provisioned VolumeSnapshotContent for this node's csi-snapshotter");
+            .log(
+                "labelled a pre-provisioned VolumeSnapshotContent for this node's csi-snapshotter");
       }
     } else if (response.status() == 409) {
-      // Changed since it was read: the watch brings the new version, which is looked at again.
+      // Changed since it was read: the watch brings the new version (or, if that change was a
+      // label, its leaving the selector), which is looked at then; this version is done with.
+      unclaimed.remove(content.name());
       LOG.debug("VolumeSnapshotContent {} changed before it was labelled", content.name());
     } else {
       failed("labelling HTTP " + response.status(), cut(response.body()));

@@ -8,8 +8,8 @@ import java.util.Map;
  * What {@link ImportedSnapshots} reads of a VolumeSnapshotContent: its name and version, the CSI
  * driver it names, the snapshot handle of a pre-provisioned content ({@code
  * spec.source.snapshotHandle}; empty for a dynamic one, whose source is a volume handle) and the
- * node its managed-by label names (null when there is no such label; a label with an empty value
- * is a label all the same: csi-snapshotter's selector and ours both see the key).
+ * node its managed-by label names (null when there is no such label; a label with an empty value is
+ * a label all the same: csi-snapshotter's selector and ours both see the key).
  */
 record SnapshotContent(
     String name, String resourceVersion, String driver, String snapshotHandle, String managedBy) {

@@ -7,10 +7,10 @@ import dev.soko.driver.client.CsiClient;
 import dev.soko.driver.client.Requests;
 import dev.soko.driver.testing.NodePluginApiServer;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -80,9 +80,7 @@ class SnapshotImportIT {
             .getVolume()
             .getVolumeId();
     Csi.Snapshot snapshot =
-        csi.controller()
-            .createSnapshot(Requests.createSnapshot("backup", volume))
-            .getSnapshot();
+        csi.controller().createSnapshot(Requests.createSnapshot("backup", volume)).getSnapshot();
     String held = snapshot.getSnapshotId();
     String nobodys = "snap-" + "n".repeat(20);
 

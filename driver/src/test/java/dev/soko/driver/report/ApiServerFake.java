@@ -32,6 +32,7 @@ final class ApiServerFake implements AutoCloseable {
 
   /** Every request so far, in order, whether or not {@link #next} took it. */
   final List<Request> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+
   volatile int status = 200;
 
   /** What to answer; by default {@link #status} with an empty object. */

@@ -130,8 +130,7 @@ class ImportedSnapshotsTest {
   }
 
   @Test
-  void contentsArrivingOnTheWatchAreJudgedAsTheyComeAndABookmarkMovesTheVersion()
-      throws Exception {
+  void contentsArrivingOnTheWatchAreJudgedAsTheyComeAndABookmarkMovesTheVersion() throws Exception {
     script
         .then("list", list("100", ""))
         .then(
@@ -191,17 +190,11 @@ class ImportedSnapshotsTest {
   }
 
   @Test
-  void aContentChangedBeforeItWasLabelledIsNotForcedButLabelledAtItsNewVersion()
-      throws Exception {
+  void aContentChangedBeforeItWasLabelledIsNotForcedButLabelledAtItsNewVersion() throws Exception {
     script
         .then("list", list("100", "", content("import-held", "7", DRIVER, HELD, null)))
         .then("patch", new Answer(409, "{\"kind\":\"Status\",\"code\":409}"))
-        .then(
-            "watch",
-            watch(
-                event(
-                    "MODIFIED",
-                    content("import-held", "8", DRIVER, HELD, null))));
+        .then("watch", watch(event("MODIFIED", content("import-held", "8", DRIVER, HELD, null))));
     start();
 
     Request refused = nth("patch", 1);

@@ -118,8 +118,8 @@ public final class NodePluginApiServer implements AutoCloseable {
 
   /**
    * Serves the VolumeSnapshot API (the CRDs of the pinned external-snapshotter, from {@code
-   * hack/tools.sh snapshot-crds}) and grants the node plugin's account the rules of its
-   * snapshotter ClusterRole, rule for rule as the operator renders them with snapshots on (operator
+   * hack/tools.sh snapshot-crds}) and grants the node plugin's account the rules of its snapshotter
+   * ClusterRole, rule for rule as the operator renders them with snapshots on (operator
    * model/Rbac): the driver labels imported snapshot contents under the same account.
    */
   public void serveSnapshots() throws Exception {
@@ -127,7 +127,8 @@ public final class NodePluginApiServer implements AutoCloseable {
     assertThat(crds.resolve("snapshot.storage.k8s.io_volumesnapshotcontents.yaml"))
         .as("run `hack/tools.sh snapshot-crds` first")
         .isRegularFile();
-    for (String kind : List.of("volumesnapshotclasses", "volumesnapshotcontents", "volumesnapshots")) {
+    for (String kind :
+        List.of("volumesnapshotclasses", "volumesnapshotcontents", "volumesnapshots")) {
       try (InputStream in =
           Files.newInputStream(crds.resolve("snapshot.storage.k8s.io_" + kind + ".yaml"))) {
         for (HasMetadata o : admin.load(in).items()) {

@@ -298,7 +298,8 @@ class DesiredStateTest {
             .toList();
     List<String> contentVerbs =
         rbac.stream()
-            .filter(o -> o instanceof ClusterRole && boundToNode.contains(o.getMetadata().getName()))
+            .filter(
+                o -> o instanceof ClusterRole && boundToNode.contains(o.getMetadata().getName()))
             .flatMap(o -> ((ClusterRole) o).getRules().stream())
             .filter(r -> r.getApiGroups().contains("snapshot.storage.k8s.io"))
             .filter(r -> r.getResources().contains("volumesnapshotcontents"))
