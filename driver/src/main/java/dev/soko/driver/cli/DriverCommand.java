@@ -111,6 +111,14 @@ public final class DriverCommand {
                                   registry as mounted here; the registration socket is
                                   DIR/<driver-name>-reg.sock, made once CSI is served
                                   (default: /registration).
+        --label-imported-snapshots=true|false
+                                  Node mode: give each pre-provisioned VolumeSnapshotContent
+                                  of this driver (spec.source.snapshotHandle, no label
+                                  snapshot.storage.kubernetes.io/managed-by) whose snapshot
+                                  this node holds that label with the --node-id as value,
+                                  so that this node's csi-snapshotter (--node-deployment)
+                                  serves it. Needs API server access with list, watch and
+                                  patch on volumesnapshotcontents (default: false).
         --log-level=LEVEL         error, warn, info, debug or trace (default: info).
         -h, --help                Show this help message and exit.
         -V, --version             Print version information and exit.
@@ -133,6 +141,7 @@ public final class DriverCommand {
   String kubeletRegistrationPath;
   String registrationDir;
   String kubeletDir;
+  String labelImportedSnapshots = "false";
   String logLevel = "info";
 
   private DriverCommand() {}
@@ -215,6 +224,7 @@ public final class DriverCommand {
               "--kubelet-registration-path",
               "--registration-dir",
               "--kubelet-dir",
+              "--label-imported-snapshots",
               "--log-level" ->
           true;
       default -> false;
@@ -235,6 +245,7 @@ public final class DriverCommand {
       case "--kubelet-registration-path" -> kubeletRegistrationPath = value;
       case "--registration-dir" -> registrationDir = value;
       case "--kubelet-dir" -> kubeletDir = value;
+      case "--label-imported-snapshots" -> labelImportedSnapshots = value;
       case "--log-level" -> logLevel = value;
       default -> throw usage("unknown flag or argument '%s'", arg);
     }
@@ -273,6 +284,11 @@ public final class DriverCommand {
       check(parsedMode == DriverConfig.Mode.NODE, "--kubelet-dir is only for node mode");
       kubelet = Optional.of(cleanAbsolute("--kubelet-dir", kubeletDir));
     }
+    boolean labelImports = parseBoolean("--label-imported-snapshots", labelImportedSnapshots);
+    check(
+        !labelImports || parsedMode == DriverConfig.Mode.NODE,
+        "--label-imported-snapshots is only for node mode (the node that holds a snapshot labels"
+            + " it)");
     String node = nodeId == null ? "" : nodeId;
     if (parsedMode == DriverConfig.Mode.NODE || !node.isEmpty()) {
       check(!node.isEmpty(), "--node-id is required in node mode");
@@ -307,7 +323,16 @@ public final class DriverCommand {
         metricsAddress,
         healthAddress,
         registration,
-        kubelet);
+        kubelet,
+        labelImports);
+  }
+
+  private static boolean parseBoolean(String flag, String value) {
+    return switch (value) {
+      case "true" -> true;
+      case "false" -> false;
+      default -> throw usage("%s must be true or false, got '%s'", flag, value);
+    };
   }
 
   private static void checkAddress(String flag, String address) {

@@ -14,6 +14,8 @@ import java.util.Optional;
  * @param registration built-in kubelet registration (node mode), empty when off
  * @param kubeletDir the kubelet's root directory as this process sees it (node mode); when given,
  *     pools on its filesystem are refused unless they allow the root filesystem
+ * @param labelImportedSnapshots node mode: label the pre-provisioned VolumeSnapshotContents whose
+ *     snapshot this node holds, so that this node's csi-snapshotter serves them
  */
 public record DriverConfig(
     String driverName,
@@ -26,7 +28,8 @@ public record DriverConfig(
     String metricsAddress,
     String healthAddress,
     Optional<KubeletRegistration> registration,
-    Optional<Path> kubeletDir) {
+    Optional<Path> kubeletDir,
+    boolean labelImportedSnapshots) {
 
   /** A configuration without a kubelet directory: the root-filesystem check is off. */
   public DriverConfig(
@@ -52,6 +55,34 @@ public record DriverConfig(
         healthAddress,
         registration,
         Optional.empty());
+  }
+
+  /** A configuration that labels no imported snapshot. */
+  public DriverConfig(
+      String driverName,
+      String nodeId,
+      Mode mode,
+      String endpoint,
+      List<PoolConfig> pools,
+      List<Path> allowedPathRoots,
+      int maxVolumesPerNode,
+      String metricsAddress,
+      String healthAddress,
+      Optional<KubeletRegistration> registration,
+      Optional<Path> kubeletDir) {
+    this(
+        driverName,
+        nodeId,
+        mode,
+        endpoint,
+        pools,
+        allowedPathRoots,
+        maxVolumesPerNode,
+        metricsAddress,
+        healthAddress,
+        registration,
+        kubeletDir,
+        false);
   }
 
   /** Which CSI services this process serves. */
