@@ -91,6 +91,7 @@ public record VolumeRecord(
         name,
         pool,
         capacityBytes,
+        requestedBytes,
         accessType,
         fsType,
         source,
