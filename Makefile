@@ -26,7 +26,7 @@ demo-driver: deps build ## The driver alone on a temporary pool: create, stage, 
 	bash hack/demo.sh
 
 .PHONY: test
-test: deps tools-test tools-e2e tools-node ## Every tier: unit, integration (real mounts, kube-apiserver), csi-sanity, control-plane e2e, chart/bundle, images, real-node e2e
+test: deps tools-test tools-e2e tools-node tools-suite ## Every tier: unit, integration (real mounts, kube-apiserver), csi-sanity, control-plane e2e, chart/bundle, images, real-node e2e, Kubernetes' storage suite (CI's selection)
 	$(MVN) verify
 	bash hack/check-generated.sh
 	bash hack/lint-shell.sh
@@ -35,6 +35,7 @@ test: deps tools-test tools-e2e tools-node ## Every tier: unit, integration (rea
 	bash hack/test-dist.sh
 	bash hack/test-images.sh
 	bash hack/e2e-node.sh
+	bash hack/conformance.sh ci
 
 ##@ Test tiers
 .PHONY: unit
@@ -52,6 +53,10 @@ e2e: deps build tools-e2e ## Control-plane end to end: kube-apiserver, operator,
 .PHONY: e2e-node
 e2e-node: deps build tools-node images ## End to end on a real node: Helm install, pods writing to volumes, expansion, snapshots, faults (root)
 	bash hack/e2e-node.sh
+
+.PHONY: conformance
+conformance: deps build tools-node tools-suite images ## Kubernetes' External Storage e2e suite on the real node, every pass, per driver definition (root; docs/conformance.md)
+	bash hack/conformance.sh full
 
 .PHONY: test-dist
 test-dist: tools-test ## Helm chart and OLM bundle: drift, lint, template, schema, CSV == chart, operator-verify
@@ -105,6 +110,10 @@ tools-e2e: ## Build the pinned Go tools of the end-to-end test and the demo
 .PHONY: tools-node
 tools-node: tools-e2e ## Build the local cluster's node (kubelet, kube-scheduler, kube-proxy, containerd) and helm
 	bash hack/tools.sh kube-scheduler kubelet kube-proxy containerd containerd-shim-runc-v2 ctr helm
+
+.PHONY: tools-suite
+tools-suite: ## Build Kubernetes' e2e suite (e2e.test), its runner (ginkgo) and its test image program (agnhost)
+	bash hack/tools.sh e2e.test ginkgo agnhost
 
 .PHONY: deps
 deps: ## Install the Debian packages the driver and tests run (idempotent)

@@ -408,10 +408,13 @@ def rule_text(prop):
 
 def schema_rows(schema, path="spec"):
     """Yields (field path, type, default, description) for every field under a CRD schema node."""
+    required = set(schema.get("required", []))
     for name, prop in sorted(schema.get("properties", {}).items()):
         field = f"{path}.{name}"
         kind = prop.get("type", "object")
         text = " ".join(prop.get("description", "").split())
+        if name in required:
+            text = "Required. " + text
         rules = rule_text(prop)
         if rules:
             text += (" " if text else "") + "(" + rules + ")"
@@ -446,7 +449,11 @@ STATUS_CHECKS = (
 def storagecluster_reference(crd):
     """The StorageCluster configuration reference, generated from the CRD's schema."""
     version = crd["spec"]["versions"][0]
-    schema = version["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    root = version["schema"]["openAPIV3Schema"]
+    schema = root["properties"]["spec"]
+    spec_required = (
+        " `spec` is required: the API server refuses a StorageCluster without one."
+        if "spec" in root.get("required", []) else "")
     rules = version["schema"]["openAPIV3Schema"]["properties"]["spec"].get(
         "x-kubernetes-validations", [])
     lines = [
@@ -455,7 +462,8 @@ def storagecluster_reference(crd):
         "",
         f"`{crd['spec']['group']}/{version['name']}`, kind `{crd['spec']['names']['kind']}`, "
         f"cluster-scoped, short name `{', '.join(crd['spec']['names'].get('shortNames', []))}`. "
-        "Every field below is validated by the API server when the object is applied.",
+        "Every field below is validated by the API server when the object is applied."
+        + spec_required,
         "",
         "| field | type | default | description |",
         "|---|---|---|---|",

@@ -4,7 +4,7 @@ root filesystem: the local cluster's pause image, the CSI sidecars (static Go bi
 test workloads' busybox. No registry and no container engine are involved; containerd imports the
 archive under the name given (`ctr -n k8s.io images import`).
 
-  oci-image.py --name REF --out FILE [--entrypoint PATH]... [--env K=V]... [--user U]
+  oci-image.py --name REF --out FILE [--entrypoint PATH]... [--cmd ARG]... [--env K=V]... [--user U]
                (--file SRC:DEST[:MODE])... [--symlink LINK:TARGET]... [--dir PATH:MODE]...
 """
 import argparse
@@ -60,6 +60,7 @@ def main():
     p.add_argument("--name", required=True, help="full image reference, e.g. host/repo:tag")
     p.add_argument("--out", required=True)
     p.add_argument("--entrypoint", action="append", default=[])
+    p.add_argument("--cmd", action="append", default=[], help="the default arguments")
     p.add_argument("--env", action="append", default=[])
     p.add_argument("--user", default="")
     p.add_argument("--file", action="append", default=[], help="SRC:DEST[:MODE(octal)]")
@@ -77,10 +78,12 @@ def main():
     tag = a.name.rsplit(":", 1)[1] if ":" in a.name.rsplit("/", 1)[-1] else "latest"
     with tarfile.open(a.out + ".partial", "w") as tar:
         layer_digest = blob(tar, diff)
+        runtime = {"Entrypoint": a.entrypoint or None, "Env": a.env or None, "User": a.user or None}
+        if a.cmd:  # only when given, so that the other images keep their digests
+            runtime["Cmd"] = a.cmd
         config = json.dumps({
             "architecture": "amd64", "os": "linux",
-            "config": {"Entrypoint": a.entrypoint or None, "Env": a.env or None,
-                       "User": a.user or None},
+            "config": runtime,
             "rootfs": {"type": "layers", "diff_ids": [layer_digest]},
         }, sort_keys=True).encode()
         config_digest = blob(tar, config)

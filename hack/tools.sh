@@ -41,7 +41,7 @@ export GOTOOLCHAIN=local
 
 BUILT_TOOLS=(csi-sanity kube-apiserver etcd kubectl helm csi-provisioner csi-resizer csi-snapshotter
   snapshot-controller kube-controller-manager operator-verify kube-scheduler kubelet kube-proxy
-  containerd containerd-shim-runc-v2 ctr)
+  containerd containerd-shim-runc-v2 ctr e2e.test ginkgo agnhost)
 # Pinned, but every version of their module is refused by the module proxy reachable here
 # (403 "This module version is not available"). Named explicitly they are attempted and fail loudly;
 # `all` skips them with a warning.
@@ -55,15 +55,25 @@ fail() {
   exit 1
 }
 
-# Sets mod, ver, pkg and ldflags for tool $1.
+# Sets mod, ver, pkg, ldflags and tags for tool $1; testbin=1 marks a test binary (`go test -c`).
 recipe() {
-  ldflags="" tags=""
+  ldflags="" tags="" testbin=""
   case $1 in
   csi-sanity)
     mod=$CSI_SANITY_MODULE ver=$CSI_SANITY_VERSION pkg=$mod/cmd/csi-sanity ;;
   kube-apiserver | kube-controller-manager | kubectl | kube-scheduler | kubelet | kube-proxy)
     mod=$KUBERNETES_MODULE ver=$KUBERNETES_VERSION pkg=$mod/cmd/$1
     ldflags=$(kubernetes_version_ldflags) ;;
+  e2e.test)
+    # Kubernetes' end-to-end suite (the External Storage tests among it) is a Go test binary.
+    mod=$KUBERNETES_MODULE ver=$KUBERNETES_VERSION pkg=$mod/test/e2e testbin=1
+    ldflags=$(kubernetes_version_ldflags) ;;
+  ginkgo)
+    # The suite's runner, at the version k8s.io/kubernetes requires (the wrapper's build list).
+    mod=$KUBERNETES_MODULE ver=$KUBERNETES_VERSION pkg=github.com/onsi/ginkgo/v2/ginkgo ;;
+  agnhost)
+    # The suite's all-purpose test image program.
+    mod=$KUBERNETES_MODULE ver=$KUBERNETES_VERSION pkg=$mod/test/images/agnhost ;;
   etcd)
     # The module's root package is the etcd server's main package.
     mod=$ETCD_MODULE ver=$ETCD_VERSION pkg=$mod ;;
@@ -123,7 +133,7 @@ short_hash() { sha256sum | cut -c1-12; }
 # Directory of the pinned build of tool $1 (recipe must have been called).
 tool_dir() {
   local key
-  key=$(printf '%s\n' "$RECIPE_REV" "$mod" "$ver" "$pkg" "$ldflags" ${tags:+"$tags"} "${KUBERNETES_STAGING_VERSION}" \
+  key=$(printf '%s\n' "$RECIPE_REV" "$mod" "$ver" "$pkg" "$ldflags" ${tags:+"$tags"} ${testbin:+"$testbin"} "${KUBERNETES_STAGING_VERSION}" \
     "$(go_version)" "$(cat "$here/tools/wrapper.go.mod.in")" | short_hash)
   echo "$cache/tools/$1/$ver-$key"
 }
@@ -221,6 +231,16 @@ runs() {
   return 1
 }
 
+# `go build`, or for a test binary `go test -c` without vetting its ~2,800 dependency packages
+# (minutes of work that checks nothing of ours).
+go_build() {
+  if [ -n "$testbin" ]; then
+    go test -c -vet=off "$@"
+  else
+    go build "$@"
+  fi
+}
+
 # Builds tool $1 into $2 (the versioned dir), logging to $cache/logs/$1.log.
 build_tool() {
   local name=$1 dir=$2 log=$cache/logs/$1.log wrapper extra start
@@ -234,7 +254,7 @@ build_tool() {
   {
     wrapper=$(wrapper_dir) &&
       extra=$(late_ldflags "$name" "$wrapper") &&
-      (cd "$wrapper" && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath ${tags:+-tags "$tags"} \
+      (cd "$wrapper" && GOFLAGS=-mod=mod CGO_ENABLED=0 go_build -trimpath ${tags:+-tags "$tags"} \
         -ldflags "-s -w $ldflags $extra" -o "$dir.tmp/$name" "$pkg") &&
       runs "$dir.tmp/$name"
   } >"$log" 2>&1 || {

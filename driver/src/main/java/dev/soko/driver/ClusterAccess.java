@@ -2,8 +2,11 @@ package dev.soko.driver;
 
 import dev.soko.driver.config.DriverConfig;
 import dev.soko.driver.pool.NodeLabels;
+import dev.soko.driver.report.ImportedSnapshots;
 import dev.soko.driver.report.KubeApi;
 import dev.soko.driver.report.NodeWatch;
+import dev.soko.driver.volume.SnapshotFilter;
+import dev.soko.driver.volume.VolumeManager;
 import java.io.IOException;
 import java.util.Optional;
 import org.slf4j.LoggerFactory;
@@ -13,12 +16,15 @@ import org.slf4j.LoggerFactory;
  * KubeApi#fromEnvironment} for when it does and the overrides), and its Node's labels, read once
  * before the pools are judged and then watched. Without a client the labels stay unknown, so pools
  * with a node selector are not selected: run by hand, under csi-sanity or with {@code
- * SOKO_POOL_REPORT=off}, a pool meant for some nodes is never used by accident.
+ * SOKO_POOL_REPORT=off}, a pool meant for some nodes is never used by accident. With {@code
+ * --label-imported-snapshots}, it also labels the pre-provisioned snapshot contents this node holds
+ * ({@link ImportedSnapshots}).
  */
 final class ClusterAccess implements AutoCloseable {
   final Optional<KubeApi> api;
   final NodeLabels labels;
   private final NodeWatch watch;
+  private volatile ImportedSnapshots imports;
 
   private ClusterAccess(Optional<KubeApi> api, NodeLabels labels, NodeWatch watch) {
     this.api = api;
@@ -48,12 +54,40 @@ final class ClusterAccess implements AutoCloseable {
     return new ClusterAccess(api, labels, watch);
   }
 
+  /**
+   * Starts labelling the imported snapshot contents whose snapshot {@code volumes} holds, when the
+   * flag asks for it; after the volumes are open, so that the catalog is read before the first
+   * content is judged.
+   */
+  void labelImportedSnapshots(DriverConfig config, VolumeManager volumes) {
+    if (!config.labelImportedSnapshots()) {
+      return;
+    }
+    if (api.isEmpty()) {
+      LoggerFactory.getLogger(ClusterAccess.class)
+          .warn(
+              "--label-imported-snapshots: no API server access, so pre-provisioned snapshot"
+                  + " contents are not labelled and this node's csi-snapshotter never serves them");
+      return;
+    }
+    imports =
+        new ImportedSnapshots(
+            api.get(),
+            config.driverName(),
+            config.nodeId(),
+            id -> !volumes.listSnapshots(new SnapshotFilter(id, ""), "", 1).items().isEmpty());
+    imports.start();
+  }
+
   private static ClusterAccess without(String reason) {
     return new ClusterAccess(Optional.empty(), NodeLabels.unknownBecause(reason), null);
   }
 
   @Override
   public void close() {
+    if (imports != null) {
+      imports.close();
+    }
     if (watch != null) {
       watch.close();
     }

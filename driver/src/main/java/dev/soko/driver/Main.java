@@ -88,6 +88,7 @@ public final class Main {
         }
         readiness = volumes::notReady;
         resources.reporter = PoolReports.start(cluster.api, config, volumes);
+        cluster.labelImportedSnapshots(config, volumes);
         services =
             List.of(
                 new IdentityService(config.driverName(), Version.current(), readiness),

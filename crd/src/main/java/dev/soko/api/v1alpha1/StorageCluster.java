@@ -1,6 +1,7 @@
 package dev.soko.api.v1alpha1;
 
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Group;
@@ -62,4 +63,15 @@ public class StorageCluster extends CustomResource<StorageClusterSpec, StorageCl
 
   // No initSpec(): a StorageCluster built only to patch status or add a finalizer must not carry a
   // spec, or server-side apply would send (and validate) an empty one.
+
+  /**
+   * Required in the schema, so that the API server refuses a StorageCluster without one (there is
+   * nothing to install from it). Such a patch as above is merged into the stored object, which has
+   * its spec, before it is validated.
+   */
+  @Override
+  @Required
+  public StorageClusterSpec getSpec() {
+    return super.getSpec();
+  }
 }

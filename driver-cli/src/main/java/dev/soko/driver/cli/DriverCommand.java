@@ -177,6 +177,11 @@ public final class DriverCommand {
     Optional<Path> kubeletDir =
         Optional.ofNullable(value(Flag.KUBELET_DIR))
             .map(dir -> cleanAbsolute(Flag.KUBELET_DIR, dir));
+    boolean labelImports = parseBoolean(Flag.LABEL_IMPORTED_SNAPSHOTS);
+    check(
+        !labelImports || mode == DriverConfig.Mode.NODE,
+        "--label-imported-snapshots is only for node mode (the node that holds a snapshot labels"
+            + " it)");
     String node = value(Flag.NODE_ID) == null ? "" : value(Flag.NODE_ID);
     if (mode == DriverConfig.Mode.NODE || !node.isEmpty()) {
       check(!node.isEmpty(), "--node-id is required in node mode");
@@ -197,7 +202,17 @@ public final class DriverCommand {
         healthAddress,
         registration,
         kubeletDir,
-        logLevel);
+        logLevel,
+        labelImports);
+  }
+
+  private boolean parseBoolean(Flag flag) {
+    String value = value(flag);
+    return switch (value) {
+      case "true" -> true;
+      case "false" -> false;
+      default -> throw usage("%s must be true or false, got '%s'", flag.name, value);
+    };
   }
 
   private List<Path> allowedPathRoots() {

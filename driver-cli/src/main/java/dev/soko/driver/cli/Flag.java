@@ -97,6 +97,17 @@ enum Flag {
           + " DIR/<driver-name>-reg.sock is made once CSI is served, a stale one is replaced, and"
           + " at SIGTERM it goes first, so the kubelet deregisters the driver before the CSI"
           + " server stops."),
+  LABEL_IMPORTED_SNAPSHOTS(
+      "--label-imported-snapshots",
+      "true|false",
+      "false",
+      Use.ONCE,
+      "Node mode: give each pre-provisioned VolumeSnapshotContent of this driver"
+          + " (spec.source.snapshotHandle, no label snapshot.storage.kubernetes.io/managed-by)"
+          + " whose snapshot this node holds that label with the --node-id as value, so that this"
+          + " node's csi-snapshotter (--node-deployment) serves it. Needs API server access with"
+          + " list, watch and patch on volumesnapshotcontents. true is refused in controller"
+          + " mode."),
   LOG_LEVEL(
       "--log-level",
       "LEVEL",

@@ -15,6 +15,8 @@ import java.util.Optional;
  * @param kubeletDir the kubelet's root directory as this process sees it (node mode); when given,
  *     pools on its filesystem are refused unless they allow the root filesystem
  * @param logLevel one of {@link #LOG_LEVELS}
+ * @param labelImportedSnapshots node mode: label the pre-provisioned VolumeSnapshotContents whose
+ *     snapshot this node holds, so that this node's csi-snapshotter serves them
  */
 public record DriverConfig(
     String driverName,
@@ -28,7 +30,8 @@ public record DriverConfig(
     String healthAddress,
     Optional<KubeletRegistration> registration,
     Optional<Path> kubeletDir,
-    String logLevel) {
+    String logLevel,
+    boolean labelImportedSnapshots) {
 
   /** The names {@code --log-level} takes, least verbose first. */
   public static final List<String> LOG_LEVELS = List.of("error", "warn", "info", "debug", "trace");
@@ -59,6 +62,36 @@ public record DriverConfig(
         registration,
         kubeletDir,
         "info");
+  }
+
+  /** A configuration that labels no imported snapshot. */
+  public DriverConfig(
+      String driverName,
+      String nodeId,
+      Mode mode,
+      String endpoint,
+      List<PoolConfig> pools,
+      List<Path> allowedPathRoots,
+      int maxVolumesPerNode,
+      String metricsAddress,
+      String healthAddress,
+      Optional<KubeletRegistration> registration,
+      Optional<Path> kubeletDir,
+      String logLevel) {
+    this(
+        driverName,
+        nodeId,
+        mode,
+        endpoint,
+        pools,
+        allowedPathRoots,
+        maxVolumesPerNode,
+        metricsAddress,
+        healthAddress,
+        registration,
+        kubeletDir,
+        logLevel,
+        false);
   }
 
   /** A configuration without a kubelet directory: the root-filesystem check is off. */

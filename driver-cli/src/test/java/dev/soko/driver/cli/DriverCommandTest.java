@@ -49,6 +49,7 @@ class DriverCommandTest {
             "--kubelet-registration-path=/var/lib/kubelet/plugins/csi.example.com/csi.sock",
             "--registration-dir",
             "/var/lib/kubelet/plugins_registry",
+            "--label-imported-snapshots=true",
             "--log-level=debug");
     assertThat(exit).isZero();
     DriverConfig config = launched.get();
@@ -76,6 +77,7 @@ class DriverCommandTest {
             new KubeletRegistration(
                 Path.of("/var/lib/kubelet/plugins/csi.example.com/csi.sock"),
                 Path.of("/var/lib/kubelet/plugins_registry/csi.example.com-reg.sock")));
+    assertThat(config.labelImportedSnapshots()).isTrue();
   }
 
   @Test
@@ -91,6 +93,7 @@ class DriverCommandTest {
     assertThat(config.healthAddress()).isEmpty();
     assertThat(config.registration()).isEmpty();
     assertThat(config.logLevel()).isEqualTo("info");
+    assertThat(config.labelImportedSnapshots()).isFalse();
   }
 
   @Test
@@ -248,6 +251,8 @@ class DriverCommandTest {
             List.of("--node-id=n", "--pool=name=p,path=/p,requireMountPoint=yes"),
             List.of("--node-id=n", "--pool=name=p,path=/p", "--kubelet-dir=/var/lib/kubelet/"),
             List.of("--mode=controller", "--kubelet-dir=/var/lib/kubelet"),
+            List.of("--node-id=n", "--pool=name=p,path=/p", "--label-imported-snapshots=yes"),
+            List.of("--mode=controller", "--label-imported-snapshots=true"),
             List.of("--node-id=n", "--pool"));
     for (List<String> args : cases) {
       err.getBuffer().setLength(0);

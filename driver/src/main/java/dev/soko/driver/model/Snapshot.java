@@ -6,6 +6,9 @@ import java.time.Instant;
  * A point-in-time copy of a volume. Copies are complete when returned, so a snapshot is ready to
  * use unless its image file has gone since (damage from outside the driver): then restoring from it
  * fails, and {@code readyToUse} says so.
+ *
+ * @param sizeBytes the smallest capacity a restore may ask for: its source's requested capacity
+ *     when it was taken (a restore always gets at least the snapshot's real size)
  */
 public record Snapshot(
     String id,

@@ -10,6 +10,8 @@ import java.util.List;
  *     subdirectory)
  * @param options the per-mount options (ro/rw, nodev, ...)
  * @param source the mount source, e.g. {@code /dev/loop3}
+ * @param superOptions the filesystem's own options, shared by every mount of it (e.g. {@code
+ *     discard}, {@code lazytime})
  */
 public record MountEntry(
     int id,
@@ -19,7 +21,8 @@ public record MountEntry(
     Path mountPoint,
     List<String> options,
     String fsType,
-    String source) {
+    String source,
+    List<String> superOptions) {
 
   public boolean readOnly() {
     return options.contains("ro");

@@ -80,6 +80,33 @@ public record MountFlags(long bits, String data) {
   private static final List<String> PER_MOUNT =
       List.of("ro", "nosuid", "nodev", "noexec", "noatime", "nodiratime", "relatime");
 
+  /** Allow-listed flags the kernel shows among a filesystem's own options, not the mount's. */
+  private static final List<String> SUPER = List.of("sync", "dirsync", "lazytime", "discard");
+
+  /**
+   * Allow-listed flags that mount a filesystem again the way {@code mount} has it, for a mount
+   * whose request flags were never recorded. The kernel shows no atime option for {@code
+   * strictatime} and {@code relatime} for its default; options it does not show ({@code nodiscard},
+   * {@code rw}) are the defaults anyway.
+   */
+  public static List<String> flagsOf(MountEntry mount) {
+    List<String> flags = new ArrayList<>();
+    for (String option : mount.options()) {
+      if (PER_MOUNT.contains(option) && !"relatime".equals(option)) {
+        flags.add(option);
+      }
+    }
+    if (!mount.options().contains("noatime") && !mount.options().contains("relatime")) {
+      flags.add("strictatime");
+    }
+    for (String option : mount.superOptions()) {
+      if (SUPER.contains(option)) {
+        flags.add(option);
+      }
+    }
+    return List.copyOf(flags);
+  }
+
   /**
    * The per-mount bits for a bind remount: the mount's current ones ({@code current}, as
    * /proc/self/mountinfo lists them) with the requested flags applied on top, so a bind that

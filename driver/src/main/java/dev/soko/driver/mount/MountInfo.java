@@ -51,7 +51,8 @@ public final class MountInfo {
         Path.of(unescape(fields[4])),
         List.of(fields[5].split(",")),
         fields[separator + 1],
-        unescape(fields[separator + 2]));
+        unescape(fields[separator + 2]),
+        separator + 3 < fields.length ? List.of(fields[separator + 3].split(",")) : List.of());
   }
 
   /** The kernel writes space, tab, newline and backslash in paths as 3-digit octal escapes. */

@@ -39,6 +39,12 @@ public interface Mounter {
   void makeFilesystem(String device, String fsType);
 
   /**
+   * True when the filesystem on {@code device} already spans the device, so growing it has nothing
+   * to do. Known without mounting only for ext4 (its superblock); false for other filesystems.
+   */
+  boolean fillsDevice(String device, String fsType);
+
+  /**
    * Grows an unmounted filesystem to fill its device where the filesystem allows that (ext4), so a
    * volume restored or expanded while unstaged needs no online resize. Filesystems that only grow
    * while mounted (xfs) are left for {@link #growFilesystem}.

@@ -137,23 +137,33 @@ public final class SystemMounter implements Mounter {
   }
 
   @Override
-  public boolean growUnmounted(String device, String fsType) {
+  public boolean fillsDevice(String device, String fsType) {
     if (!"ext4".equals(fsType)) {
       return false;
     }
-    long deviceBytes = deviceBytes(device);
+    // Read through the device's page cache, which a mounted ext4 writes its superblock through:
+    // right also while mounted.
     long filesystemBytes =
         superblock(device)
             .ext4Bytes()
             .orElseThrow(() -> MountException.failed(device + " holds no ext4 superblock"));
-    if (filesystemBytes >= deviceBytes) {
+    return filesystemBytes >= deviceBytes(device);
+  }
+
+  @Override
+  public boolean growUnmounted(String device, String fsType) {
+    if (!"ext4".equals(fsType) || fillsDevice(device, fsType)) {
       return false;
     }
     // resize2fs insists on a freshly checked filesystem when it is not mounted. e2fsck -p exits 1
     // when it fixed something harmless; anything above that is a real problem.
     ExecResult check = exec.run(List.of("e2fsck", "-f", "-p", device), Exec.LONG);
     if (check.exitCode() > 1) {
-      throw MountException.failed(check.describe());
+      // e2fsck says why on stdout ("/dev/loop3 is in use.", the errors it found) and on stderr
+      // only that it stopped.
+      boolean both = !check.stdout().isBlank() && !check.stderr().isBlank();
+      throw MountException.failed(
+          check.describe() + (both ? " (" + check.stdout().strip() + ")" : ""));
     }
     exec.check(List.of("resize2fs", device), Exec.LONG);
     return true;
@@ -194,10 +204,15 @@ public final class SystemMounter implements Mounter {
       // The kernel grows a mounted ext4 only with CAP_SYS_RESOURCE (resize2fs says "Permission
       // denied to resize filesystem"), a mounted xfs only with CAP_SYS_ADMIN (EPERM). A sandbox
       // without them is the caller's setup to fix, not a driver fault: FAILED_PRECONDITION.
+      // An unmounted ext4 grows without the capability (at stage, or a node expansion of an
+      // unpublished volume); xfs grows only while mounted.
       throw MountException.notPermitted(
-          "the kernel refused to grow the mounted %s filesystem (the driver lacks"
-              + " %s); it grows when the volume is next staged",
-          fsType, "ext4".equals(fsType) ? "CAP_SYS_RESOURCE" : "CAP_SYS_ADMIN");
+          "the kernel refused to grow the mounted %s filesystem because the driver lacks %s; %s",
+          fsType,
+          "ext4".equals(fsType) ? "CAP_SYS_RESOURCE" : "CAP_SYS_ADMIN",
+          "ext4".equals(fsType)
+              ? "it grows offline when the volume is next staged while unpublished"
+              : "xfs grows only while mounted, so the driver needs that capability");
     }
     if (!result.ok()) {
       throw MountException.failed(result.describe());

@@ -9,6 +9,13 @@ import java.util.Map;
 /**
  * The stored form of a snapshot. It keeps the source volume's access and filesystem type so a
  * restore can refuse a request that would present the data differently.
+ *
+ * @param sizeBytes the size of the snapshot's image (its source's capacity): what it reserves in
+ *     the pool, and the least a volume restored from it gets
+ * @param restoreSizeBytes the size reported to clients: the capacity its source was requested with
+ *     when the snapshot was taken, at most {@code sizeBytes}. Kubernetes refuses a restore claim
+ *     smaller than it, so a claim of the source's own request must pass; the restored volume is
+ *     never smaller than {@code sizeBytes} whatever it asks for
  */
 public record SnapshotRecord(
     String id,
@@ -16,6 +23,7 @@ public record SnapshotRecord(
     String pool,
     String sourceVolumeId,
     long sizeBytes,
+    long restoreSizeBytes,
     AccessType accessType,
     String fsType,
     Instant createdAt,
@@ -23,12 +31,21 @@ public record SnapshotRecord(
 
   public SnapshotRecord withState(RecordState newState) {
     return new SnapshotRecord(
-        id, name, pool, sourceVolumeId, sizeBytes, accessType, fsType, createdAt, newState);
+        id,
+        name,
+        pool,
+        sourceVolumeId,
+        sizeBytes,
+        restoreSizeBytes,
+        accessType,
+        fsType,
+        createdAt,
+        newState);
   }
 
   /** The snapshot as the engine reports it; {@code imagePresent}: its image file exists. */
   public Snapshot toSnapshot(boolean imagePresent) {
-    return new Snapshot(id, name, sourceVolumeId, sizeBytes, createdAt, imagePresent);
+    return new Snapshot(id, name, sourceVolumeId, restoreSizeBytes, createdAt, imagePresent);
   }
 
   public Map<String, String> toFields() {
@@ -39,6 +56,7 @@ public record SnapshotRecord(
     fields.put("pool", pool);
     fields.put("sourceVolumeId", sourceVolumeId);
     fields.put("sizeBytes", Long.toString(sizeBytes));
+    fields.put("restoreSizeBytes", Long.toString(restoreSizeBytes));
     fields.put("accessType", accessType.name());
     fields.put("fsType", fsType);
     fields.put("createdAt", createdAt.toString());
@@ -56,12 +74,16 @@ public record SnapshotRecord(
     if (!Ids.isSnapshotId(id)) {
       throw new IllegalArgumentException("bad snapshot id " + id);
     }
+    long sizeBytes = Long.parseLong(Fields.require(fields, "sizeBytes"));
+    // Records of releases before restoreSizeBytes was kept reported their image's size.
+    String restoreSize = fields.get("restoreSizeBytes");
     return new SnapshotRecord(
         id,
         Fields.require(fields, "name"),
         Fields.require(fields, "pool"),
         Fields.require(fields, "sourceVolumeId"),
-        Long.parseLong(Fields.require(fields, "sizeBytes")),
+        sizeBytes,
+        restoreSize == null ? sizeBytes : Long.parseLong(restoreSize),
         AccessType.valueOf(Fields.require(fields, "accessType")),
         Fields.require(fields, "fsType"),
         Instant.parse(Fields.require(fields, "createdAt")),

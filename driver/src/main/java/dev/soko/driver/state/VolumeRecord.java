@@ -5,35 +5,48 @@ import dev.soko.driver.model.ContentSource;
 import dev.soko.driver.model.Volume;
 import dev.soko.driver.model.VolumeCondition;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
  * The stored form of a volume.
  *
- * @param capacityBytes the size the controller granted; the image grows to it on the node
+ * @param capacityBytes the size the controller granted, rounded up to the floor of the volume's
+ *     type ({@code Sizes}); the image grows to it on the node
+ * @param requestedBytes the capacity asked for: the largest {@code required_bytes} of the create
+ *     and of any expansion (the resolved size when the create named none); never above {@code
+ *     capacityBytes}. A snapshot reports it as its size, the smallest claim that restores it
  * @param parameters the StorageClass parameters of the creating request (for idempotency checks)
  * @param stagedAt the staging path while the volume is staged on this node, empty otherwise; lets
  *     the volume condition tell "never staged" from "staged but its mount or loop device vanished"
+ * @param stageFlags the mount flags the staging mount was made with, so that it can be made again
+ *     the same way (after an offline growth, or one cut short); empty when not staged, or staged by
+ *     a driver that did not record them
  */
 public record VolumeRecord(
     String id,
     String name,
     String pool,
     long capacityBytes,
+    long requestedBytes,
     AccessType accessType,
     String fsType,
     ContentSource source,
     Instant createdAt,
     RecordState state,
     Map<String, String> parameters,
-    String stagedAt) {
+    String stagedAt,
+    Optional<List<String>> stageFlags) {
 
   private static final String PARAM = "param.";
 
   public VolumeRecord {
     parameters = Map.copyOf(parameters);
+    stageFlags = stageFlags.map(List::copyOf);
   }
 
   public VolumeRecord withState(RecordState newState) {
@@ -42,43 +55,69 @@ public record VolumeRecord(
         name,
         pool,
         capacityBytes,
+        requestedBytes,
         accessType,
         fsType,
         source,
         createdAt,
         newState,
         parameters,
-        stagedAt);
+        stagedAt,
+        stageFlags);
   }
 
-  public VolumeRecord withCapacity(long newCapacity) {
+  /** After a growth request: the capacity granted and the (possibly larger) capacity asked for. */
+  public VolumeRecord withCapacity(long newCapacity, long newRequested) {
     return new VolumeRecord(
         id,
         name,
         pool,
         newCapacity,
+        newRequested,
         accessType,
         fsType,
         source,
         createdAt,
         state,
         parameters,
-        stagedAt);
+        stagedAt,
+        stageFlags);
   }
 
+  /** Staged at {@code path}, where the staging mount was made with {@code flags}. */
+  public VolumeRecord withStaged(String path, List<String> flags) {
+    return new VolumeRecord(
+        id,
+        name,
+        pool,
+        capacityBytes,
+        requestedBytes,
+        accessType,
+        fsType,
+        source,
+        createdAt,
+        state,
+        parameters,
+        path,
+        Optional.of(flags));
+  }
+
+  /** Staged at {@code path} with flags unknown, or not staged when {@code path} is empty. */
   public VolumeRecord withStagedAt(String path) {
     return new VolumeRecord(
         id,
         name,
         pool,
         capacityBytes,
+        requestedBytes,
         accessType,
         fsType,
         source,
         createdAt,
         state,
         parameters,
-        path);
+        path,
+        Optional.empty());
   }
 
   public Volume toVolume(VolumeCondition condition) {
@@ -93,6 +132,7 @@ public record VolumeRecord(
     fields.put("name", name);
     fields.put("pool", pool);
     fields.put("capacityBytes", Long.toString(capacityBytes));
+    fields.put("requestedBytes", Long.toString(requestedBytes));
     fields.put("accessType", accessType.name());
     fields.put("fsType", fsType);
     fields.put("sourceKind", sourceKind(source));
@@ -100,6 +140,7 @@ public record VolumeRecord(
     fields.put("createdAt", createdAt.toString());
     fields.put("state", state.name());
     fields.put("stagedAt", stagedAt);
+    stageFlags.ifPresent(flags -> fields.put("stageFlags", String.join(",", flags)));
     new TreeMap<>(parameters).forEach((k, v) -> fields.put(PARAM + k, v));
     return fields;
   }
@@ -121,18 +162,27 @@ public record VolumeRecord(
             parameters.put(k.substring(PARAM.length()), v);
           }
         });
+    long capacityBytes = Long.parseLong(Fields.require(fields, "capacityBytes"));
+    // Records of releases before requestedBytes was kept: what was granted is all that is known.
+    String requested = fields.get("requestedBytes");
     return new VolumeRecord(
         id,
         Fields.require(fields, "name"),
         Fields.require(fields, "pool"),
-        Long.parseLong(Fields.require(fields, "capacityBytes")),
+        capacityBytes,
+        requested == null ? capacityBytes : Long.parseLong(requested),
         AccessType.valueOf(Fields.require(fields, "accessType")),
         Fields.require(fields, "fsType"),
         source(Fields.require(fields, "sourceKind"), Fields.require(fields, "sourceId")),
         Instant.parse(Fields.require(fields, "createdAt")),
         RecordState.valueOf(Fields.require(fields, "state")),
         parameters,
-        fields.getOrDefault("stagedAt", ""));
+        fields.getOrDefault("stagedAt", ""),
+        Optional.ofNullable(fields.get("stageFlags")).map(VolumeRecord::flags));
+  }
+
+  private static List<String> flags(String joined) {
+    return joined.isEmpty() ? List.of() : Arrays.asList(joined.split(","));
   }
 
   private static String sourceKind(ContentSource source) {

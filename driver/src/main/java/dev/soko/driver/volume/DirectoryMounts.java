@@ -55,7 +55,7 @@ final class DirectoryMounts {
       throw StorageException.alreadyExists("staging path %s already holds another mount", staging);
     }
     if (existing.isEmpty()) {
-      NodeVolumes.createDirectory(staging);
+      MountPoints.createDirectory(staging);
       NodeVolumes.bind(mounter, location, staging, flags);
     }
     if (!stagedAt.equals(staging.toString())) {
@@ -121,12 +121,12 @@ final class DirectoryMounts {
       throw StorageException.precondition("volume %s is not staged at %s", record.id(), staging);
     }
     boolean created = !Files.exists(target, LinkOption.NOFOLLOW_LINKS);
-    NodeVolumes.createDirectory(target);
+    MountPoints.createDirectory(target);
     try {
       NodeVolumes.bind(mounter, staging, target, flags);
     } catch (RuntimeException e) {
       if (created) {
-        NodeVolumes.deleteQuietly(target); // creating the target is the SP's part
+        MountPoints.deleteQuietly(target); // creating the target is the SP's part
       }
       throw e;
     }

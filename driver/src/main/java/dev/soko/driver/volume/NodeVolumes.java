@@ -81,11 +81,13 @@ final class NodeVolumes {
         backend.refreshSize(device); // the image may have grown while the driver was down
       }
       try {
-        if (record.accessType() == AccessType.FILESYSTEM) {
-          mountStaging(record, device, staging, flags);
-        }
-        if (!record.stagedAt().equals(staging.toString())) {
-          catalog.saveVolume(record.withStagedAt(staging.toString()));
+        boolean mounted =
+            record.accessType() == AccessType.FILESYSTEM
+                && mountStaging(record, device, staging, flags);
+        VolumeRecord staged =
+            record.withStaged(staging.toString(), stageFlags(record, staging, mounted, flags));
+        if (!staged.equals(record)) {
+          catalog.saveVolume(staged);
         }
       } catch (RuntimeException e) {
         if (attached.isEmpty()) {
@@ -128,11 +130,27 @@ final class NodeVolumes {
     }
   }
 
-  private void mountStaging(VolumeRecord record, String device, Path staging, List<String> flags) {
+  /**
+   * The flags the staging mount has: the request's when this stage made the mount; on a repeat,
+   * those recorded when it was made (the request's when a driver that did not record them made it:
+   * the kubelet repeats a stage with the same flags). Recorded so that the mount can be made again
+   * the same way after it is taken down to grow the filesystem offline ({@link OfflineGrowth}).
+   */
+  private static List<String> stageFlags(
+      VolumeRecord record, Path staging, boolean mounted, List<String> requested) {
+    if (!mounted && record.stagedAt().equals(staging.toString())) {
+      return record.stageFlags().orElse(requested);
+    }
+    return requested;
+  }
+
+  /** Mounts the staging path unless it is mounted already; true when it mounted it now. */
+  private boolean mountStaging(
+      VolumeRecord record, String device, Path staging, List<String> flags) {
     Optional<MountEntry> existing = mounter.mountAt(staging);
     if (existing.isPresent()) {
       if (Health.mounts(existing.get(), device)) {
-        return; // already staged: the idempotent repeat
+        return false; // already staged: the idempotent repeat
       }
       throw StorageException.alreadyExists("staging path %s already holds another mount", staging);
     }
@@ -144,7 +162,7 @@ final class NodeVolumes {
           "volume %s is still mounted at %s; unpublish and unstage it there first",
           record.id(), elsewhere);
     }
-    createDirectory(staging);
+    MountPoints.createDirectory(staging);
     Optional<String> found = mounter.detectFilesystem(device);
     boolean fresh = found.isEmpty();
     if (fresh) {
@@ -162,6 +180,7 @@ final class NodeVolumes {
     if (!fresh && !grown && "xfs".equals(record.fsType())) {
       mounter.growFilesystem(device, staging, record.fsType());
     }
+    return true;
   }
 
   void unstage(String volumeId, Path stagingPath) {
@@ -232,17 +251,18 @@ final class NodeVolumes {
           throw StorageException.precondition(
               "volume %s is not staged at %s", record.id(), staging);
         }
-        createDirectory(target);
+        MountPoints.createDirectory(target);
         source = staging;
       } else {
-        createFile(target);
+        MountPoints.createFile(target);
         source = Path.of(device);
       }
       try {
         bind(mounter, source, target, flags);
       } catch (RuntimeException e) {
         if (created) {
-          deleteQuietly(target); // creating the target is the SP's part; a failure undoes it
+          MountPoints.deleteQuietly(
+              target); // creating the target is the SP's part; a failure undoes it
         }
         throw e;
       }
@@ -259,14 +279,6 @@ final class NodeVolumes {
         mounter.unmount(target); // never leave a writable mount behind a read-only request
         throw e;
       }
-    }
-  }
-
-  static void deleteQuietly(Path path) {
-    try {
-      Files.deleteIfExists(path);
-    } catch (IOException e) {
-      LOG.warn("cannot remove {} after a failed publish: {}", path, e.toString());
     }
   }
 
@@ -339,49 +351,6 @@ final class NodeVolumes {
       backend.detach(device);
     } catch (RuntimeException e) {
       LOG.warn("cannot detach {} after a failed stage: {}", device, e.getMessage());
-    }
-  }
-
-  static void createDirectory(Path path) {
-    requireDirectories(path);
-    try {
-      Files.createDirectories(path);
-    } catch (IOException e) {
-      throw StorageException.internal("cannot create directory " + path, e);
-    }
-  }
-
-  /** The target of a block volume: a file, on which the device is bind-mounted. */
-  private static void createFile(Path path) {
-    requireDirectories(path.getParent());
-    if (Files.isDirectory(path)) {
-      throw StorageException.invalid(
-          "target path %s is a directory; a block volume is published as a file", path);
-    }
-    try {
-      Files.createDirectories(path.getParent());
-      if (!Files.exists(path)) {
-        Files.createFile(path);
-      }
-    } catch (IOException e) {
-      throw StorageException.internal("cannot create file " + path, e);
-    }
-  }
-
-  /**
-   * Refuses a path that cannot be a directory because it, or the nearest part of it that exists, is
-   * something else (a file where the CO should have given a directory): bad input, not a failure of
-   * the driver.
-   */
-  private static void requireDirectories(Path path) {
-    for (Path part = path; part != null; part = part.getParent()) {
-      if (Files.exists(part)) {
-        if (!Files.isDirectory(part)) {
-          throw StorageException.invalid(
-              "%s cannot be a directory: %s exists and is not one", path, part);
-        }
-        return;
-      }
     }
   }
 

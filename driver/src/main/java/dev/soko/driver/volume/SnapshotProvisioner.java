@@ -70,6 +70,9 @@ final class SnapshotProvisioner {
           "volume %s has lost its image file; it cannot be snapshotted", source.id());
     }
     long size = backend.size(pool, sourceImage);
+    // Reported as the snapshot's size, so that Kubernetes lets a claim of the source's own request
+    // restore it; a restore is made at least as large as the image whatever it asks for.
+    long restoreSize = Math.min(source.requestedBytes(), size);
     String id = Ids.newSnapshotId();
     pool.reserve(id, size);
     SnapshotRecord record =
@@ -79,6 +82,7 @@ final class SnapshotProvisioner {
             pool.name(),
             source.id(),
             size,
+            restoreSize,
             source.accessType(),
             source.fsType(),
             Instant.now(),
@@ -89,7 +93,12 @@ final class SnapshotProvisioner {
       copier.copyVolume(source, sourceImage, image, pool, true, VolumeCopier.Kind.SNAPSHOT);
       SnapshotRecord ready = record.withState(RecordState.READY);
       catalog.saveSnapshot(ready);
-      LOG.info("snapshot {} of volume {} ({} bytes)", id, source.id(), size);
+      LOG.info(
+          "snapshot {} of volume {} ({} bytes, restores into {})",
+          id,
+          source.id(),
+          size,
+          restoreSize);
       return ready.toSnapshot(true);
     } catch (RuntimeException e) {
       try {

@@ -19,6 +19,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,8 +47,11 @@ final class VolumeProvisioner {
     this.copier = copier;
   }
 
-  /** What a new volume's content comes from, resolved and checked. */
-  private record Origin(Path image, Pool pool, long bytes, VolumeRecord volume) {}
+  /**
+   * What a new volume's content comes from, resolved and checked; {@code bytes} is the size of its
+   * image, which a copy can never be smaller than, and {@code shown} names it in messages.
+   */
+  private record Origin(Path image, Pool pool, long bytes, VolumeRecord volume, String shown) {}
 
   Volume create(VolumeRequest request) {
     String name = Names.check("volume", request.name());
@@ -147,7 +151,14 @@ final class VolumeProvisioner {
     Origin origin = origin(source, request.accessType(), fsType, pool);
     long minimum = Sizes.minimumFor(request.accessType(), fsType);
     if (origin != null) {
+      // A copy below its source's size is not refused but made as large as the source: a
+      // snapshot reports the size its source was asked for, which may be below its image's.
       minimum = Math.max(minimum, origin.bytes());
+      if (request.limitBytes() > 0 && request.limitBytes() < origin.bytes()) {
+        throw StorageException.outOfRange(
+            "the %s holds %d bytes; a volume made from it cannot be limited to %d bytes",
+            origin.shown(), origin.bytes(), request.limitBytes());
+      }
     }
     // A copy with no size of its own is as large as what it copies, not the blank default.
     long required = request.requiredBytes();
@@ -155,6 +166,7 @@ final class VolumeProvisioner {
       required = origin.bytes();
     }
     long size = Sizes.resolve(required, request.limitBytes(), minimum);
+    long requested = request.requiredBytes() > 0 ? request.requiredBytes() : size;
     String id = Ids.newVolumeId();
     pool.reserve(id, size);
     VolumeRecord record =
@@ -163,13 +175,15 @@ final class VolumeProvisioner {
             request.name(),
             pool.name(),
             size,
+            requested,
             request.accessType(),
             fsType,
             source,
             Instant.now(),
             RecordState.READY,
             nonNull(request.parameters()),
-            "");
+            "",
+            Optional.empty());
     Path image = pool.volumeImage(id);
     VolumeBackend backend = backends.of(pool);
     try {
@@ -222,14 +236,22 @@ final class VolumeProvisioner {
       checkCopyable(catalog.pool(snapshot.pool()), target, "snapshot", snapshot.id());
       checkCompatible(snapshot.accessType(), snapshot.fsType(), accessType, fsType, "snapshot");
       return new Origin(
-          catalog.image(snapshot), catalog.pool(snapshot.pool()), snapshot.sizeBytes(), null);
+          catalog.image(snapshot),
+          catalog.pool(snapshot.pool()),
+          snapshot.sizeBytes(),
+          null,
+          "snapshot " + snapshot.id());
     }
     if (source instanceof ContentSource.FromVolume v) {
       VolumeRecord volume = catalog.readyVolume(v.volumeId());
       checkCopyable(catalog.pool(volume.pool()), target, "source volume", volume.id());
       checkCompatible(volume.accessType(), volume.fsType(), accessType, fsType, "source volume");
       return new Origin(
-          catalog.image(volume), catalog.pool(volume.pool()), volume.capacityBytes(), volume);
+          catalog.image(volume),
+          catalog.pool(volume.pool()),
+          volume.capacityBytes(),
+          volume,
+          "source volume " + volume.id());
     }
     return null;
   }
@@ -319,7 +341,9 @@ final class VolumeProvisioner {
 
   /**
    * Checks a growth request against the volume and reserves the new size in its pool; returns the
-   * volume's capacity afterwards. Callers hold the volume's lock.
+   * volume's capacity afterwards. A request above the recorded requested capacity is recorded even
+   * when the floor-rounded capacity already covers it, so that a snapshot taken afterwards reports
+   * the claim's new size. Callers hold the volume's lock.
    */
   long grantGrowth(VolumeRecord record, long requiredBytes, long limitBytes) {
     if (requiredBytes <= 0 && limitBytes <= 0) {
@@ -332,19 +356,31 @@ final class VolumeProvisioner {
     }
     long minimum = Sizes.minimumFor(record.accessType(), record.fsType());
     long size = Sizes.resolve(Math.max(requiredBytes, record.capacityBytes()), limitBytes, minimum);
+    long requested = Math.max(record.requestedBytes(), requiredBytes);
     if (size <= record.capacityBytes()) {
+      if (requested > record.requestedBytes()) {
+        saveGrowth(record, record.capacityBytes(), requested);
+      }
       return record.capacityBytes();
     }
     Pool pool = catalog.pool(record.pool());
     pool.reserve(record.id(), size);
     try {
-      catalog.saveVolume(record.withCapacity(size));
+      saveGrowth(record, size, requested);
     } catch (RuntimeException e) {
       pool.reserve(record.id(), record.capacityBytes());
-      throw wrap("cannot record the new size", e);
+      throw e;
     }
     LOG.info("volume {} grows from {} to {} bytes", record.id(), record.capacityBytes(), size);
     return size;
+  }
+
+  private void saveGrowth(VolumeRecord record, long capacity, long requested) {
+    try {
+      catalog.saveVolume(record.withCapacity(capacity, requested));
+    } catch (RuntimeException e) {
+      throw wrap("cannot record the new size", e);
+    }
   }
 
   static StorageException wrap(String what, RuntimeException e) {

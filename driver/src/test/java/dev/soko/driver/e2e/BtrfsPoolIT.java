@@ -194,6 +194,60 @@ class BtrfsPoolIT {
     assertNothingLeftInThePool();
   }
 
+  /**
+   * Kubernetes refuses a restore claim smaller than the snapshot's size. A subvolume's limit is in
+   * whole MiB, so a claim of 1500Ki gets 2 MiB; its snapshot reports the 1500Ki asked for, and a
+   * restore or a clone into a claim of that same request gets the 2 MiB limit and the data.
+   */
+  @Test
+  void aSnapshotReportsItsSourcesRequestAndRestoresIntoAClaimOfIt() throws Exception {
+    long asked = 1500 * 1024;
+    Csi.Volume source = create("small", asked, BTRFS);
+    assertThat(source.getCapacityBytes()).isEqualTo(2 * MIB);
+    Path sourceDir = publish(source);
+    Files.writeString(sourceDir.resolve("data"), "small but whole");
+
+    Csi.Snapshot snapshot =
+        csi.controller()
+            .createSnapshot(Requests.createSnapshot("small-snap", source.getVolumeId()))
+            .getSnapshot();
+    assertThat(snapshot.getSizeBytes()).isEqualTo(asked);
+    assertThat(
+            csi.controller()
+                .listSnapshots(
+                    Csi.ListSnapshotsRequest.newBuilder()
+                        .setSnapshotId(snapshot.getSnapshotId())
+                        .build())
+                .getEntries(0)
+                .getSnapshot()
+                .getSizeBytes())
+        .isEqualTo(asked);
+
+    Csi.Volume restored =
+        csi.controller()
+            .createVolume(
+                Requests.restoreVolume("small-restored", asked, BTRFS, snapshot.getSnapshotId()))
+            .getVolume();
+    assertThat(restored.getCapacityBytes()).isEqualTo(2 * MIB);
+    Path restoredDir = publish(restored);
+    assertThat(Files.readString(restoredDir.resolve("data"))).isEqualTo("small but whole");
+    assertThat(stats(restored, restoredDir).getTotal()).isEqualTo(2 * MIB);
+
+    Csi.Volume clone =
+        csi.controller()
+            .createVolume(Requests.cloneVolume("small-clone", asked, BTRFS, source.getVolumeId()))
+            .getVolume();
+    assertThat(clone.getCapacityBytes()).isEqualTo(2 * MIB);
+    Path cloneDir = publish(clone);
+    assertThat(Files.readString(cloneDir.resolve("data"))).isEqualTo("small but whole");
+
+    for (Csi.Volume v : List.of(restored, clone, source)) {
+      teardown(v);
+    }
+    csi.controller().deleteSnapshot(Requests.deleteSnapshot(snapshot.getSnapshotId()));
+    assertNothingLeftInThePool();
+  }
+
   @Test
   void deletesLeaveNoSubvolumeOrQgroupAndGiveTheSpaceBack() throws Exception {
     long before = capacity("fast");

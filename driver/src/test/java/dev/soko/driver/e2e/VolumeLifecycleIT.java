@@ -10,6 +10,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -181,5 +182,83 @@ class VolumeLifecycleIT {
         .isEmpty();
     assertThat(HostState.mountsUnder(root)).isEmpty();
     assertThat(HostState.loopDevicesUnder(root)).isEmpty();
+  }
+
+  /**
+   * Kubernetes refuses a restore claim smaller than the snapshot's size. A 1Mi ext4 claim gets 16
+   * MiB and a 64Mi xfs claim 300 MiB; their snapshots report the 1Mi and 64Mi asked for, and a
+   * restore into a claim of that request gets the source's capacity and its files.
+   */
+  @Test
+  void aSnapshotOfASmallVolumeRestoresIntoAClaimOfTheOriginalRequest() throws Exception {
+    record Case(String fsType, long asked, long capacity) {}
+    for (Case c : List.of(new Case("ext4", MIB, 16 * MIB), new Case("xfs", 64 * MIB, 300 * MIB))) {
+      Csi.VolumeCapability capability = Requests.mount(c.fsType());
+      Csi.Volume source =
+          csi.controller()
+              .createVolume(Requests.createVolume("small-" + c.fsType(), c.asked(), capability))
+              .getVolume();
+      assertThat(source.getCapacityBytes()).isEqualTo(c.capacity());
+      Path sourceDir = mount(source, capability);
+      Files.writeString(sourceDir.resolve("data"), "on " + c.fsType());
+      new ProcessBuilder("sync").start().waitFor();
+
+      Csi.Snapshot snapshot =
+          csi.controller()
+              .createSnapshot(
+                  Requests.createSnapshot("small-snap-" + c.fsType(), source.getVolumeId()))
+              .getSnapshot();
+      assertThat(snapshot.getSizeBytes()).as(c.fsType()).isEqualTo(c.asked());
+      assertThat(
+              csi.controller()
+                  .listSnapshots(
+                      Csi.ListSnapshotsRequest.newBuilder()
+                          .setSourceVolumeId(source.getVolumeId())
+                          .build())
+                  .getEntries(0)
+                  .getSnapshot()
+                  .getSizeBytes())
+          .isEqualTo(c.asked());
+
+      Csi.Volume restored =
+          csi.controller()
+              .createVolume(
+                  Requests.restoreVolume(
+                      "small-restored-" + c.fsType(),
+                      c.asked(),
+                      capability,
+                      snapshot.getSnapshotId()))
+              .getVolume();
+      assertThat(restored.getCapacityBytes()).isEqualTo(c.capacity());
+      Path restoredDir = mount(restored, capability);
+      assertThat(Files.readString(restoredDir.resolve("data"))).isEqualTo("on " + c.fsType());
+
+      for (Csi.Volume volume : List.of(restored, source)) {
+        unmount(volume);
+      }
+      csi.controller().deleteSnapshot(Requests.deleteSnapshot(snapshot.getSnapshotId()));
+      csi.controller().deleteVolume(Requests.deleteVolume(restored.getVolumeId()));
+      csi.controller().deleteVolume(Requests.deleteVolume(source.getVolumeId()));
+    }
+    assertThat(HostState.mountsUnder(root)).isEmpty();
+    assertThat(HostState.loopDevicesUnder(root)).isEmpty();
+  }
+
+  /** Stages and publishes a volume at paths named by its ID; returns the published path. */
+  private Path mount(Csi.Volume volume, Csi.VolumeCapability capability) {
+    String staging = driver.mounts.resolve("staging/" + volume.getVolumeId()).toString();
+    Path target = driver.mounts.resolve("pods/" + volume.getVolumeId() + "/mount");
+    csi.node().nodeStageVolume(Requests.stage(volume, staging, capability));
+    csi.node().nodePublishVolume(Requests.publish(volume, staging, target.toString(), capability));
+    return target;
+  }
+
+  private void unmount(Csi.Volume volume) {
+    String id = volume.getVolumeId();
+    csi.node()
+        .nodeUnpublishVolume(
+            Requests.unpublish(id, driver.mounts.resolve("pods/" + id + "/mount").toString()));
+    csi.node()
+        .nodeUnstageVolume(Requests.unstage(id, driver.mounts.resolve("staging/" + id).toString()));
   }
 }

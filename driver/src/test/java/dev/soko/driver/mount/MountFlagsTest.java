@@ -60,6 +60,30 @@ class MountFlagsTest {
         .isZero();
   }
 
+  /**
+   * Lines of /proc/self/mountinfo for an ext4 mounted with each request's flags (as this kernel
+   * showed them): the flags read back from a mount mount it the same way again.
+   */
+  @Test
+  void flagsReadBackFromAMountMakeTheSameMount() {
+    String[][] cases = {
+      {"noatime,nodev,discard", "45 27 7:0 / /m rw,nodev,noatime - ext4 /dev/loop0 rw,discard"},
+      {"ro,strictatime,sync,lazytime", "45 27 7:0 / /m ro - ext4 /dev/loop0 ro,sync,lazytime"},
+      {
+        "nosuid,noexec,nodiratime,dirsync,discard",
+        "45 27 7:0 / /m rw,nosuid,noexec,nodiratime,relatime - ext4 /dev/loop0 rw,dirsync,discard"
+      },
+      {"", "45 27 7:0 / /m rw,relatime - ext4 /dev/loop0 rw"},
+    };
+    for (String[] c : cases) {
+      List<String> requested = c[0].isEmpty() ? List.of() : List.of(c[0]);
+      List<String> readBack = MountFlags.flagsOf(MountInfo.parseLine(c[1]));
+      assertThat(MountFlags.of(readBack))
+          .as("%s read back as %s", c[0], readBack)
+          .isEqualTo(MountFlags.of(requested));
+    }
+  }
+
   @Test
   void flagsOutsideTheAllowListAreInvalidArguments() {
     assertThatThrownBy(() -> MountFlags.of(List.of("bind")))

@@ -28,6 +28,7 @@ class MountInfoTest {
     assertThat(entries.get(2).readOnly()).isTrue();
     assertThat(entries.get(2).options()).contains("nodev");
     assertThat(entries.get(3).root()).isEqualTo("/loop1");
+    assertThat(staged.superOptions()).containsExactly("rw", "inode64");
   }
 
   @Test

@@ -174,6 +174,12 @@ class SystemMounterTest {
     exec.on(List.of("e2fsck"), 4, "", "errors left");
     assertThatThrownBy(() -> mounter.growUnmounted(small, "ext4"))
         .isInstanceOf(MountException.class);
+    // Still mounted in a mount namespace the driver cannot see: e2fsck cannot open it exclusively.
+    exec.on(List.of("e2fsck"), 8, small + " is in use.\n", "e2fsck: Cannot continue, aborting.\n");
+    assertThatThrownBy(() -> mounter.growUnmounted(small, "ext4"))
+        .hasMessageContaining("Cannot continue, aborting.")
+        .hasMessageContaining(small + " is in use.");
+    assertThat(exec.callsOf("resize2fs")).hasSize(1);
     assertThat(exec.callsOf("blockdev")).isEmpty();
     assertThat(exec.callsOf("dumpe2fs")).isEmpty();
   }

@@ -44,7 +44,8 @@ class PoolCheckTest {
 
   void mount(Path at, String root) {
     mounts.add(
-        new MountEntry(mounts.size() + 20, 1, "7:3", root, at, List.of("rw"), "xfs", "/dev/loop3"));
+        new MountEntry(
+            mounts.size() + 20, 1, "7:3", root, at, List.of("rw"), "xfs", "/dev/loop3", List.of()));
   }
 
   @Test

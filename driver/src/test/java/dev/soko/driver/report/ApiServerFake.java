@@ -9,32 +9,56 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
-/** A JDK HTTP server on 127.0.0.1 that records every request and answers with a set status. */
+/**
+ * A JDK HTTP server on 127.0.0.1 that records every request and answers with a set status, or with
+ * what {@link #answers} says (a watch's events are the lines of one body, after which the server
+ * ends the watch). Requests are served concurrently, so an answer may wait without holding up
+ * another request.
+ */
 final class ApiServerFake implements AutoCloseable {
   record Request(
       String method, String uri, String contentType, String authorization, String body) {}
 
+  /** An answer to one request. */
+  record Answer(int status, String body) {}
+
   final BlockingQueue<Request> requests = new LinkedBlockingQueue<>();
+
+  /** Every request so far, in order, whether or not {@link #next} took it. */
+  final List<Request> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+
   volatile int status = 200;
+
+  /** What to answer; by default {@link #status} with an empty object. */
+  volatile Function<Request, Answer> answers = request -> new Answer(status, "{}");
+
   private final HttpServer server;
+  private final ExecutorService threads = Executors.newCachedThreadPool();
 
   ApiServerFake() throws IOException {
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    server.setExecutor(threads);
     server.createContext(
         "/",
         exchange -> {
-          requests.add(
+          Request request =
               new Request(
                   exchange.getRequestMethod(),
                   exchange.getRequestURI().toString(),
                   exchange.getRequestHeaders().getFirst("Content-Type"),
                   exchange.getRequestHeaders().getFirst("Authorization"),
-                  new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8)));
-          byte[] body = "{}".getBytes(StandardCharsets.UTF_8);
-          exchange.sendResponseHeaders(status, body.length);
+                  new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+          seen.add(request);
+          requests.add(request);
+          Answer answer = answers.apply(request);
+          byte[] body = answer.body().getBytes(StandardCharsets.UTF_8);
+          exchange.sendResponseHeaders(answer.status(), body.length);
           exchange.getResponseBody().write(body);
           exchange.close();
         });
@@ -71,5 +95,6 @@ final class ApiServerFake implements AutoCloseable {
   @Override
   public void close() {
     server.stop(0);
+    threads.shutdownNow();
   }
 }

@@ -8,7 +8,9 @@ import dev.soko.driver.model.ContentSource;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,13 +27,15 @@ class RecordStoreTest {
         "pvc-1",
         "fast",
         1 << 30,
+        1L << 29,
         AccessType.FILESYSTEM,
         "ext4",
         new ContentSource.FromSnapshot(Ids.newSnapshotId()),
         Instant.parse("2025-01-02T03:04:05Z"),
         RecordState.READY,
         Map.of("pool", "fast", "fsType", "ext4"),
-        "/var/lib/kubelet/staging/x");
+        "/var/lib/kubelet/staging/x",
+        Optional.of(List.of("noatime", "discard")));
   }
 
   @Test
@@ -41,7 +45,7 @@ class RecordStoreTest {
     store.write(record.id(), record.toFields());
     assertThat(VolumeRecord.fromFields(store.read(record.id()).orElseThrow())).isEqualTo(record);
 
-    VolumeRecord grown = record.withCapacity(2L << 30);
+    VolumeRecord grown = record.withCapacity(2L << 30, 3L << 29);
     store.write(record.id(), grown.toFields());
     assertThat(VolumeRecord.fromFields(store.read(record.id()).orElseThrow())).isEqualTo(grown);
     assertThat(store.ids()).containsExactly(record.id());
@@ -57,6 +61,23 @@ class RecordStoreTest {
   }
 
   @Test
+  void stageFlagsAreKeptAndARecordWithoutThemHasThemUnknown() {
+    VolumeRecord record = volume(Ids.newVolumeId());
+    VolumeRecord noFlags = record.withStaged(record.stagedAt(), List.of());
+    assertThat(VolumeRecord.fromFields(noFlags.toFields()).stageFlags()).contains(List.of());
+    assertThat(VolumeRecord.fromFields(record.toFields()).stageFlags())
+        .contains(List.of("noatime", "discard"));
+
+    // What a driver that did not record the flags wrote: staged, flags unknown.
+    Map<String, String> older = new java.util.LinkedHashMap<>(record.toFields());
+    older.remove("stageFlags");
+    VolumeRecord read = VolumeRecord.fromFields(older);
+    assertThat(read.stagedAt()).isEqualTo("/var/lib/kubelet/staging/x");
+    assertThat(read.stageFlags()).isEmpty();
+    assertThat(read.withStagedAt("").stageFlags()).as("unstaged").isEmpty();
+  }
+
+  @Test
   void whatWasAcknowledgedSurvivesACrashBeforeAnyCheckpoint() {
     RecordStore store = store();
     VolumeRecord kept = volume(Ids.newVolumeId());
@@ -64,7 +85,7 @@ class RecordStoreTest {
     VolumeRecord gone = volume(Ids.newVolumeId());
     store.write(kept.id(), kept.toFields());
     store.write(grown.id(), grown.toFields());
-    store.write(grown.id(), grown.withCapacity(5L << 30).toFields());
+    store.write(grown.id(), grown.withCapacity(5L << 30, 5L << 30).toFields());
     store.write(gone.id(), gone.toFields());
     store.delete(gone.id());
     // No close: the process dies here; the record files were never written.
@@ -187,6 +208,7 @@ class RecordStoreTest {
             "fast",
             Ids.newVolumeId(),
             123L << 20,
+            100L << 20,
             AccessType.BLOCK,
             "",
             Instant.parse("2025-01-02T03:04:05Z"),

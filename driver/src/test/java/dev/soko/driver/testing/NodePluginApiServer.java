@@ -34,6 +34,7 @@ public final class NodePluginApiServer implements AutoCloseable {
   public static final String SERVICE_ACCOUNT = "node";
   private static final String CRD = "../crd/src/generated/crds/storagenodes.soko.dev-v1.yml";
   private static final String ROLE = "soko-node:pool-report";
+  private static final String SNAPSHOTTER_ROLE = "soko-node:snapshotter";
 
   private final KubeAPIServer server;
   private final Config adminConfig;
@@ -45,12 +46,15 @@ public final class NodePluginApiServer implements AutoCloseable {
     this.admin = new KubernetesClientBuilder().withConfig(adminConfig).build();
   }
 
+  private static Path cache() {
+    return Path.of(
+        System.getenv()
+            .getOrDefault("SOKO_CACHE", System.getProperty("user.home") + "/.cache/soko"));
+  }
+
   /** Starts the server and lays out the CRD, namespace, ServiceAccount and its RBAC. */
   public static NodePluginApiServer start() throws Exception {
-    String cache =
-        System.getenv()
-            .getOrDefault("SOKO_CACHE", System.getProperty("user.home") + "/.cache/soko");
-    Path testDir = Path.of(cache, "kube-api-test");
+    Path testDir = cache().resolve("kube-api-test");
     for (String bin : List.of("etcd", "kube-apiserver")) {
       assertThat(testDir.resolve("k8s").resolve(VERSION + "-linux-amd64").resolve(bin))
           .as("run `hack/tools.sh kube-api-test` first")
@@ -112,17 +116,67 @@ public final class NodePluginApiServer implements AutoCloseable {
         "SOKO_KUBE_CA_FILE", ca.toString());
   }
 
-  private void layOut() throws Exception {
-    try (InputStream in = Files.newInputStream(Path.of(CRD))) {
-      for (HasMetadata o : admin.load(in).items()) {
-        admin.resource(o).serverSideApply();
+  /**
+   * Serves the VolumeSnapshot API (the CRDs of the pinned external-snapshotter, from {@code
+   * hack/tools.sh snapshot-crds}) and grants the node plugin's account the rules of its snapshotter
+   * ClusterRole, rule for rule as the operator renders them with snapshots on (operator
+   * model/Rbac): the driver labels imported snapshot contents under the same account.
+   */
+  public void serveSnapshots() throws Exception {
+    Path crds = cache().resolve("crds").resolve("snapshot");
+    assertThat(crds.resolve("snapshot.storage.k8s.io_volumesnapshotcontents.yaml"))
+        .as("run `hack/tools.sh snapshot-crds` first")
+        .isRegularFile();
+    for (String kind :
+        List.of("volumesnapshotclasses", "volumesnapshotcontents", "volumesnapshots")) {
+      try (InputStream in =
+          Files.newInputStream(crds.resolve("snapshot.storage.k8s.io_" + kind + ".yaml"))) {
+        for (HasMetadata o : admin.load(in).items()) {
+          admin.resource(o).serverSideApply();
+        }
       }
+      established(kind + ".snapshot.storage.k8s.io");
     }
+    admin
+        .rbac()
+        .clusterRoles()
+        .resource(
+            new ClusterRoleBuilder()
+                .withNewMetadata()
+                .withName(SNAPSHOTTER_ROLE)
+                .endMetadata()
+                .withRules(
+                    new PolicyRuleBuilder()
+                        .withApiGroups("")
+                        .withResources("events")
+                        .withVerbs("list", "watch", "create", "update", "patch")
+                        .build(),
+                    new PolicyRuleBuilder()
+                        .withApiGroups("snapshot.storage.k8s.io")
+                        .withResources("volumesnapshotclasses")
+                        .withVerbs("get", "list", "watch")
+                        .build(),
+                    new PolicyRuleBuilder()
+                        .withApiGroups("snapshot.storage.k8s.io")
+                        .withResources("volumesnapshotcontents")
+                        .withVerbs("get", "list", "watch", "update", "patch")
+                        .build(),
+                    new PolicyRuleBuilder()
+                        .withApiGroups("snapshot.storage.k8s.io")
+                        .withResources("volumesnapshotcontents/status")
+                        .withVerbs("update", "patch")
+                        .build())
+                .build())
+        .serverSideApply();
+    bind(SNAPSHOTTER_ROLE);
+  }
+
+  private void established(String crd) {
     admin
         .apiextensions()
         .v1()
         .customResourceDefinitions()
-        .withName("storagenodes.soko.dev")
+        .withName(crd)
         .waitUntilCondition(
             c ->
                 c != null
@@ -131,6 +185,34 @@ public final class NodePluginApiServer implements AutoCloseable {
                         .anyMatch(x -> "Established".equals(x.getType())),
             30,
             TimeUnit.SECONDS);
+  }
+
+  private void bind(String role) {
+    admin
+        .rbac()
+        .clusterRoleBindings()
+        .resource(
+            new ClusterRoleBindingBuilder()
+                .withNewMetadata()
+                .withName(role)
+                .endMetadata()
+                .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", role)
+                .addNewSubject()
+                .withKind("ServiceAccount")
+                .withName(SERVICE_ACCOUNT)
+                .withNamespace(NAMESPACE)
+                .endSubject()
+                .build())
+        .serverSideApply();
+  }
+
+  private void layOut() throws Exception {
+    try (InputStream in = Files.newInputStream(Path.of(CRD))) {
+      for (HasMetadata o : admin.load(in).items()) {
+        admin.resource(o).serverSideApply();
+      }
+    }
+    established("storagenodes.soko.dev");
     admin
         .namespaces()
         .resource(
@@ -172,22 +254,7 @@ public final class NodePluginApiServer implements AutoCloseable {
                         .build())
                 .build())
         .serverSideApply();
-    admin
-        .rbac()
-        .clusterRoleBindings()
-        .resource(
-            new ClusterRoleBindingBuilder()
-                .withNewMetadata()
-                .withName(ROLE)
-                .endMetadata()
-                .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", ROLE)
-                .addNewSubject()
-                .withKind("ServiceAccount")
-                .withName(SERVICE_ACCOUNT)
-                .withNamespace(NAMESPACE)
-                .endSubject()
-                .build())
-        .serverSideApply();
+    bind(ROLE);
   }
 
   @Override

@@ -51,7 +51,7 @@ final class NodeDaemonSet {
     String socketOnHost = pluginDir + "/csi.sock";
 
     List<Container> containers = new ArrayList<>();
-    containers.add(driver(n, spec, images, node, kubeletDir, socketOnHost));
+    containers.add(driver(n, spec, images, node, kubeletDir, socketOnHost, snapshots));
     containers.add(provisioner(spec, images, row, node));
     if (snapshots) {
       containers.add(snapshotter(spec, images, row, node));
@@ -107,7 +107,8 @@ final class NodeDaemonSet {
       ResolvedImages images,
       NodePluginSpec node,
       String kubeletDir,
-      String socketOnHost) {
+      String socketOnHost,
+      boolean snapshots) {
     List<String> args = new ArrayList<>();
     args.add("--mode=node");
     args.add("--endpoint=" + Containers.ENDPOINT);
@@ -124,6 +125,11 @@ final class NodeDaemonSet {
       args.add("--max-volumes-per-node=" + spec.getDriver().getMaxVolumesPerNode());
     }
     args.addAll(KubeletRegistration.nodeDriverArgs(spec, socketOnHost));
+    if (snapshots) {
+      // csi-snapshotter (--node-deployment) serves only the contents labelled with its node; the
+      // node that holds an imported snapshot gives its content that label (docs/snapshots.md).
+      args.add("--label-imported-snapshots=true");
+    }
     ContainerBuilder container = new ContainerBuilder();
     Containers.metrics(spec, args, container);
     if (spec.getDriver().getExtraArgs() != null) {

@@ -94,6 +94,9 @@ final class Rbac {
       out.add(roleBinding(n, "capacity", Names.NODE, nodeSa));
     }
     if (snapshots) {
+      // csi-snapshotter's rules. The driver, under the same account, uses three of them: it lists
+      // and watches the contents without a managed-by label and patches that label onto the ones
+      // whose snapshot its node holds (--label-imported-snapshots), so it needs no role of its own.
       out.add(
           clusterRole(
               n,

@@ -24,6 +24,13 @@ public final class Applier {
   public static final String FIELD_MANAGER = "soko-operator";
   static final String HASH_ANNOTATION = "soko.dev/applied-hash";
 
+  /**
+   * The name the operator gave the object. A copy made under another name (kubectl get -o yaml,
+   * Kubernetes' storage suite copying a StorageClass) keeps Soko's labels and annotations, and this
+   * is how the pruner tells it from an object of its own.
+   */
+  static final String NAME_ANNOTATION = "soko.dev/applied-name";
+
   private final KubernetesClient client;
 
   public Applier(KubernetesClient client) {
@@ -68,6 +75,7 @@ public final class Applier {
       annotations.putAll(copy.getMetadata().getAnnotations());
     }
     annotations.put(HASH_ANNOTATION, hash(desired));
+    annotations.put(NAME_ANNOTATION, desired.getMetadata().getName());
     copy.getMetadata().setAnnotations(annotations);
     if (owner != null && owner.getMetadata().getUid() != null) {
       // Garbage collection as a safety net; the finalizer does the ordered cleanup.

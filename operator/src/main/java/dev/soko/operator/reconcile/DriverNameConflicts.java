@@ -36,6 +36,7 @@ final class DriverNameConflicts {
               .anyMatch(
                   o ->
                       o.getMetadata().getName().equals(holder)
+                          && o.getSpec() != null
                           && Objects.equals(driver, o.getSpec().getDriver().getName()));
       if (holderClaims) {
         return holder.equals(name) ? Optional.empty() : Optional.of(message(driver, holder));

@@ -2,17 +2,19 @@ package dev.soko.operator.reconcile;
 
 import dev.soko.api.v1alpha1.StorageCluster;
 import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Instant;
+import java.util.Locale;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Kubernetes events on a StorageCluster, for notable transitions only (never on a no-op resync).
- * Cluster-scoped objects' events live in the "default" namespace, where kubectl describe finds
- * them.
+ * Kubernetes events on a StorageCluster (or another cluster-scoped object it concerns), for notable
+ * transitions only (never on a no-op resync). Cluster-scoped objects' events live in the "default"
+ * namespace, where kubectl describe finds them.
  */
 public final class EventRecorder {
   private static final Logger LOG = LoggerFactory.getLogger(EventRecorder.class);
@@ -32,8 +34,16 @@ public final class EventRecorder {
     record(sc, "Warning", reason, message);
   }
 
-  private void record(StorageCluster sc, String type, String reason, String message) {
+  /** A Warning on a cluster-scoped object other than a StorageCluster. */
+  void warningOn(HasMetadata object, String reason, String message) {
+    record(object, "Warning", reason, message);
+  }
+
+  private void record(HasMetadata object, String type, String reason, String message) {
     String now = Instant.now().toString();
+    // An Event's name is a DNS subdomain of at most 253 characters, as the object's may be.
+    String name = object.getMetadata().getName();
+    String prefix = name.length() <= 200 ? name : object.getKind().toLowerCase(Locale.ROOT);
     try {
       client
           .v1()
@@ -42,14 +52,14 @@ public final class EventRecorder {
           .resource(
               new EventBuilder()
                   .withNewMetadata()
-                  .withName(sc.getMetadata().getName() + "." + UUID.randomUUID())
+                  .withName(prefix + "." + UUID.randomUUID())
                   .withNamespace(NAMESPACE)
                   .endMetadata()
                   .withNewInvolvedObject()
-                  .withApiVersion(sc.getApiVersion())
-                  .withKind(sc.getKind())
-                  .withName(sc.getMetadata().getName())
-                  .withUid(sc.getMetadata().getUid())
+                  .withApiVersion(object.getApiVersion())
+                  .withKind(object.getKind())
+                  .withName(object.getMetadata().getName())
+                  .withUid(object.getMetadata().getUid())
                   .endInvolvedObject()
                   .withType(type)
                   .withReason(reason)
@@ -65,7 +75,7 @@ public final class EventRecorder {
       LOG.warn(
           "could not record event {} on {}: {}",
           reason,
-          sc.getMetadata().getName(),
+          object.getMetadata().getName(),
           e.getMessage());
     }
   }

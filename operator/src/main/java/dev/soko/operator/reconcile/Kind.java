@@ -91,6 +91,8 @@ record Kind(
     BY_DRIVER_LABEL,
     /** Those whose driver provisioned the PersistentVolume. */
     BY_VOLUME_DRIVER,
+    /** Those whose driver a VolumeSnapshotContent names ({@code spec.driver}). */
+    BY_SNAPSHOT_DRIVER,
     /** All of them: the object names no StorageCluster (e.g. a CSINode that lost the driver). */
     ALL
   }

@@ -151,6 +151,29 @@ final class KindRegistry {
               pv -> Slim.driver((PersistentVolume) pv)),
           List.of("get", "list", "watch", "patch", "delete"));
 
+  /**
+   * Pre-provisioned VolumeSnapshotContents that no node has taken yet: the driver on the node that
+   * holds a content's snapshot labels it {@value UnclaimedSnapshots#MANAGED_BY}
+   * (docs/snapshots.md), and one that stays unlabelled gets a Warning ({@link UnclaimedSnapshots}).
+   * Watched without that label only, so the cache holds (nearly) nothing: a dynamic content carries
+   * the label from its creation and an imported one loses its place here within a second of its
+   * node seeing it. The snapshot API comes as one set of CRDs, so the snapshot classes' gate is
+   * this kind's too.
+   */
+  static final Kind VOLUME_SNAPSHOT_CONTENT =
+      new Kind(
+          GenericKubernetesResource.class,
+          "snapshot.storage.k8s.io/v1",
+          "VolumeSnapshotContent",
+          "volumesnapshotcontents",
+          false,
+          ClusterFacts.VOLUME_SNAPSHOT_CLASSES,
+          Kind.Use.OBSERVED,
+          -1,
+          -1,
+          Kind.Watch.of("!" + UnclaimedSnapshots.MANAGED_BY, Kind.Mapping.BY_SNAPSHOT_DRIVER),
+          WATCH);
+
   /** Claims of lost Nodes' PVs, deleted by spec.nodeLoss by name: not watched. */
   static final Kind PERSISTENT_VOLUME_CLAIM =
       observed(PersistentVolumeClaim.class, null, List.of("get", "delete"));
@@ -190,6 +213,7 @@ final class KindRegistry {
           STORAGE_NODE,
           PERSISTENT_VOLUME,
           PERSISTENT_VOLUME_CLAIM,
+          VOLUME_SNAPSHOT_CONTENT,
           NODE,
           EVENT,
           STORAGE_CLUSTER);

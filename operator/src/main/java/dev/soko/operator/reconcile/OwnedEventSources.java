@@ -95,6 +95,7 @@ final class OwnedEventSources {
           r -> label(r, Names.LABEL_CLUSTER) == null ? all(context) : byLabel(r);
       case BY_DRIVER_LABEL -> r -> ofDriver(context, label(r, KindRegistry.DRIVER_NAME_LABEL));
       case BY_VOLUME_DRIVER -> r -> ofDriver(context, Slim.driver((PersistentVolume) r));
+      case BY_SNAPSHOT_DRIVER -> r -> ofDriver(context, UnclaimedSnapshots.driver(r));
       // An update that removes a driver from a CSINode no longer names it: every StorageCluster.
       case ALL -> r -> all(context);
     };
@@ -104,7 +105,11 @@ final class OwnedEventSources {
       EventSourceContext<StorageCluster> context, String driver) {
     return context
         .getPrimaryCache()
-        .list(sc -> driver != null && driver.equals(sc.getSpec().getDriver().getName()))
+        .list(
+            sc ->
+                driver != null
+                    && sc.getSpec() != null
+                    && driver.equals(sc.getSpec().getDriver().getName()))
         .map(ResourceID::fromResource)
         .collect(Collectors.toSet());
   }

@@ -18,7 +18,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Deletes owned objects that are no longer desired (or all of them, on uninstall), found in the
- * informers' caches by Soko's label, kind by kind in the registry's delete order.
+ * informers' caches by Soko's label, kind by kind in the registry's delete order. An object whose
+ * {@link Applier#NAME_ANNOTATION} names another object is a copy someone made of one of ours: it is
+ * not Soko's to delete.
  */
 final class Pruner {
   private static final Logger LOG = LoggerFactory.getLogger(Pruner.class);
@@ -31,16 +33,19 @@ final class Pruner {
 
   /** Deletes this StorageCluster's objects not in {@code desired}; returns how many. */
   int prune(StorageCluster sc, List<HasMetadata> desired, ClusterFacts facts, ClusterCache cache) {
+    List<Owned> stale = stale(sc, desired, facts, cache);
+    stale.forEach(this::delete);
+    return stale.size();
+  }
+
+  /** This StorageCluster's objects not in {@code desired}, in delete order. */
+  static List<Owned> stale(
+      StorageCluster sc, List<HasMetadata> desired, ClusterFacts facts, ClusterCache cache) {
     Set<Key> keep = new HashSet<>();
     desired.forEach(o -> keep.add(Key.of(KindRegistry.of(o), o)));
-    int deleted = 0;
-    for (Owned actual : owned(sc.getMetadata().getName(), facts, cache, false)) {
-      if (!keep.contains(Key.of(actual.kind(), actual.object()))) {
-        delete(actual);
-        deleted++;
-      }
-    }
-    return deleted;
+    return owned(sc.getMetadata().getName(), facts, cache, false).stream()
+        .filter(actual -> !keep.contains(Key.of(actual.kind(), actual.object())))
+        .toList();
   }
 
   /**
@@ -56,13 +61,14 @@ final class Pruner {
                 other ->
                     !other.getMetadata().getName().equals(name)
                         && other.getMetadata().getDeletionTimestamp() == null
+                        && other.getSpec() != null
                         && Objects.equals(
                             other.getSpec().getNamespace(), sc.getSpec().getNamespace()));
     owned(name, facts, cache, !shared).forEach(this::delete);
   }
 
   /** A cached object with the registry entry of the informer it came from. */
-  private record Owned(Kind kind, HasMetadata object) {}
+  record Owned(Kind kind, HasMetadata object) {}
 
   /**
    * The StorageCluster's objects in delete order; its Namespace only when {@code namespace}, for a
@@ -76,7 +82,7 @@ final class Pruner {
         continue;
       }
       cache
-          .list(kind, o -> cluster.equals(labels(o).get(Names.LABEL_CLUSTER)))
+          .list(kind, o -> cluster.equals(labels(o).get(Names.LABEL_CLUSTER)) && !aCopy(o))
           .forEach(o -> out.add(new Owned(kind, o)));
     }
     return out;
@@ -95,6 +101,16 @@ final class Pruner {
       generic.setKind(owned.kind().kind());
     }
     client.resource(o).delete();
+  }
+
+  /**
+   * Named by its annotation as another object. Objects an earlier operator applied have no such
+   * annotation; they count as Soko's, and get it at the next apply.
+   */
+  private static boolean aCopy(HasMetadata o) {
+    var annotations = o.getMetadata().getAnnotations();
+    String applied = annotations == null ? null : annotations.get(Applier.NAME_ANNOTATION);
+    return applied != null && !applied.equals(o.getMetadata().getName());
   }
 
   private static Map<String, String> labels(HasMetadata o) {

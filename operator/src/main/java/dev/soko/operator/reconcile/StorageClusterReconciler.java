@@ -56,6 +56,7 @@ public final class StorageClusterReconciler
   private final NodeLoss nodeLoss;
   private final RolloutProgress rollouts;
   private final ReportCleanup reportCleanup;
+  private final UnclaimedSnapshots unclaimedSnapshots;
   private final AtomicLong reconciles = new AtomicLong();
   private volatile IndexerResourceCache<StorageCluster> primaryCache;
 
@@ -82,6 +83,7 @@ public final class StorageClusterReconciler
     this.events = events;
     this.nodeLoss = new NodeLoss(client, events::normal, events::warning);
     this.reportCleanup = new ReportCleanup(client);
+    this.unclaimedSnapshots = new UnclaimedSnapshots(events::warningOn);
   }
 
   @Override
@@ -157,10 +159,16 @@ public final class StorageClusterReconciler
         rollouts.judge(sc.getMetadata().getName(), workloads, aggregator.nodes());
     StorageClusterStatus status = aggregator.stalled(rollout.message()).build();
     defaultClassNotice(sc, facts);
+    Duration unclaimed =
+        DesiredState.snapshotsEnabled(sc.getSpec(), facts)
+            ? unclaimedSnapshots.check(sc, cache, Instant.now())
+            : null;
     UpdateControl<StorageCluster> control = finish(sc, status, ctx);
-    // Again when a deletion of orphaned volumes or a rollout deadline is due, or a fresh report
-    // would go stale: no event tells that a driver stopped writing.
-    Duration next = earliest(earliest(loss.next(), rollout.recheck()), pools.recheck());
+    // Again when a deletion of orphaned volumes or a rollout deadline is due, a fresh report would
+    // go stale, or an imported snapshot content's grace ends: no event tells that a driver stopped
+    // writing, or that no node took a content.
+    Duration next =
+        earliest(earliest(earliest(loss.next(), rollout.recheck()), pools.recheck()), unclaimed);
     return next == null ? control : control.rescheduleAfter(next);
   }
 
@@ -270,6 +278,11 @@ public final class StorageClusterReconciler
 
   @Override
   public DeleteControl cleanup(StorageCluster sc, Context<StorageCluster> ctx) {
+    if (sc.getSpec() == null) {
+      // Stored before the CRD required a spec (or under such an old CRD): reconcile stopped at
+      // InvalidSpec, so nothing was installed for it.
+      return DeleteControl.defaultDelete();
+    }
     InformerCache cache = new InformerCache(ctx.eventSourceRetriever());
     Collection<StorageCluster> all = ctx.getPrimaryCache().list().toList();
     if (DriverNameConflicts.conflict(sc, all, existingDriver(sc, cache)).isPresent()) {

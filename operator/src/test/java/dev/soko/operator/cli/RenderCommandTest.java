@@ -125,4 +125,15 @@ class RenderCommandTest {
     assertThat(render(file.toString(), "latest")).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("not a Kubernetes version");
   }
+
+  /** No API server checks a file: render refuses one without spec itself, as the schema would. */
+  @Test
+  void refusesAFileWithoutSpec() throws Exception {
+    Path file = dir.resolve("no-spec.yaml");
+    Files.writeString(
+        file, "apiVersion: soko.dev/v1alpha1\nkind: StorageCluster\nmetadata: {name: x}\n");
+    assertThat(render(file.toString(), "1.34")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("error: spec is missing\n");
+    assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
+  }
 }

@@ -49,7 +49,7 @@ class StorageClusterValidationIT {
    */
   static final Set<String> CANNOT_BE_BAD = Set.of();
 
-  /** A bad value for one field: the spec, and what the refusal must say. */
+  /** A bad value for one field: the spec (null: none at all), and what the refusal must say. */
   record Row(String field, String spec, String names, String why) {
     Arguments args() {
       return Arguments.of(field, spec, names, why);
@@ -59,6 +59,8 @@ class StorageClusterValidationIT {
   static List<Row> rows() {
     Stream<Row> table =
         Stream.of(
+            // The object without a spec: there is nothing to install from it.
+            new Row("spec", null, "spec: Required value", "Required value"),
             // controller
             row(
                 "spec.controller.affinity",
@@ -632,7 +634,8 @@ class StorageClusterValidationIT {
     missing.removeAll(CANNOT_BE_BAD);
     Set<String> unknown = new TreeSet<>(covered);
     unknown.removeAll(fields);
-    unknown.removeAll(Set.of("spec.pools")); // the list itself: at least one pool
+    // The spec itself (required) and the list of pools itself (at least one pool).
+    unknown.removeAll(Set.of("spec", "spec.pools"));
     System.out.printf(
         "schema fields: %d, with a bad-value row: %d, cannot be bad: %d, rows: %d%n",
         fields.size(), fields.size() - missing.size(), CANNOT_BE_BAD.size(), rows().size());
@@ -869,13 +872,13 @@ class StorageClusterValidationIT {
     assertThat(checked).as("values files with a storageCluster.spec").isGreaterThanOrEqualTo(2);
   }
 
+  /** A StorageCluster of {@code specYaml}; none at all when it is null. */
   private static GenericKubernetesResource storageCluster(String name, String specYaml) {
     String yaml =
-        "apiVersion: soko.dev/v1alpha1\nkind: StorageCluster\nmetadata: {name: "
-            + name
-            + "}\nspec:\n  "
-            + specYaml.replace("\n", "\n  ")
-            + "\n";
+        "apiVersion: soko.dev/v1alpha1\nkind: StorageCluster\nmetadata: {name: " + name + "}\n";
+    if (specYaml != null) {
+      yaml += "spec:\n  " + specYaml.replace("\n", "\n  ") + "\n";
+    }
     return Serialization.unmarshal(yaml, GenericKubernetesResource.class);
   }
 }

@@ -121,6 +121,7 @@ class DesiredStateTest {
     assertThat(container(pod, "csi-provisioner").getArgs())
         .contains("--node-deployment=true", "--enable-capacity=true", "--strict-topology=true");
     assertThat(container(pod, "csi-snapshotter").getArgs()).contains("--node-deployment=true");
+    assertThat(driver.getArgs()).contains("--label-imported-snapshots=true");
     assertThat(pod.getImagePullSecrets()).extracting("name").containsExactly("regcred");
   }
 
@@ -245,6 +246,39 @@ class DesiredStateTest {
     assertThat(d.rbac())
         .extracting(o -> o.getMetadata().getName())
         .doesNotContain("soko:fast:snapshotter", "fast-capacity");
+    assertThat(container(pod, "soko-driver").getArgs())
+        .as("no csi-snapshotter on the node: no content to label")
+        .noneMatch(a -> a.startsWith("--label-imported-snapshots"));
+  }
+
+  /**
+   * The driver labels imported snapshot contents (--label-imported-snapshots) under the node
+   * account with csi-snapshotter's rules: listing and watching the unlabelled contents and patching
+   * the label on. Nothing more is granted for it, and nothing less may be.
+   */
+  @Test
+  void theNodeAccountMayListWatchAndPatchSnapshotContentsWhereTheDriverLabelsImports() {
+    DesiredState d = desired(Fixtures.sample(), "1.34");
+    List<HasMetadata> rbac = d.rbac();
+    String nodeAccount = d.names().serviceAccount(Names.NODE);
+    List<String> boundToNode =
+        rbac.stream()
+            .filter(o -> o instanceof io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding)
+            .map(io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding.class::cast)
+            .filter(b -> b.getSubjects().stream().anyMatch(s -> nodeAccount.equals(s.getName())))
+            .map(b -> b.getRoleRef().getName())
+            .toList();
+    List<String> contentVerbs =
+        rbac.stream()
+            .filter(
+                o -> o instanceof ClusterRole && boundToNode.contains(o.getMetadata().getName()))
+            .flatMap(o -> ((ClusterRole) o).getRules().stream())
+            .filter(r -> r.getApiGroups().contains("snapshot.storage.k8s.io"))
+            .filter(r -> r.getResources().contains("volumesnapshotcontents"))
+            .flatMap(r -> r.getVerbs().stream())
+            .toList();
+    assertThat(contentVerbs).contains("list", "watch", "patch");
+    assertThat(contentVerbs).doesNotContain("create", "delete", "deletecollection", "*");
   }
 
   @Test

@@ -55,10 +55,13 @@ class DriverArgumentsTest {
           spec.setStorageClasses(classesOf(spec));
           assertThat(SpecValidator.problems(spec)).as("a spec the operator applies").isEmpty();
           DesiredState d = Fixtures.desired(sc, "1." + row.minMinor());
+          boolean snapshots =
+              DesiredState.snapshotsEnabled(
+                  spec, ClusterFacts.offline(KubernetesVersion.parse("1." + row.minMinor())));
           PodSpec node = Fixtures.nodePod(d);
           PodSpec controller = Fixtures.controllerPod(d);
           DriverConfig nodeConfig = parse(node);
-          assertThat(nodeConfig).isEqualTo(expectedNode(spec, node));
+          assertThat(nodeConfig).isEqualTo(expectedNode(spec, node, snapshots));
           assertThat(nodeConfig.pools())
               .extracting(p -> List.copyOf(p.fsTypes()))
               .as("filesystems in order, the first the default")
@@ -129,7 +132,8 @@ class DriverArgumentsTest {
           spec.getDriver()
               .setExtraArgs(List.of("--allowed-path-root=/mnt/a", "--allowed-path-root=/mnt/b"));
         },
-        spec -> spec.getDriver().setMetricsPort(19810));
+        spec -> spec.getDriver().setMetricsPort(19810),
+        spec -> spec.getSnapshots().setEnabled(false));
   }
 
   private static PoolSpec pool(String name, String path) {
@@ -175,7 +179,12 @@ class DriverArgumentsTest {
     return socket;
   }
 
-  private static DriverConfig expectedNode(StorageClusterSpec spec, PodSpec pod) {
+  /**
+   * @param snapshots whether the cluster runs csi-snapshotter on the nodes, whose imported contents
+   *     the driver then labels
+   */
+  private static DriverConfig expectedNode(
+      StorageClusterSpec spec, PodSpec pod, boolean snapshots) {
     String kubeletDir = PodEnvironment.clean(spec.getNodePlugin().getKubeletDir());
     String driverName = spec.getDriver().getName();
     boolean builtIn = spec.getDriver().getRegistration() == Registration.BuiltIn;
@@ -209,7 +218,8 @@ class DriverArgumentsTest {
         builtIn ? PodEnvironment.probedAddress(driver) : "",
         registration,
         Optional.of(Path.of(kubeletDir)),
-        spec.getDriver().getLogLevel().name());
+        spec.getDriver().getLogLevel().name(),
+        snapshots);
   }
 
   private static DriverConfig expectedController(StorageClusterSpec spec, PodSpec pod) {

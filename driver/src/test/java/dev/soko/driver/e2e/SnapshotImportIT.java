@@ -1,0 +1,221 @@
+package dev.soko.driver.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import csi.v1.Csi;
+import dev.soko.driver.client.CsiClient;
+import dev.soko.driver.client.Requests;
+import dev.soko.driver.testing.NodePluginApiServer;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A pre-provisioned snapshot, end to end on a real kube-apiserver (kube-api-test, offline,
+ * loopback, RBAC on, the VolumeSnapshot CRDs of the pinned external-snapshotter): a real driver jar
+ * as node-a's plugin, under a ServiceAccount holding exactly the node plugin's rules, takes a
+ * snapshot; a VolumeSnapshotContent created from that snapshot's handle, without the managed-by
+ * label (as a user or a backup tool creates it), gets node-a as its label, which is what node-a's
+ * csi-snapshotter (--node-deployment) lists by. Contents this node cannot serve are left as they
+ * are. The driver then answers what csi-snapshotter asks of such a content: ListSnapshots by ID,
+ * and DeleteSnapshot when it is deleted with deletionPolicy Delete.
+ */
+class SnapshotImportIT {
+  static final String NODE = "node-a";
+  static final String DRIVER = "csi.soko.dev";
+  static final String MANAGED_BY = "snapshot.storage.kubernetes.io/managed-by";
+  static final long MIB = 1L << 20;
+
+  /** A watch event and one PATCH: well under a second; the rest is a loaded machine. */
+  static final Duration LABEL_BOUND = Duration.ofSeconds(20);
+
+  static NodePluginApiServer api;
+  static KubernetesClient admin;
+  static Path dir;
+
+  DriverJar driver;
+
+  @BeforeAll
+  static void startServer() throws Exception {
+    dir = Files.createTempDirectory("soko-import-");
+    api = NodePluginApiServer.start();
+    api.serveSnapshots();
+    admin = api.admin();
+  }
+
+  @AfterAll
+  static void stopServer() {
+    if (api != null) {
+      api.close();
+    }
+  }
+
+  @AfterEach
+  void stopDriver() throws Exception {
+    if (driver != null) {
+      driver.close();
+    }
+  }
+
+  @Test
+  void anImportedContentOfASnapshotThisNodeHoldsIsLabelledForItAndServed() throws Exception {
+    CsiClient csi = start();
+    String volume =
+        csi.controller()
+            .createVolume(Requests.createVolume("source", 16 * MIB, Requests.mount("ext4")))
+            .getVolume()
+            .getVolumeId();
+    Csi.Snapshot snapshot =
+        csi.controller().createSnapshot(Requests.createSnapshot("backup", volume)).getSnapshot();
+    String held = snapshot.getSnapshotId();
+    String nobodys = "snap-" + "n".repeat(20);
+
+    // Created first: by the time the import is labelled, the driver has seen these too.
+    create(content("unknown-handle", DRIVER, nobodys, "Retain", null));
+    create(content("other-driver", "other.csi.example", held, "Retain", null));
+    create(content("other-node", DRIVER, held, "Retain", "node-b"));
+    create(content("imported", DRIVER, held, "Delete", null));
+
+    await("VolumeSnapshotContent imported labelled " + NODE, () -> NODE.equals(label("imported")));
+    assertThat(label("unknown-handle")).as("a handle no node holds stays unlabelled").isNull();
+    assertThat(label("other-driver")).as("another driver's content").isNull();
+    assertThat(label("other-node")).as("a labelled content is never changed").isEqualTo("node-b");
+    assertThat(contents().withLabel(MANAGED_BY, NODE).list().getItems())
+        .extracting(c -> c.getMetadata().getName())
+        .containsExactly("imported");
+    assertThat(driver.log()).contains("labelled a pre-provisioned VolumeSnapshotContent");
+
+    // What csi-snapshotter asks for readiness (GetSnapshotStatus: ListSnapshots by snapshot_id).
+    List<Csi.ListSnapshotsResponse.Entry> entries =
+        csi.controller()
+            .listSnapshots(Csi.ListSnapshotsRequest.newBuilder().setSnapshotId(held).build())
+            .getEntriesList();
+    assertThat(entries).hasSize(1);
+    Csi.Snapshot listed = entries.get(0).getSnapshot();
+    assertThat(listed.getReadyToUse()).isTrue();
+    assertThat(listed.getSizeBytes()).isEqualTo(16 * MIB);
+    assertThat(listed.getCreationTime().getSeconds()).isPositive();
+    assertThat(listed.getSourceVolumeId()).isEqualTo(volume);
+    assertThat(
+            csi.controller()
+                .listSnapshots(Csi.ListSnapshotsRequest.newBuilder().setSnapshotId(nobodys).build())
+                .getEntriesList())
+        .as("an ID this node does not hold: no entry (csi-snapshotter: cannot find snapshot)")
+        .isEmpty();
+    // A restore from the imported snapshot, as a claim with it as dataSource asks.
+    assertThat(
+            csi.controller()
+                .createVolume(
+                    Requests.restoreVolume("restored", 16 * MIB, Requests.mount("ext4"), held))
+                .getVolume()
+                .getContentSource()
+                .getSnapshot()
+                .getSnapshotId())
+        .isEqualTo(held);
+    // deletionPolicy Delete: csi-snapshotter deletes the snapshot by its handle.
+    csi.controller().deleteSnapshot(Requests.deleteSnapshot(held));
+    assertThat(
+            csi.controller()
+                .listSnapshots(Csi.ListSnapshotsRequest.newBuilder().setSnapshotId(held).build())
+                .getEntriesList())
+        .isEmpty();
+  }
+
+  @Test
+  void aContentImportedWhileTheDriverIsDownIsLabelledWhenItStarts() throws Exception {
+    CsiClient csi = start();
+    String volume =
+        csi.controller()
+            .createVolume(Requests.createVolume("offline-source", 16 * MIB, Requests.mount("ext4")))
+            .getVolume()
+            .getVolumeId();
+    String held =
+        csi.controller()
+            .createSnapshot(Requests.createSnapshot("offline-backup", volume))
+            .getSnapshot()
+            .getSnapshotId();
+    driver.stop();
+
+    create(content("imported-while-down", DRIVER, held, "Retain", null));
+    driver.startWithPools(pools(), flags());
+
+    await(
+        "VolumeSnapshotContent imported-while-down labelled " + NODE,
+        () -> NODE.equals(label("imported-while-down")));
+  }
+
+  CsiClient start() throws Exception {
+    Path root = Files.createDirectories(dir.resolve("run-" + System.nanoTime()));
+    driver = new DriverJar(root).asNode(NODE, api.nodePlugin(root));
+    Files.createDirectories(root.resolve("disk"));
+    return driver.startWithPools(pools(), flags());
+  }
+
+  List<String> pools() {
+    return List.of("name=disk,path=" + driver.root.resolve("disk") + ",capacity=1Gi");
+  }
+
+  static List<String> flags() {
+    return List.of("--driver-name", DRIVER, "--label-imported-snapshots=true");
+  }
+
+  static NonNamespaceOperation<
+          GenericKubernetesResource,
+          GenericKubernetesResourceList,
+          Resource<GenericKubernetesResource>>
+      contents() {
+    return admin.genericKubernetesResources("snapshot.storage.k8s.io/v1", "VolumeSnapshotContent");
+  }
+
+  static void create(GenericKubernetesResource content) {
+    contents().resource(content).create();
+  }
+
+  static String label(String name) {
+    GenericKubernetesResource content = contents().withName(name).get();
+    Map<String, String> labels = content.getMetadata().getLabels();
+    return labels == null ? null : labels.get(MANAGED_BY);
+  }
+
+  /** A pre-provisioned content as a user writes it: a snapshot handle and the snapshot it binds. */
+  static GenericKubernetesResource content(
+      String name, String driverName, String handle, String deletionPolicy, String managedBy) {
+    GenericKubernetesResource content = new GenericKubernetesResource();
+    content.setApiVersion("snapshot.storage.k8s.io/v1");
+    content.setKind("VolumeSnapshotContent");
+    content.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMeta());
+    content.getMetadata().setName(name);
+    if (managedBy != null) {
+      content.getMetadata().setLabels(Map.of(MANAGED_BY, managedBy));
+    }
+    Map<String, Object> spec = new LinkedHashMap<>();
+    spec.put("driver", driverName);
+    spec.put("deletionPolicy", deletionPolicy);
+    spec.put("source", Map.of("snapshotHandle", handle));
+    spec.put("volumeSnapshotRef", Map.of("namespace", "default", "name", name));
+    content.setAdditionalProperty("spec", spec);
+    return content;
+  }
+
+  static void await(String what, BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + LABEL_BOUND.toNanos();
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime()).as("%s within %s", what, LABEL_BOUND).isLessThan(deadline);
+      TimeUnit.MILLISECONDS.sleep(200);
+    }
+  }
+}

@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# Kubernetes' own External Storage e2e suite against Soko on the local cluster: e2e.test and ginkgo
+# built from the pinned k8s.io/kubernetes (hack/tools.sh), the driver installed with `helm install`
+# as the README says (test/k8s-e2e/values.yaml), one run per driver definition
+# (test/k8s-e2e/drivers/*.yaml)
+# and pass, and per pass one line `conformance [DEFINITION/PASS]: N passed, N failed, N skipped`
+# (skipped: specs that ran and skipped themselves, e.g. for a capability the definition lacks).
+#
+#   hack/conformance.sh [full|ci]    full (make conformance): every pass; ci (make test): the
+#                                    selection of CI_FOCUS below, which fits CI's time budget
+#
+# The skip rules, each with its reason, are test/k8s-e2e/skips. Reports: target/conformance/.
+# Environment: CONFORMANCE_PROCS (parallel ginkgo processes, default 4), CONFORMANCE_DEFINITIONS
+# (space-separated definition names, default all).
+set -euo pipefail
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+require_root "Kubernetes' storage suite on the local cluster"
+ROOT=$(soko_root)
+BIN=${SOKO_CACHE:-$HOME/.cache/soko}/bin
+SUITE=$ROOT/test/k8s-e2e
+REPORTS=$ROOT/target/conformance
+cluster=$ROOT/hack/local-cluster.sh
+selection=${1:-full}
+procs=${CONFORMANCE_PROCS:-4}
+
+# What `make test` runs: per definition, specs that together exercise every declared capability
+# (provisioning with data sources, snapshots and restores, expansion offline and online, block and
+# filesystem modes, multi-pod access, fsGroup, subPath, capacity, ReadWriteOncePod, ephemeral
+# volumes), at a small fraction of the full run's time.
+CI_FOCUS=(
+  'Dynamic PV \(default fs\)\] provisioning should provision storage with (pvc|snapshot) data source( \[Feature:VolumeSnapshotDataSource\])?$'
+  'Dynamic PV \(block volmode\)\] provisioning should provision storage with snapshot data source \[Feature:VolumeSnapshotDataSource\]$'
+  'Dynamic PV \(default fs\)\] provisioning should mount multiple PV pointing to the same storage'
+  '(Dynamic|Pre-provisioned) Snapshot \(delete policy\)\] snapshottable.*after modifying source data'
+  'Dynamic PV \((default fs|block volmode)\)\(allowExpansion\)\] volume-expand'
+  'Dynamic PV \((ext4|xfs|block volmode)\)\] (\[Slow\] )?volumes should store data'
+  'Dynamic PV \(default fs\)\] (volumes should allow exec|capacity provides|subPath should support existing directory$)'
+  'Dynamic PV \(default fs\)\] fsgroupchangepolicy \(Always\)\[LinuxOnly\], pod created with an initial fsgroup, new'
+  'Dynamic PV \(default fs\)\] read-write-once-pod should block'
+  'Dynamic PV \(xfs\)\] \[Slow\] multiVolume \[Slow\] should concurrently access the volume and (restored snapshot|its clone) from pods on the same node'
+  'Dynamic PV \(ext4\)\] multiVolume \[Slow\] should concurrently access the single volume from pods on the same node$'
+  'Generic Ephemeral-volume \(default fs\) \(late-binding\)\] ephemeral should create read/write'
+  'Dynamic PV \(delayed binding\)\] topology should provision a volume'
+  'Dynamic PV \(filesystem volmode\)\] volumeLimits should verify'
+)
+
+# pass NAME PROCS FOCUS [SKIP...]: the passes of a full run.
+# shellcheck disable=SC2317 # called as "passes_$selection" in main
+passes_full() {
+  pass parallel "$procs" 'External.Storage' '\[Serial\]' '\[Feature:'
+  pass serial 1 'External.Storage.*\[Serial\]' '\[Feature:'
+  pass features "$procs" 'External.Storage.*\[Feature:' '\[Serial\]'
+  pass features-serial 1 'External.Storage.*(\[Feature:.*\[Serial\]|\[Serial\].*\[Feature:)'
+}
+
+# The provisioning gate (test/k8s-e2e/gate/provisioning.yaml), after the definitions' passes.
+pass_gate() {
+  definition=gate/provisioning
+  pass gate 1 'External.Storage.*should provision volumes at scale within performance constraints'
+  grep -h -o -E 'calculated (latency|throughput) [^ ]+|"(AvgLatency|Throughput)": [^,}]+' \
+    "$REPORTS/provisioning-gate/ginkgo.log" | sort -u | sed 's/^/  measured: /' || true
+}
+
+# shellcheck disable=SC2317 # called as "passes_$selection" in main
+passes_ci() {
+  local focus
+  focus="External.Storage.*($(IFS='|' && echo "${CI_FOCUS[*]}"))"
+  pass selection "$procs" "$focus" '\[Serial\]'
+}
+
+# The skip rules of test/k8s-e2e/skips that apply to definition $1 on this host, one per line.
+skip_rules() {
+  local when defs regex
+  while read -r when defs regex; do
+    case $when in '' | '#'*) continue ;; esac
+    [ "$defs" = '*' ] || [[ ",$defs," == *",$1,"* ]] || continue
+    case $when in
+    always) ;;
+    no-cap-sys-resource) has_cap_sys_resource && continue ;;
+    *) die "test/k8s-e2e/skips: unknown condition '$when'" ;;
+    esac
+    printf '%s\n' "$regex"
+  done <"$SUITE/skips"
+}
+
+# CAP_SYS_RESOURCE (capability 24) in this shell's bounding set, which the node's processes share.
+has_cap_sys_resource() {
+  local bnd
+  bnd=$(awk '/^CapBnd:/ {print $2}' /proc/self/status)
+  (((0x$bnd >> 24) & 1))
+}
+
+# The images the suite's specs use, under the names the repo list gives them: agnhost from its
+# pinned source, the cluster's pause, and busybox (Debian's static build, no entrypoint, `sh` as
+# its command like the upstream image) for every image the storage specs only run a shell in.
+import_suite_images() {
+  local images=${SOKO_CACHE:-$HOME/.cache/soko}/node-images ref name tmp
+  local -a links=()
+  mkdir -p "$images"
+  if [ ! -f "$images/e2e-agnhost.oci.tar" ] || [ "$BIN/agnhost" -nt "$images/e2e-agnhost.oci.tar" ]; then
+    while read -r name; do
+      [ "$name" = busybox ] || links+=(--symlink "/bin/$name:busybox")
+    done < <(/bin/busybox --list)
+    python3 "$ROOT/hack/oci-image.py" --name soko.local/e2e-stand-in/agnhost:latest \
+      --out "$images/e2e-agnhost.oci.tar" --file "$(readlink -f "$BIN/agnhost"):/agnhost" \
+      --symlink /agnhost-2:agnhost --file /bin/busybox:/bin/busybox "${links[@]}" --dir /tmp:1777 \
+      --dir /uploads:0755 --entrypoint /agnhost --cmd pause
+    python3 "$ROOT/hack/oci-image.py" --name soko.local/e2e-stand-in/busybox:latest \
+      --out "$images/e2e-busybox.oci.tar" --file /bin/busybox:/bin/busybox "${links[@]}" \
+      --dir /tmp:1777 --cmd sh
+  fi
+  for name in agnhost busybox; do
+    bash "$cluster" ctr images import --platform linux/amd64 "$images/e2e-$name.oci.tar" >/dev/null 2>>"$REPORTS/ctr.log" ||
+      die "cannot import $images/e2e-$name.oci.tar ($REPORTS/ctr.log)"
+  done
+  tmp=$(mktemp)
+  KUBE_TEST_REPO_LIST=$SUITE/repo-list.yaml "$BIN/e2e.test" -list-images >"$tmp"
+  while read -r ref; do
+    case $ref in
+    */agnhost:*) name=soko.local/e2e-stand-in/agnhost:latest ;;
+    */pause:*) name=$SOKO_CLUSTER_IMAGE_REGISTRY/pause:3.10 ;;
+    *) name=soko.local/e2e-stand-in/busybox:latest ;;
+    esac
+    bash "$cluster" ctr images tag --force "$name" "$ref" >/dev/null 2>>"$REPORTS/ctr.log" ||
+      die "cannot name $name $ref ($REPORTS/ctr.log)"
+  done <"$tmp"
+  say "$(wc -l <"$tmp") suite images named on the node"
+  rm -f "$tmp"
+}
+
+install_soko() {
+  "$BIN/helm" install soko "$ROOT/helm/soko" -n soko-operator --create-namespace \
+    -f "$SUITE/values.yaml" --set "image.registry=$SOKO_CLUSTER_IMAGE_REGISTRY" \
+    --set "imageRegistry=$SOKO_CLUSTER_IMAGE_REGISTRY" --wait --timeout 3m >/dev/null
+  "$BIN/kubectl" wait storagecluster/soko --for=condition=Ready --timeout=180s >/dev/null ||
+    die "the StorageCluster did not become Ready: $("$BIN/kubectl" get storagecluster soko -o yaml)"
+}
+
+# pass NAME PROCS FOCUS [SKIP...] runs one pass of driver definition $definition (its path below
+# test/k8s-e2e, without .yaml).
+pass() {
+  local name=$1 nprocs=$2 focus=$3 out label
+  shift 3
+  local -a skips=() rule
+  for rule in "$@"; do skips+=(--skip "$rule"); done
+  while IFS= read -r rule; do skips+=(--skip "$rule"); done < <(skip_rules "${definition##*/}")
+  label=${definition##*/}/$name
+  out=$REPORTS/${label/\//-}
+  mkdir -p "$out"
+  say "$label"
+  printf 'focus: %s\nskip: %s\n' "$focus" "${skips[*]}" >"$out/selection.txt"
+  # The suite's exit code is the pass's verdict, read from the report below.
+  KUBE_TEST_REPO_LIST=$SUITE/repo-list.yaml "$BIN/ginkgo" --procs="$nprocs" --no-color \
+    --silence-skips --timeout=3h --focus="$focus" "${skips[@]}" --output-dir="$out" \
+    --json-report=report.json "$BIN/e2e.test" -- \
+    -kubeconfig="$KUBECONFIG" -kubectl-path="$BIN/kubectl" -provider=skeleton \
+    -storage.testdriver="$SUITE/$definition.yaml" -report-dir="$out" >"$out/ginkgo.log" 2>&1 || true
+  python3 "$ROOT/hack/conformance-report.py" "$label" "$out/report.json" | tee -a "$REPORTS/summary.txt"
+}
+
+main() {
+  local tool
+  for tool in e2e.test ginkgo agnhost helm kubectl; do
+    [ -x "$BIN/$tool" ] || die "$tool is missing (run: hack/tools.sh e2e.test ginkgo agnhost helm kubectl)"
+  done
+  case $selection in full | ci) ;; *) die "usage: hack/conformance.sh [full|ci]" ;; esac
+  rm -rf "$REPORTS" && mkdir -p "$REPORTS"
+  trap 'bash "$cluster" down' EXIT
+  SOKO_CLUSTER_POOL_SIZE=${SOKO_CLUSTER_POOL_SIZE:-24G} bash "$cluster" up >/dev/null
+  eval "$(bash "$cluster" env)"
+  bash "$cluster" mount-disk "$SOKO_CLUSTER_NODE" /var/lib/soko/fast 4G btrfs
+  import_suite_images
+  install_soko
+  local definition file
+  for file in "$SUITE"/drivers/*.yaml; do
+    definition=drivers/$(basename "$file" .yaml)
+    [ -z "${CONFORMANCE_DEFINITIONS:-}" ] || [[ " $CONFORMANCE_DEFINITIONS " == *" ${definition#drivers/} "* ]] ||
+      continue
+    "passes_$selection"
+  done
+  [ "$selection" = ci ] || pass_gate
+  python3 "$ROOT/hack/conformance-report.py" --check "$REPORTS"/*/report.json
+}
+
+# On one line, so that editing this file while it runs cannot change what runs after main.
+main "$@"; exit

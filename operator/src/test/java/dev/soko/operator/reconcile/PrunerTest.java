@@ -1,0 +1,89 @@
+package dev.soko.operator.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.soko.api.v1alpha1.StorageCluster;
+import dev.soko.operator.model.ClusterFacts;
+import dev.soko.operator.model.KubernetesVersion;
+import dev.soko.operator.model.Names;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.storage.StorageClass;
+import io.fabric8.kubernetes.api.model.storage.StorageClassBuilder;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class PrunerTest {
+  private static final ClusterFacts FACTS =
+      ClusterFacts.offline(KubernetesVersion.parse("v1.36.3"));
+
+  private final StorageCluster cluster = storageCluster("soko");
+
+  @Test
+  void aClassRemovedFromTheSpecIsPruned() {
+    FakeClusterCache cache = new FakeClusterCache().with(applied("soko")).with(applied("old"));
+
+    assertThat(names(Pruner.stale(cluster, List.of(desired("soko")), FACTS, cache)))
+        .containsExactly("old");
+  }
+
+  @Test
+  void aCopyOfAnOwnedClassUnderAnotherNameIsNotSokosToPrune() {
+    // What `kubectl get sc soko -o yaml`, a rename and `kubectl apply` make, and what Kubernetes'
+    // storage suite makes of a driver definition's FromExistingClassName: labels, annotations and
+    // owner references all copied.
+    StorageClass copy = applied("soko");
+    copy.getMetadata().setName("provisioning-730-e2e-sc2llw4");
+    FakeClusterCache cache = new FakeClusterCache().with(applied("soko")).with(copy);
+
+    assertThat(Pruner.stale(cluster, List.of(desired("soko")), FACTS, cache)).isEmpty();
+  }
+
+  @Test
+  void aClassAnEarlierOperatorAppliedWithoutTheNameAnnotationIsStillPruned() {
+    StorageClass earlier = applied("old");
+    earlier.getMetadata().getAnnotations().remove(Applier.NAME_ANNOTATION);
+    FakeClusterCache cache = new FakeClusterCache().with(applied("soko")).with(earlier);
+
+    assertThat(names(Pruner.stale(cluster, List.of(desired("soko")), FACTS, cache)))
+        .containsExactly("old");
+  }
+
+  @Test
+  void appliedObjectsCarryTheirOwnName() {
+    HasMetadata applied = Applier.withHashAndOwner(desired("soko"), cluster);
+
+    assertThat(applied.getMetadata().getAnnotations())
+        .containsEntry(Applier.NAME_ANNOTATION, "soko");
+  }
+
+  private StorageClass desired(String name) {
+    return new StorageClassBuilder()
+        .withMetadata(
+            new ObjectMetaBuilder()
+                .withName(name)
+                .withLabels(Map.of(Names.LABEL_CLUSTER, "soko"))
+                .build())
+        .withProvisioner("csi.soko.dev")
+        .build();
+  }
+
+  /** The object as the API server holds it after the operator applied it. */
+  private StorageClass applied(String name) {
+    StorageClass applied = (StorageClass) Applier.withHashAndOwner(desired(name), cluster);
+    applied.getMetadata().setAnnotations(new HashMap<>(applied.getMetadata().getAnnotations()));
+    return applied;
+  }
+
+  private static List<String> names(List<Pruner.Owned> owned) {
+    return owned.stream().map(o -> o.object().getMetadata().getName()).toList();
+  }
+
+  private static StorageCluster storageCluster(String name) {
+    StorageCluster sc = new StorageCluster();
+    sc.setMetadata(new ObjectMetaBuilder().withName(name).withUid("uid-" + name).build());
+    return sc;
+  }
+}
