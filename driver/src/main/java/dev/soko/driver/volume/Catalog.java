@@ -1,11 +1,9 @@
 package dev.soko.driver.volume;
 
-import dev.soko.driver.model.Snapshot;
 import dev.soko.driver.pool.Pool;
 import dev.soko.driver.state.Ids;
 import dev.soko.driver.state.SnapshotRecord;
 import dev.soko.driver.state.VolumeRecord;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -142,11 +140,6 @@ final class Catalog {
 
   Path image(SnapshotRecord record) {
     return pool(record.pool()).snapshotImage(record.id());
-  }
-
-  /** The snapshot as reported: ready to use only while its image file is there. */
-  Snapshot describe(SnapshotRecord record) {
-    return record.toSnapshot(Files.isRegularFile(image(record)));
   }
 
   /** An ID from a request, safe to echo in an error message. */

@@ -263,7 +263,7 @@ public final class LocalVolumeManager implements VolumeManager {
         .filter(s -> f.sourceVolumeId().isEmpty() || s.sourceVolumeId().equals(f.sourceVolumeId()))
         .forEach(s -> matching.put(s.id(), s));
     Page<SnapshotRecord> page = Paging.page(matching, startingToken, maxEntries, Ids::isSnapshotId);
-    return new Page<>(page.items().stream().map(catalog::describe).toList(), page.nextToken());
+    return new Page<>(page.items().stream().map(snapshots::describe).toList(), page.nextToken());
   }
 
   @Override

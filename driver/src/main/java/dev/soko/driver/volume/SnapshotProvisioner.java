@@ -53,7 +53,7 @@ final class SnapshotProvisioner {
           throw new StorageException(
               StorageException.Reason.ABORTED, "snapshot " + found.id() + " is being created");
         }
-        return catalog.describe(found);
+        return describe(found);
       }
       try (KeyedLocks.Held volumeLock = locks.lock("volume:" + sourceVolumeId)) {
         return copy(name, catalog.readyVolume(sourceVolumeId));
@@ -131,5 +131,14 @@ final class SnapshotProvisioner {
     } catch (IOException e) {
       throw StorageException.internal("cannot delete snapshot " + snapshotId, e);
     }
+  }
+
+  /**
+   * The snapshot as reported: ready to use only while its backend still has it (an image file, or a
+   * btrfs subvolume: a directory, which a check for a regular file took for missing).
+   */
+  Snapshot describe(SnapshotRecord record) {
+    Pool pool = catalog.pool(record.pool());
+    return record.toSnapshot(backends.of(pool).exists(catalog.image(record)));
   }
 }

@@ -199,6 +199,39 @@ class BtrfsPoolIT {
    * whole MiB, so a claim of 1500Ki gets 2 MiB; its snapshot reports the 1500Ki asked for, and a
    * restore or a clone into a claim of that same request gets the 2 MiB limit and the data.
    */
+  /**
+   * What csi-snapshotter asks of a pre-provisioned VolumeSnapshotContent: ListSnapshots by ID. A
+   * snapshot reported not ready is never restored (the VolumeSnapshot stays not ready).
+   */
+  @Test
+  void aSnapshotListedByItsIdIsReadyToUse() throws Exception {
+    Csi.Volume source = create("listed", 4 * MIB, BTRFS);
+    Csi.Snapshot snapshot =
+        csi.controller()
+            .createSnapshot(Requests.createSnapshot("listed-snap", source.getVolumeId()))
+            .getSnapshot();
+    assertThat(snapshot.getReadyToUse()).isTrue();
+
+    Csi.Snapshot listed =
+        csi.controller()
+            .listSnapshots(
+                Csi.ListSnapshotsRequest.newBuilder()
+                    .setSnapshotId(snapshot.getSnapshotId())
+                    .build())
+            .getEntries(0)
+            .getSnapshot();
+    assertThat(listed.getReadyToUse()).as("ready_to_use of ListSnapshots").isTrue();
+    Csi.Snapshot again =
+        csi.controller()
+            .createSnapshot(Requests.createSnapshot("listed-snap", source.getVolumeId()))
+            .getSnapshot();
+    assertThat(again.getReadyToUse()).as("ready_to_use of a repeated CreateSnapshot").isTrue();
+
+    csi.controller().deleteSnapshot(Requests.deleteSnapshot(snapshot.getSnapshotId()));
+    csi.controller().deleteVolume(Requests.deleteVolume(source.getVolumeId()));
+    assertNothingLeftInThePool();
+  }
+
   @Test
   void aSnapshotReportsItsSourcesRequestAndRestoresIntoAClaimOfIt() throws Exception {
     long asked = 1500 * 1024;
