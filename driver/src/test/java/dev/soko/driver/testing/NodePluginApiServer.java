@@ -181,6 +181,8 @@ public final class NodePluginApiServer implements AutoCloseable {
             c ->
                 c != null
                     && c.getStatus() != null
+                    // A CRD just created has a status without conditions for a moment.
+                    && c.getStatus().getConditions() != null
                     && c.getStatus().getConditions().stream()
                         .anyMatch(x -> "Established".equals(x.getType())),
             30,
