@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Prints hack/bench-data.sh's results as a Markdown table: each row's value per target and its
-ratios, with issue 11's target and whether every ratio met it (the ones that did not are named).
+ratios, with the data-path target and whether every ratio met it (the ones that did not are named).
 
 Usage: bench-data-table.py RESULTS_DIR RAW TARGET...   each TARGET against RAW, the first one;
        bench-data-table.py RESULTS_DIR TARGET... A/B...  the TARGETs' values, then the ratios A/B

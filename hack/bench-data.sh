@@ -2,8 +2,8 @@
 # `make bench`, data path: fio (hack/fio/data-path.fio) on an ext4, an xfs and a block volume that
 # the driver created, staged and published over its socket, and on the pool's own filesystem on the
 # same backing device (the physical limit). Each job runs on every target back to back, so each
-# ratio volume/raw is taken side by side. Prints a Markdown table of ratios with the targets of
-# issue 11; raw fio JSON stays in the work dir with BENCH_KEEP=1. The same for a btrfs volume of a
+# ratio volume/raw is taken side by side. Prints a Markdown table of ratios with the data-path
+# targets (docs/benchmarks.md); raw fio JSON stays in the work dir with BENCH_KEEP=1. The same for a btrfs volume of a
 # btrfs-subvolume pool (no loop device, a qgroup limit) against its own physical limit, the pool's
 # btrfs filesystem on a device of its own; against a btrfs without quotas on a third device (what
 # qgroup accounting costs); and against the XFS pool's filesystem (what btrfs costs on this disk).

@@ -91,7 +91,7 @@ mkdir -p "$work/xfs/flush"
 java -cp "$classpath" dev.soko.driver.bench.FlushBench "$work/xfs/flush" >>"$work/results/soko.tsv"
 printf 'durable_flush_p50_ms\tnever syncs\n' >>"$work/results/hostpath.tsv"
 
-# Side-by-side table, with issue 11's targets for Soko and whether this run met them: at steady
+# Side-by-side table, with Soko's lifecycle targets and whether this run met them: at steady
 # state, CreateVolume+DeleteVolume at concurrency 1 within host-path's p50 plus the two durable
 # flushes Soko keeps (measured in this run), at concurrency 16 within host-path's p50; the stage
 # cycle within host-path's p50. First calls after a start are reported, not targeted.
@@ -126,8 +126,8 @@ flush=$(awk -F'\t' '$1 == "durable_flush_p50_ms" {print $2}' "$work/results/soko
     next
   }
   { print }' | tee "$work/table.md"
-# The two pool backends side by side, each metric as CsiBench wrote it (no targets: issue 11's are
-# against host-path, in the table above).
+# The two pool backends side by side, each metric as CsiBench wrote it (no targets: the lifecycle
+# targets are against host-path, in the table above).
 {
   echo
   echo "| metric (soko) | image-file pool (ext4 volumes on XFS) | btrfs-subvolume pool (btrfs volumes) |"

@@ -132,7 +132,7 @@ public class PoolSpec {
     this.fsTypes = fsTypes;
   }
 
-  // ---- placement: where the pool may live (issue 13) ------------------------------------
+  // ---- placement: where the pool may live ------------------------------------------------
 
   @JsonPropertyDescription(
       "Require the pool path to be the root of a mounted filesystem (a disk mounted there), not a"
