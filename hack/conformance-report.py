@@ -3,7 +3,7 @@
 
   conformance-report.py LABEL REPORT.json   prints `conformance [LABEL]: N passed, N failed, N skipped`,
                                             then each failed spec, and why specs skipped themselves
-  conformance-report.py --check REPORT...   exits 1 if a spec failed, or if no report ran one
+  conformance-report.py --check REPORT...   exits 1 if a spec failed, a pass ran no spec, or none passed
 
 Specs the pass's focus and skip rules filtered out are not counted: they never ran. "skipped" counts
 the specs that started and skipped themselves (a capability the driver definition lacks, one node).
@@ -42,6 +42,10 @@ def tally(path):
             skipped += 1
             # The reason without the parts that name a test's own objects.
             reasons[re.sub(r'"[^"]*"|\S*-\d+\S*', "…", message.splitlines()[0])[:160]] += 1
+    if passed + len(failed) + skipped == 0:
+        # A pass is chosen to run specs: none means its focus matched nothing or the suite refused
+        # its flags (e.g. a driver definition it cannot read) before it started.
+        failed.append("no spec ran: the focus matched none, or the suite did not start (see ginkgo.log)")
     return passed, failed, skipped, reasons
 
 

@@ -6,12 +6,14 @@
 # and pass, and per pass one line `conformance [DEFINITION/PASS]: N passed, N failed, N skipped`
 # (skipped: specs that ran and skipped themselves, e.g. for a capability the definition lacks).
 #
-#   hack/conformance.sh [full|ci]    full (make conformance): every pass; ci (make test): the
-#                                    selection of CI_FOCUS below, which fits CI's time budget
+#   hack/conformance.sh [full|ci|gate]   full (make conformance): every pass, then the provisioning
+#                                        gate; ci (make test): the selection of CI_FOCUS below, which
+#                                        fits CI's time budget; gate: the provisioning gate alone
 #
 # The skip rules, each with its reason, are test/k8s-e2e/skips. Reports: target/conformance/.
 # Environment: CONFORMANCE_PROCS (parallel ginkgo processes, default 4), CONFORMANCE_DEFINITIONS
-# (space-separated definition names, default all).
+# (space-separated definition names, default all), CONFORMANCE_FOCUS (a regex that replaces the ci
+# selection's, to rerun chosen specs).
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -65,7 +67,7 @@ pass_gate() {
 # shellcheck disable=SC2317 # called as "passes_$selection" in main
 passes_ci() {
   local focus
-  focus="External.Storage.*($(IFS='|' && echo "${CI_FOCUS[*]}"))"
+  focus="External.Storage.*(${CONFORMANCE_FOCUS:-$(IFS='|' && echo "${CI_FOCUS[*]}")})"
   pass selection "$procs" "$focus" '\[Serial\]'
 }
 
@@ -92,16 +94,25 @@ has_cap_sys_resource() {
 }
 
 # The images the suite's specs use, under the names the repo list gives them: agnhost from its
-# pinned source, the cluster's pause, and busybox (Debian's static build, no entrypoint, `sh` as
-# its command like the upstream image) for every image the storage specs only run a shell in.
+# pinned source, the cluster's pause, glibc-dns-testing (the multi-pod specs write with GNU dd's
+# `oflag=nocache`, which busybox lacks) as busybox with this machine's GNU dd and the C library it
+# links, and busybox (Debian's static build, no entrypoint, `sh` as its command like the upstream
+# image) for every image the storage specs only run a shell in.
 import_suite_images() {
   local images=${SOKO_CACHE:-$HOME/.cache/soko}/node-images ref name tmp
-  local -a links=()
+  local -a links=() glibc_links=() glibc_files=()
   mkdir -p "$images"
-  if [ ! -f "$images/e2e-agnhost.oci.tar" ] || [ "$BIN/agnhost" -nt "$images/e2e-agnhost.oci.tar" ]; then
+  if [ ! -f "$images/e2e-glibc.oci.tar" ] || [ "$BIN/agnhost" -nt "$images/e2e-agnhost.oci.tar" ]; then
     while read -r name; do
       [ "$name" = busybox ] || links+=(--symlink "/bin/$name:busybox")
+      [ "$name" = busybox ] || [ "$name" = dd ] || glibc_links+=(--symlink "/bin/$name:busybox")
     done < <(/bin/busybox --list)
+    while read -r name; do
+      glibc_files+=(--file "$(readlink -f "$name"):$name")
+    done < <(ldd /bin/dd | grep -o -E '/[^ ]+')
+    python3 "$ROOT/hack/oci-image.py" --name soko.local/e2e-stand-in/glibc:latest \
+      --out "$images/e2e-glibc.oci.tar" --file /bin/busybox:/bin/busybox "${glibc_links[@]}" \
+      --file /bin/dd:/bin/dd "${glibc_files[@]}" --dir /tmp:1777 --cmd sh
     python3 "$ROOT/hack/oci-image.py" --name soko.local/e2e-stand-in/agnhost:latest \
       --out "$images/e2e-agnhost.oci.tar" --file "$(readlink -f "$BIN/agnhost"):/agnhost" \
       --symlink /agnhost-2:agnhost --file /bin/busybox:/bin/busybox "${links[@]}" --dir /tmp:1777 \
@@ -110,7 +121,7 @@ import_suite_images() {
       --out "$images/e2e-busybox.oci.tar" --file /bin/busybox:/bin/busybox "${links[@]}" \
       --dir /tmp:1777 --cmd sh
   fi
-  for name in agnhost busybox; do
+  for name in agnhost busybox glibc; do
     bash "$cluster" ctr images import --platform linux/amd64 "$images/e2e-$name.oci.tar" >/dev/null 2>>"$REPORTS/ctr.log" ||
       die "cannot import $images/e2e-$name.oci.tar ($REPORTS/ctr.log)"
   done
@@ -120,6 +131,7 @@ import_suite_images() {
     case $ref in
     */agnhost:*) name=soko.local/e2e-stand-in/agnhost:latest ;;
     */pause:*) name=$SOKO_CLUSTER_IMAGE_REGISTRY/pause:3.10 ;;
+    */glibc-dns-testing:*) name=soko.local/e2e-stand-in/glibc:latest ;;
     *) name=soko.local/e2e-stand-in/busybox:latest ;;
     esac
     bash "$cluster" ctr images tag --force "$name" "$ref" >/dev/null 2>>"$REPORTS/ctr.log" ||
@@ -164,7 +176,7 @@ main() {
   for tool in e2e.test ginkgo agnhost helm kubectl; do
     [ -x "$BIN/$tool" ] || die "$tool is missing (run: hack/tools.sh e2e.test ginkgo agnhost helm kubectl)"
   done
-  case $selection in full | ci) ;; *) die "usage: hack/conformance.sh [full|ci]" ;; esac
+  case $selection in full | ci | gate) ;; *) die "usage: hack/conformance.sh [full|ci|gate]" ;; esac
   rm -rf "$REPORTS" && mkdir -p "$REPORTS"
   trap 'bash "$cluster" down' EXIT
   SOKO_CLUSTER_POOL_SIZE=${SOKO_CLUSTER_POOL_SIZE:-24G} bash "$cluster" up >/dev/null
@@ -174,6 +186,7 @@ main() {
   install_soko
   local definition file
   for file in "$SUITE"/drivers/*.yaml; do
+    [ "$selection" != gate ] || break
     definition=drivers/$(basename "$file" .yaml)
     [ -z "${CONFORMANCE_DEFINITIONS:-}" ] || [[ " $CONFORMANCE_DEFINITIONS " == *" ${definition#drivers/} "* ]] ||
       continue
