@@ -95,24 +95,27 @@ has_cap_sys_resource() {
 
 # The images the suite's specs use, under the names the repo list gives them: agnhost from its
 # pinned source, the cluster's pause, glibc-dns-testing (the multi-pod specs write with GNU dd's
-# `oflag=nocache`, which busybox lacks) as busybox with this machine's GNU dd and the C library it
-# links, and busybox (Debian's static build, no entrypoint, `sh` as its command like the upstream
+# `oflag=nocache`, which busybox lacks) as busybox's tools with this machine's GNU dd and dash as
+# `sh` (busybox's shell would run its own dd), with the C library they link, and busybox (Debian's static build, no entrypoint, `sh` as its command like the upstream
 # image) for every image the storage specs only run a shell in.
 import_suite_images() {
   local images=${SOKO_CACHE:-$HOME/.cache/soko}/node-images ref name tmp
   local -a links=() glibc_links=() glibc_files=()
   mkdir -p "$images"
-  if [ ! -f "$images/e2e-glibc.oci.tar" ] || [ "$BIN/agnhost" -nt "$images/e2e-agnhost.oci.tar" ]; then
+  # Made again when agnhost or this script (which says what goes in them) changed.
+  if [ ! -f "$images/e2e-glibc.oci.tar" ] || [ "$BIN/agnhost" -nt "$images/e2e-agnhost.oci.tar" ] ||
+    [ "${BASH_SOURCE[0]}" -nt "$images/e2e-glibc.oci.tar" ]; then
     while read -r name; do
       [ "$name" = busybox ] || links+=(--symlink "/bin/$name:busybox")
-      [ "$name" = busybox ] || [ "$name" = dd ] || glibc_links+=(--symlink "/bin/$name:busybox")
+      case $name in busybox | dd | sh) ;; *) glibc_links+=(--symlink "/bin/$name:busybox") ;; esac
     done < <(/bin/busybox --list)
     while read -r name; do
       glibc_files+=(--file "$(readlink -f "$name"):$name")
-    done < <(ldd /bin/dd | grep -o -E '/[^ ]+')
+    done < <(ldd /bin/dd /bin/dash | grep -o -E '^\s+/[^ ]+|=> /[^ ]+' | grep -o -E '/[^ ]+' | sort -u)
     python3 "$ROOT/hack/oci-image.py" --name soko.local/e2e-stand-in/glibc:latest \
       --out "$images/e2e-glibc.oci.tar" --file /bin/busybox:/bin/busybox "${glibc_links[@]}" \
-      --file /bin/dd:/bin/dd "${glibc_files[@]}" --dir /tmp:1777 --cmd sh
+      --file /bin/dd:/bin/dd --file /bin/dash:/bin/sh "${glibc_files[@]}" --dir /tmp:1777 \
+      --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin --cmd sh
     python3 "$ROOT/hack/oci-image.py" --name soko.local/e2e-stand-in/agnhost:latest \
       --out "$images/e2e-agnhost.oci.tar" --file "$(readlink -f "$BIN/agnhost"):/agnhost" \
       --symlink /agnhost-2:agnhost --file /bin/busybox:/bin/busybox "${links[@]}" --dir /tmp:1777 \
