@@ -3,6 +3,7 @@
 
   conformance-report.py LABEL REPORT.json   prints `conformance [LABEL]: N passed, N failed, N skipped`,
                                             then each failed spec, and why specs skipped themselves
+  conformance-report.py --metrics REPORT   prints the metrics the provisioning gate measured
   conformance-report.py --check REPORT...   exits 1 if a spec failed, a pass ran no spec, or none passed
 
 Specs the pass's focus and skip rules filtered out are not counted: they never ran. "skipped" counts
@@ -49,7 +50,21 @@ def tally(path):
     return passed, failed, skipped, reasons
 
 
+def metrics(path):
+    """The gate's measured figures, which the suite logs only to the spec's captured output."""
+    for spec in specs(path):
+        out = spec.get("CapturedGinkgoWriterOutput") or ""
+        latency = re.search(r"AvgLatency: \(time.Duration\) (\d+)", out)
+        throughput = re.search(r"Throughput: \(float64\) ([\d.]+)", out)
+        if latency and throughput:
+            yield int(latency.group(1)) / 1e9, float(throughput.group(1))
+
+
 def main(argv):
+    if argv[:1] == ["--metrics"]:
+        for latency, throughput in metrics(argv[1]):
+            print(f"  measured: average PVC -> Bound latency {latency:.1f} s, throughput {throughput:.2f} PVC/s")
+        return 0
     if argv[:1] == ["--check"]:
         total, bad = 0, 0
         for path in argv[1:]:

@@ -60,8 +60,8 @@ passes_full() {
 pass_gate() {
   definition=gate/provisioning
   pass gate 1 'External.Storage.*should provision volumes at scale within performance constraints'
-  grep -h -o -E 'calculated (latency|throughput) [^ ]+|"(AvgLatency|Throughput)": [^,}]+' \
-    "$REPORTS/provisioning-gate/ginkgo.log" | sort -u | sed 's/^/  measured: /' || true
+  python3 "$ROOT/hack/conformance-report.py" --metrics "$REPORTS/provisioning-gate/report.json" |
+    tee -a "$REPORTS/summary.txt"
 }
 
 # shellcheck disable=SC2317 # called as "passes_$selection" in main
