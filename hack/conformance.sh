@@ -41,7 +41,7 @@ CI_FOCUS=(
   'Dynamic PV \(default fs\)\] fsgroupchangepolicy \(Always\)\[LinuxOnly\], pod created with an initial fsgroup, new'
   'Dynamic PV \(default fs\)\] read-write-once-pod should block'
   'Dynamic PV \(xfs\)\] \[Slow\] multiVolume \[Slow\] should concurrently access the volume and (restored snapshot|its clone) from pods on the same node'
-  'Dynamic PV \(ext4\)\] multiVolume \[Slow\] should concurrently access the single volume from pods on the same node$'
+  'Dynamic PV \((ext4|block volmode)\)\] multiVolume \[Slow\] should concurrently access the single volume from pods on the same node$'
   'Generic Ephemeral-volume \(default fs\) \(late-binding\)\] ephemeral should create read/write'
   'Dynamic PV \(delayed binding\)\] topology should provision a volume'
   'Dynamic PV \(filesystem volmode\)\] volumeLimits should verify'

@@ -40,11 +40,11 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Pools on a real node and a second, kubelet-less one: each node's StorageNode
- * report against statfs of the pool on that node, a pool that requires a mount point refused on a
- * plain directory and taken up once a disk is mounted there, and a pool with a node selector that
- * exists only on the labelled node until the other is labelled too. The default install, with spec
- * changes applied by the tests; each test puts the spec back.
+ * Pools on a real node and a second, kubelet-less one: each node's StorageNode report against
+ * statfs of the pool on that node, a pool that requires a mount point refused on a plain directory
+ * and taken up once a disk is mounted there, and a pool with a node selector that exists only on
+ * the labelled node until the other is labelled too. The default install, with spec changes applied
+ * by the tests; each test puts the spec back.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
