@@ -1,23 +1,34 @@
 package dev.soko.driver.backend;
 
+import dev.soko.driver.btrfs.Btrfs;
 import dev.soko.driver.config.PoolConfig;
+import dev.soko.driver.exec.Exec;
 import dev.soko.driver.mount.LoopDevice;
+import dev.soko.driver.mount.LoopDevices;
 import dev.soko.driver.pool.Pool;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Which backend serves a pool: the one its configuration names ({@code backend=} in its {@code
- * --pool} flag). A new backend is a {@link PoolConfig.Backend} constant, a {@link VolumeBackend}
- * and one line here.
+ * --pool} flag). The one place that names the implementations: a new backend is a {@link
+ * PoolConfig.Backend} constant, a {@link VolumeBackend} and one line in {@link #onHost}.
  */
 public final class Backends {
-  private final VolumeBackend imageFiles;
-  private final VolumeBackend btrfsSubvolumes;
+  private final Map<PoolConfig.Backend, VolumeBackend> byKind;
 
-  public Backends(VolumeBackend imageFiles, VolumeBackend btrfsSubvolumes) {
-    this.imageFiles = imageFiles;
-    this.btrfsSubvolumes = btrfsSubvolumes;
+  public Backends(Map<PoolConfig.Backend, VolumeBackend> byKind) {
+    this.byKind = new EnumMap<>(byKind);
+  }
+
+  /** The backends of this host, over its loop devices and running {@code btrfs} through exec. */
+  public static Backends onHost(Exec exec, LoopDevices loops) {
+    return new Backends(
+        Map.of(
+            PoolConfig.Backend.IMAGE_FILE, new ImageFileBackend(loops),
+            PoolConfig.Backend.BTRFS_SUBVOLUME, new BtrfsSubvolumeBackend(new Btrfs(exec))));
   }
 
   public VolumeBackend of(Pool pool) {
@@ -25,16 +36,33 @@ public final class Backends {
   }
 
   public VolumeBackend of(PoolConfig.Backend backend) {
-    return switch (backend) {
-      case IMAGE_FILE -> imageFiles;
-      case BTRFS_SUBVOLUME -> btrfsSubvolumes;
-    };
+    VolumeBackend found = byKind.get(backend);
+    if (found == null) {
+      throw new IllegalStateException("no backend serves " + backend.flagName());
+    }
+    return found;
   }
 
-  /** Every backend's devices, for one look at the host (see {@link VolumeBackend#inventory}). */
+  /** The flag names of the backends that serve block volumes, for a refusal's message. */
+  public List<String> servingBlockVolumes() {
+    return byKind.values().stream()
+        .map(VolumeBackend::traits)
+        .filter(StorageTraits::blockVolumes)
+        .map(StorageTraits::flagName)
+        .toList();
+  }
+
+  /**
+   * Every block backend's attached devices, for one look at the host (see {@link
+   * BlockDevices#inventory}).
+   */
   public List<LoopDevice> inventory() {
-    List<LoopDevice> all = new ArrayList<>(imageFiles.inventory());
-    all.addAll(btrfsSubvolumes.inventory());
+    List<LoopDevice> all = new ArrayList<>();
+    for (VolumeBackend backend : byKind.values()) {
+      if (backend.nodeSide() instanceof BlockDevices devices) {
+        all.addAll(devices.inventory());
+      }
+    }
     return all;
   }
 }

@@ -2,17 +2,17 @@ package dev.soko.driver.backend;
 
 import dev.soko.driver.btrfs.Btrfs;
 import dev.soko.driver.btrfs.QgroupUsage;
-import dev.soko.driver.mount.LoopDevice;
+import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.mount.MountEntry;
 import dev.soko.driver.mount.MountException;
 import dev.soko.driver.mount.MountInfo;
 import dev.soko.driver.pool.Pool;
 import dev.soko.driver.pool.PoolException;
+import dev.soko.driver.pool.VolumeLayout;
 import dev.soko.driver.state.Ids;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -27,6 +27,15 @@ import java.util.function.Supplier;
  * and the volume layer refuses a copy that crosses pools before it gets here.
  */
 public final class BtrfsSubvolumeBackend implements VolumeBackend, DirectoryVolumes {
+  private static final StorageTraits TRAITS =
+      StorageTraits.of(
+          PoolConfig.Backend.BTRFS_SUBVOLUME,
+          "btrfs",
+          false,
+          false,
+          "subvolume",
+          new VolumeLayout("volumes", ""));
+
   private final Btrfs btrfs;
   private final DeletedSubvolumes deleted;
   private final Supplier<List<MountEntry>> mounts;
@@ -73,8 +82,14 @@ public final class BtrfsSubvolumeBackend implements VolumeBackend, DirectoryVolu
   }
 
   @Override
-  public Optional<DirectoryVolumes> directories() {
-    return Optional.of(this);
+  public StorageTraits traits() {
+    return TRAITS;
+  }
+
+  /** Subvolumes are bind-mounted as directories. */
+  @Override
+  public NodeSide nodeSide() {
+    return this;
   }
 
   @Override
@@ -133,51 +148,6 @@ public final class BtrfsSubvolumeBackend implements VolumeBackend, DirectoryVolu
   @Override
   public long size(Pool pool, Path location) {
     return btrfs.usage(location).limitBytes();
-  }
-
-  @Override
-  public String attach(Path location, int directIoBlockSize) {
-    throw notAttached();
-  }
-
-  @Override
-  public void detach(String device) {
-    throw notAttached();
-  }
-
-  @Override
-  public void refreshSize(String device) {
-    throw notAttached();
-  }
-
-  private static IllegalStateException notAttached() {
-    return new IllegalStateException("btrfs subvolumes are bind-mounted, never attached");
-  }
-
-  /** No device ever backs a subvolume. */
-  @Override
-  public List<String> devices(Path location) {
-    return List.of();
-  }
-
-  @Override
-  public List<String> devicesHolding(Path location) {
-    return List.of();
-  }
-
-  @Override
-  public List<LoopDevice> inventory() {
-    return List.of();
-  }
-
-  @Override
-  public List<String> backedBy(List<LoopDevice> inventory, Path location, boolean deletedToo) {
-    return List.of();
-  }
-
-  @Override
-  public Map<LoopDevice, Path> attachedIn(Pool pool) {
-    return Map.of();
   }
 
   /** Every entry of the pool's volume and snapshot directories, subvolume or not. */

@@ -10,7 +10,7 @@ import java.nio.file.Path;
  * mounts by {@link MountIdentity} instead of by device. Its capacity is the backend's limit, which
  * an expansion raises at once: there is nothing to grow on the node.
  */
-public interface DirectoryVolumes {
+public non-sealed interface DirectoryVolumes extends NodeSide {
 
   /** How mountinfo shows mounts of the volume at {@code location}. */
   MountIdentity identity(Pool pool, Path location);

@@ -1,15 +1,14 @@
 package dev.soko.driver.backend;
 
-import dev.soko.driver.mount.LoopDevice;
+import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.mount.LoopDevices;
 import dev.soko.driver.pool.Pool;
+import dev.soko.driver.pool.VolumeLayout;
 import dev.soko.driver.state.Ids;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -18,10 +17,19 @@ import java.util.Optional;
  * own, so that moving the engine onto the seam changed no behaviour.
  */
 public final class ImageFileBackend implements VolumeBackend {
-  private final LoopDevices loops;
+  private static final StorageTraits TRAITS =
+      StorageTraits.of(
+          PoolConfig.Backend.IMAGE_FILE,
+          "ext4",
+          true,
+          true,
+          "image file",
+          new VolumeLayout("images", ".img"));
+
+  private final ImageFileDevices devices;
 
   public ImageFileBackend(LoopDevices loops) {
-    this.loops = loops;
+    this.devices = new ImageFileDevices(loops);
   }
 
   @Override
@@ -46,8 +54,14 @@ public final class ImageFileBackend implements VolumeBackend {
   }
 
   @Override
-  public Optional<DirectoryVolumes> directories() {
-    return Optional.empty(); // volumes are attached as loop devices
+  public StorageTraits traits() {
+    return TRAITS;
+  }
+
+  /** Volumes are attached as loop devices. */
+  @Override
+  public NodeSide nodeSide() {
+    return devices;
   }
 
   @Override
@@ -86,41 +100,6 @@ public final class ImageFileBackend implements VolumeBackend {
   }
 
   @Override
-  public String attach(Path location, int directIoBlockSize) {
-    return loops.attach(location, directIoBlockSize);
-  }
-
-  @Override
-  public void detach(String device) {
-    loops.detach(device);
-  }
-
-  @Override
-  public void refreshSize(String device) {
-    loops.refreshSize(device);
-  }
-
-  @Override
-  public List<String> devices(Path location) {
-    return loops.devicesFor(location);
-  }
-
-  @Override
-  public List<String> devicesHolding(Path location) {
-    return loops.devicesHolding(location);
-  }
-
-  @Override
-  public List<LoopDevice> inventory() {
-    return loops.list();
-  }
-
-  @Override
-  public List<String> backedBy(List<LoopDevice> inventory, Path location, boolean deletedToo) {
-    return loops.backedBy(inventory, location, deletedToo);
-  }
-
-  @Override
   public List<Path> stored(Pool pool) {
     return pool.imageFiles();
   }
@@ -131,28 +110,5 @@ public final class ImageFileBackend implements VolumeBackend {
     String name = file == null ? "" : file.toString();
     String id = name.endsWith(".img") ? name.substring(0, name.length() - 4) : "";
     return Ids.isVolumeId(id) || Ids.isSnapshotId(id) ? Optional.of(id) : Optional.empty();
-  }
-
-  /**
-   * The loop devices backed by a file in the pool's image directories, with that file. The kernel
-   * names a device's file by a path that ends in the file's own name, so each device has one
-   * candidate per directory.
-   */
-  @Override
-  public Map<LoopDevice, Path> attachedIn(Pool pool) {
-    Map<LoopDevice, Path> held = new LinkedHashMap<>();
-    for (LoopDevice loop : loops.list()) {
-      Path name = loop.backingFile().getFileName();
-      if (name == null) {
-        continue;
-      }
-      for (Path dir : List.of(pool.imagesDir(), pool.snapshotsDir())) {
-        Path file = dir.resolve(name);
-        if (!loops.backedBy(List.of(loop), file, true).isEmpty()) {
-          held.put(loop, file);
-        }
-      }
-    }
-    return held;
   }
 }

@@ -51,12 +51,12 @@ public final class Pool implements AutoCloseable {
   /** The sum of {@link #reservations}, kept with it: a create asks for it. Guarded by "this". */
   private long provisioned;
 
-  private Pool(PoolConfig config, ImageFiles files, PoolUsage.Reader usage) {
+  private Pool(PoolConfig config, VolumeLayout layout, ImageFiles files, PoolUsage.Reader usage) {
     this.config = config;
     this.files = files;
-    this.images = config.path().resolve(volumesDirName(config));
+    this.images = config.path().resolve(layout.volumesDir());
     this.snapshots = config.path().resolve("snapshots");
-    this.suffix = config.backend() == PoolConfig.Backend.IMAGE_FILE ? ".img" : "";
+    this.suffix = layout.suffix();
     // A blank image is not flushed when made (see ImageFiles.createSparse); a checkpoint, after
     // which recovery no longer remakes a missing image, flushes it first.
     this.volumeRecords =
@@ -75,26 +75,27 @@ public final class Pool implements AutoCloseable {
    *
    * @throws PoolException UNUSABLE when the directory is not usable
    */
-  public static Pool open(PoolConfig config, Exec exec) {
-    return open(config, exec, null);
+  public static Pool open(PoolConfig config, VolumeLayout layout, Exec exec) {
+    return open(config, layout, exec, null);
   }
 
   /**
    * @param usage reads the pool's filesystem; null: statfs of the pool directory
    */
-  public static Pool open(PoolConfig config, Exec exec, PoolUsage.Reader usage) {
+  public static Pool open(
+      PoolConfig config, VolumeLayout layout, Exec exec, PoolUsage.Reader usage) {
     Path root = config.path();
     if (!root.isAbsolute()) {
       throw PoolException.of(PoolException.Kind.UNUSABLE, "pool path must be absolute: %s", root);
     }
     try {
-      Files.createDirectories(root.resolve(volumesDirName(config)));
+      Files.createDirectories(root.resolve(layout.volumesDir()));
       Files.createDirectories(root.resolve("snapshots"));
       Files.createDirectories(root.resolve(".soko"));
       PoolUsage.Reader reader = usage != null ? usage : PoolUsage.of(root);
       PoolUsage now = reader.read();
       ImageFiles files = new ImageFiles(exec, ImageFiles.probeReflink(exec, root.resolve(".soko")));
-      Pool pool = new Pool(config, files, reader);
+      Pool pool = new Pool(config, layout, files, reader);
       LOG.info(
           "pool {} at {}: {} bytes x {} over-provisioning on a filesystem of {} bytes, {} free,"
               + " reflink {}",
@@ -110,11 +111,6 @@ public final class Pool implements AutoCloseable {
       throw new PoolException(
           PoolException.Kind.UNUSABLE, "pool " + config.name() + " is not usable: " + e, e);
     }
-  }
-
-  /** Where volumes live: image files in "images", subvolumes in "volumes". */
-  private static String volumesDirName(PoolConfig config) {
-    return config.backend() == PoolConfig.Backend.IMAGE_FILE ? "images" : "volumes";
   }
 
   public String name() {

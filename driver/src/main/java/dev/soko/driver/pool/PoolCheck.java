@@ -3,6 +3,7 @@ package dev.soko.driver.pool;
 import dev.soko.driver.btrfs.Btrfs;
 import dev.soko.driver.btrfs.BtrfsException;
 import dev.soko.driver.config.PoolConfig;
+import dev.soko.driver.exec.Exec;
 import dev.soko.driver.mount.FileId;
 import dev.soko.driver.mount.MountEntry;
 import dev.soko.driver.mount.MountInfo;
@@ -62,12 +63,12 @@ public final class PoolCheck {
   }
 
   /** The checks against this host: its mountinfo, stat(2) and btrfs. */
-  public static PoolCheck forHost(Optional<Path> kubeletDir, Btrfs btrfs) {
+  public static PoolCheck forHost(Optional<Path> kubeletDir, Exec exec) {
     return new PoolCheck(
         kubeletDir,
         () -> MountInfo.read(Path.of("/proc/self/mountinfo")),
         FileId::of,
-        Optional.of(btrfs));
+        Optional.of(new Btrfs(exec)));
   }
 
   /** True when {@code dir} already holds a pool's records (an earlier run laid it out). */

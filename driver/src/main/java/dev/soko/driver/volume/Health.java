@@ -1,9 +1,7 @@
 package dev.soko.driver.volume;
 
 import dev.soko.driver.backend.Backends;
-import dev.soko.driver.backend.DirectoryVolumes;
 import dev.soko.driver.backend.VolumeBackend;
-import dev.soko.driver.model.AccessType;
 import dev.soko.driver.model.VolumeCondition;
 import dev.soko.driver.mount.LoopDevice;
 import dev.soko.driver.mount.MountEntry;
@@ -19,11 +17,13 @@ final class Health {
   private final Catalog catalog;
   private final Mounter mounter;
   private final Backends backends;
+  private final Presentations presentations;
 
-  Health(Catalog catalog, Mounter mounter, Backends backends) {
+  Health(Catalog catalog, Mounter mounter, Backends backends, Presentations presentations) {
     this.catalog = catalog;
     this.mounter = mounter;
     this.backends = backends;
+    this.presentations = presentations;
   }
 
   /** Takes one look at loop devices and mounts, for a whole listing. */
@@ -54,12 +54,9 @@ final class Health {
       this.mountTable = mountTable;
     }
 
-    Optional<String> device(VolumeRecord record, Path image) {
-      return device(catalog.pool(record.pool()), image);
-    }
-
-    private Optional<String> device(Pool pool, Path image) {
-      return backends.of(pool).backedBy(devices, image, false).stream().findFirst();
+    /** Every attached device, as the look found them. */
+    List<LoopDevice> devices() {
+      return devices;
     }
 
     Optional<MountEntry> mountAt(Path path) {
@@ -83,35 +80,14 @@ final class Health {
     /** The condition of a volume of {@code pool}, which recovery asks before the pool is open. */
     VolumeCondition condition(Pool pool, VolumeRecord record, Path image) {
       VolumeBackend backend = backends.of(pool);
-      Optional<DirectoryVolumes> directories = backend.directories();
       if (!backend.exists(image)) {
         return new VolumeCondition(
-            true,
-            directories.isPresent()
-                ? "the volume's subvolume is missing from its pool"
-                : "the volume's image file is missing from its pool");
+            true, "the volume's " + backend.traits().storageNoun() + " is missing from its pool");
       }
       if (record.stagedAt().isEmpty()) {
         return VolumeCondition.HEALTHY;
       }
-      if (directories.isPresent()) {
-        Optional<MountEntry> mount = mountAt(Path.of(record.stagedAt()));
-        if (mount.isEmpty() || !directories.get().identity(pool, image).matches(mount.get())) {
-          return new VolumeCondition(true, "the volume is staged but its staging mount is gone");
-        }
-        return VolumeCondition.HEALTHY;
-      }
-      Optional<String> device = device(pool, image);
-      if (device.isEmpty()) {
-        return new VolumeCondition(true, "the volume is staged but its loop device is gone");
-      }
-      if (record.accessType() == AccessType.FILESYSTEM) {
-        Optional<MountEntry> mount = mountAt(Path.of(record.stagedAt()));
-        if (mount.isEmpty() || !mounts(mount.get(), device.get())) {
-          return new VolumeCondition(true, "the volume is staged but its staging mount is gone");
-        }
-      }
-      return VolumeCondition.HEALTHY;
+      return presentations.of(pool).stagedCondition(this, pool, record, image);
     }
   }
 }

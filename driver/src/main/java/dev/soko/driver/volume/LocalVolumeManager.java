@@ -1,9 +1,6 @@
 package dev.soko.driver.volume;
 
 import dev.soko.driver.backend.Backends;
-import dev.soko.driver.backend.BtrfsSubvolumeBackend;
-import dev.soko.driver.backend.ImageFileBackend;
-import dev.soko.driver.btrfs.Btrfs;
 import dev.soko.driver.config.DriverConfig;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.exec.Exec;
@@ -56,6 +53,7 @@ public final class LocalVolumeManager implements VolumeManager {
   private final DriverConfig config;
   private final Catalog catalog;
   private final Exec exec;
+  private final Backends backends;
   private final Recovery recovery;
   private final Health health;
   private final VolumeProvisioner volumes;
@@ -101,17 +99,17 @@ public final class LocalVolumeManager implements VolumeManager {
     PathPolicy paths = new PathPolicy(config.allowedPathRoots());
     // The one place that makes the backends; each pool's configuration picks its own, and nothing
     // below names an implementation.
-    Btrfs btrfs = new Btrfs(exec);
-    Backends backends = new Backends(new ImageFileBackend(loops), new BtrfsSubvolumeBackend(btrfs));
-    VolumeCopier copier = new VolumeCopier(mounter, backends);
-    this.health = new Health(catalog, mounter, backends);
-    this.volumes = new VolumeProvisioner(catalog, locks, backends, copier);
+    this.backends = Backends.onHost(exec, loops);
+    Presentations presentations = new Presentations(backends, catalog, mounter, paths);
+    VolumeCopier copier = new VolumeCopier(mounter, backends, presentations);
+    this.health = new Health(catalog, mounter, backends, presentations);
+    this.volumes = new VolumeProvisioner(catalog, locks, backends, presentations, copier);
     this.snapshots = new SnapshotProvisioner(catalog, locks, copier, backends);
-    this.node = new NodeVolumes(catalog, locks, mounter, backends, paths);
-    this.expansion = new NodeExpansion(catalog, locks, mounter, backends, paths, volumes);
-    this.stats = new VolumeStats(catalog, mounter, health, paths, backends);
-    this.recovery = new Recovery(catalog, mounter, backends);
-    PoolCheck directories = PoolCheck.forHost(config.kubeletDir(), btrfs);
+    this.node = new NodeVolumes(catalog, locks, backends, presentations, paths);
+    this.expansion = new NodeExpansion(catalog, locks, backends, presentations, paths, volumes);
+    this.stats = new VolumeStats(catalog, health, paths, presentations);
+    this.recovery = new Recovery(catalog, mounter, backends, presentations);
+    PoolCheck directories = PoolCheck.forHost(config.kubeletDir(), exec);
     this.states =
         new PoolStates(
             config.pools(),
@@ -170,7 +168,8 @@ public final class LocalVolumeManager implements VolumeManager {
         continue; // refused or not selected: nothing is written into its directory
       }
       try {
-        Pool pool = Pool.open(poolConfig, exec);
+        Pool pool =
+            Pool.open(poolConfig, backends.of(poolConfig.backend()).traits().layout(), exec);
         recoveryReports.add(recovery.run(pool));
         catalog.addPool(pool);
         it.remove();

@@ -72,8 +72,10 @@ final class Recovery {
   private final Catalog catalog;
   private final Mounter mounter;
   private final Backends backends;
+  private final Presentations presentations;
 
-  Recovery(Catalog catalog, Mounter mounter, Backends backends) {
+  Recovery(Catalog catalog, Mounter mounter, Backends backends, Presentations presentations) {
+    this.presentations = presentations;
     this.catalog = catalog;
     this.mounter = mounter;
     this.backends = backends;
@@ -108,7 +110,7 @@ final class Recovery {
     pool.snapshotRecords().checkpoint();
     // Told while the orphans are still there: a device whose file is deleted is known only by the
     // path the kernel shows, which may be relative to a mount that is gone.
-    Map<LoopDevice, Path> held = backends.of(pool).attachedIn(pool);
+    Map<LoopDevice, Path> held = presentations.of(pool).attachedIn(pool);
     int orphans = removeOrphanImages(pool, tally.keep);
     List<MountEntry> mounts = mounter.mounts();
     int detached = detachStaleLoops(pool, held, tally, mounts);
@@ -347,7 +349,7 @@ final class Recovery {
         continue;
       }
       try {
-        backends.of(pool).detach(loop.device());
+        presentations.of(pool).detach(loop.device());
         detached++;
         LOG.warn(
             "recovery: detached {} (its image {} backs no volume)",
@@ -362,7 +364,7 @@ final class Recovery {
 
   /** Volumes recorded as staged whose loop device or staging mount is gone (e.g. a reboot). */
   private int reportLostStagings(Pool pool, List<MountEntry> mounts) {
-    Health.View view = new Health(catalog, mounter, backends).view();
+    Health.View view = new Health(catalog, mounter, backends, presentations).view();
     int lost = 0;
     for (VolumeRecord record : catalog.volumes().values()) {
       if (record.pool().equals(pool.name())

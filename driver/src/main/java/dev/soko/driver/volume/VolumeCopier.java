@@ -2,12 +2,10 @@ package dev.soko.driver.volume;
 
 import dev.soko.driver.backend.Backends;
 import dev.soko.driver.backend.VolumeBackend;
-import dev.soko.driver.model.AccessType;
 import dev.soko.driver.mount.Mounter;
 import dev.soko.driver.pool.Pool;
 import dev.soko.driver.state.VolumeRecord;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,8 +19,10 @@ final class VolumeCopier {
   private static final Logger LOG = LoggerFactory.getLogger(VolumeCopier.class);
   private final Mounter mounter;
   private final Backends backends;
+  private final Presentations presentations;
 
-  VolumeCopier(Mounter mounter, Backends backends) {
+  VolumeCopier(Mounter mounter, Backends backends, Presentations presentations) {
+    this.presentations = presentations;
     this.mounter = mounter;
     this.backends = backends;
   }
@@ -50,18 +50,9 @@ final class VolumeCopier {
       boolean same,
       Kind kind) {
     VolumeBackend backend = backends.of(targetPool);
-    Optional<Path> frozen = Optional.empty();
-    if (source.accessType() == AccessType.FILESYSTEM && !source.stagedAt().isEmpty()) {
-      Path staging = Path.of(source.stagedAt());
-      // Only this volume's own filesystem: a stale record must not freeze whatever is mounted
-      // at that path now.
-      List<String> devices = backend.devices(sourceImage);
-      boolean staged =
-          mounter.mountAt(staging).filter(m -> Health.mountsAny(m, devices)).isPresent();
-      if (staged) {
-        mounter.freeze(staging);
-        frozen = Optional.of(staging);
-      }
+    Optional<Path> frozen = presentations.of(targetPool).toFreeze(source, sourceImage);
+    if (frozen.isPresent()) {
+      mounter.freeze(frozen.get());
     }
     try {
       if (kind == Kind.SNAPSHOT) {

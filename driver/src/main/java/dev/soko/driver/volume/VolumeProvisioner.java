@@ -1,8 +1,8 @@
 package dev.soko.driver.volume;
 
 import dev.soko.driver.backend.Backends;
+import dev.soko.driver.backend.StorageTraits;
 import dev.soko.driver.backend.VolumeBackend;
-import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.model.AccessType;
 import dev.soko.driver.model.ContentSource;
 import dev.soko.driver.model.Volume;
@@ -38,12 +38,19 @@ final class VolumeProvisioner {
   private final Catalog catalog;
   private final KeyedLocks locks;
   private final Backends backends;
+  private final Presentations presentations;
   private final VolumeCopier copier;
 
-  VolumeProvisioner(Catalog catalog, KeyedLocks locks, Backends backends, VolumeCopier copier) {
+  VolumeProvisioner(
+      Catalog catalog,
+      KeyedLocks locks,
+      Backends backends,
+      Presentations presentations,
+      VolumeCopier copier) {
     this.catalog = catalog;
     this.locks = locks;
     this.backends = backends;
+    this.presentations = presentations;
     this.copier = copier;
   }
 
@@ -80,35 +87,37 @@ final class VolumeProvisioner {
     }
   }
 
-  private static String fsType(VolumeRequest request, Pool pool) {
-    PoolConfig.Backend backend = pool.config().backend();
+  private String fsType(VolumeRequest request, Pool pool) {
+    StorageTraits traits = backends.of(pool).traits();
     if (request.accessType() == AccessType.BLOCK) {
-      if (!backend.blockVolumes()) {
+      if (!traits.blockVolumes()) {
         throw StorageException.invalid(
             "pool %s has backend %s, which serves filesystem volumes (%s) only; block volumes"
                 + " need a pool with backend %s",
             pool.name(),
-            backend.flagName(),
-            String.join(", ", backend.fsTypes()),
-            PoolConfig.Backend.IMAGE_FILE.flagName());
+            traits.flagName(),
+            String.join(", ", traits.fsTypes()),
+            String.join(" or ", backends.servingBlockVolumes()));
       }
       return "";
     }
     String wanted = request.fsType() == null ? "" : request.fsType();
     if (wanted.isEmpty()) {
       wanted =
-          pool.config().fsTypes().isEmpty() ? "ext4" : pool.config().fsTypes().iterator().next();
+          pool.config().fsTypes().isEmpty()
+              ? traits.defaultFsType()
+              : pool.config().fsTypes().iterator().next();
     }
-    if (backend != PoolConfig.Backend.IMAGE_FILE && !backend.fsTypes().contains(wanted)) {
+    if (!traits.formatsVolumes() && !traits.fsTypes().contains(wanted)) {
       // Its volumes are of the pool filesystem's own kind: there is no device to format.
       throw StorageException.invalid(
           "pool %s has backend %s, whose volumes have filesystem %s, not %s",
           pool.name(),
-          backend.flagName(),
-          String.join(", ", backend.fsTypes()),
+          traits.flagName(),
+          String.join(", ", traits.fsTypes()),
           Catalog.shown(wanted));
     }
-    if (backend == PoolConfig.Backend.IMAGE_FILE) {
+    if (traits.formatsVolumes()) {
       MountOptions.checkFsType(wanted);
     }
     if (!pool.config().fsTypes().isEmpty() && !pool.config().fsTypes().contains(wanted)) {
@@ -261,12 +270,11 @@ final class VolumeProvisioner {
    * inside its own btrfs filesystem, and an image file cannot become a subvolume (or the reverse)
    * without copying every byte through a mount of each, which a CreateVolume does not do.
    */
-  private static void checkCopyable(Pool from, Pool to, String what, String id) {
-    PoolConfig.Backend source = from.config().backend();
-    PoolConfig.Backend target = to.config().backend();
-    boolean bothImageFiles =
-        source == PoolConfig.Backend.IMAGE_FILE && target == PoolConfig.Backend.IMAGE_FILE;
-    if (from != to && !bothImageFiles) {
+  private void checkCopyable(Pool from, Pool to, String what, String id) {
+    StorageTraits source = backends.of(from).traits();
+    StorageTraits target = backends.of(to).traits();
+    boolean bothCopyAcross = source.copiesAcrossPools() && target.copiesAcrossPools();
+    if (from != to && !bothCopyAcross) {
       throw StorageException.invalid(
           "the %s %s is in pool %s (backend %s) and cannot be copied into pool %s (backend %s):"
               + " a btrfs-subvolume pool's volumes are copied only as snapshots within that pool",
@@ -300,12 +308,7 @@ final class VolumeProvisioner {
       VolumeBackend backend = backends.of(pool);
       // What is really attached or mounted decides, not the record: after a node reboot stagedAt
       // may be stale, and such a volume must still be deletable.
-      boolean inUse =
-          backend
-              .directories()
-              .map(d -> d.mounted(pool, image))
-              .orElseGet(() -> !backend.devices(image).isEmpty());
-      if (inUse) {
+      if (presentations.of(pool).inUse(pool, image)) {
         throw StorageException.precondition(
             "volume %s is staged on this node; unstage it before deleting", volumeId);
       }
@@ -331,11 +334,7 @@ final class VolumeProvisioner {
       if (backend.exists(image)) {
         backend.grow(pool, image, size);
       }
-      boolean nodeWork =
-          backend.directories().isEmpty()
-              && (record.accessType() == AccessType.FILESYSTEM
-                  || !backend.devices(image).isEmpty());
-      return new ExpandResult(size, nodeWork);
+      return new ExpandResult(size, presentations.of(pool).expandsOnNode(record, image));
     }
   }
 

@@ -17,6 +17,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class PoolTest {
+  private static final VolumeLayout IMAGES = new VolumeLayout("images", ".img");
+
   private static final long GIB = 1024 * MIB;
 
   @TempDir Path dir;
@@ -27,7 +29,7 @@ class PoolTest {
 
   @Test
   void layoutIsCreatedAndPathsComeOnlyFromValidIds() {
-    Pool pool = Pool.open(config(100 * MIB, 1.0), new FakeExec());
+    Pool pool = Pool.open(config(100 * MIB, 1.0), IMAGES, new FakeExec());
     assertThat(dir.resolve("pool/images")).isDirectory();
     assertThat(dir.resolve("pool/snapshots")).isDirectory();
     assertThat(dir.resolve("pool/.soko/volumes")).isDirectory();
@@ -41,11 +43,11 @@ class PoolTest {
   @Test
   void reflinkProbeUsesCpAndFollowsItsOutcome() {
     FakeExec supports = new FakeExec();
-    assertThat(Pool.open(config(MIB, 1.0), supports).reflink()).isTrue();
+    assertThat(Pool.open(config(MIB, 1.0), IMAGES, supports).reflink()).isTrue();
     assertThat(supports.callsOf("cp")).singleElement().asString().startsWith("cp --reflink=always");
 
     FakeExec refuses = new FakeExec().on(List.of("cp"), 1, "", "Operation not supported");
-    assertThat(Pool.open(config(MIB, 1.0), refuses).reflink()).isFalse();
+    assertThat(Pool.open(config(MIB, 1.0), IMAGES, refuses).reflink()).isFalse();
     try (var left = Files.list(dir.resolve("pool/.soko"))) {
       assertThat(left).noneMatch(p -> p.getFileName().toString().startsWith("reflink-probe"));
     } catch (java.io.IOException e) {
@@ -55,7 +57,7 @@ class PoolTest {
 
   @Test
   void accountingHonoursOverprovisioningAndRefusesWhenFull() {
-    Pool pool = Pool.open(config(100 * MIB, 2.0), new FakeExec());
+    Pool pool = Pool.open(config(100 * MIB, 2.0), IMAGES, new FakeExec());
     assertThat(pool.totalBytes()).isEqualTo(200 * MIB);
     pool.reserve("a", 150 * MIB);
     assertThatThrownBy(() -> pool.reserve("b", 60 * MIB))
@@ -80,11 +82,12 @@ class PoolTest {
   void zeroCapacityMeansTheWholeFilesystemAsItIsNow() throws Exception {
     java.util.concurrent.atomic.AtomicLong size = new java.util.concurrent.atomic.AtomicLong(GIB);
     Pool pool =
-        Pool.open(config(0, 1.0), new FakeExec(), () -> new PoolUsage(size.get(), 0, size.get()));
+        Pool.open(
+            config(0, 1.0), IMAGES, new FakeExec(), () -> new PoolUsage(size.get(), 0, size.get()));
     assertThat(pool.totalBytes()).isEqualTo(GIB);
     size.set(2 * GIB); // the filesystem grew (an LV extended under it): read again, not cached
     assertThat(pool.totalBytes()).isEqualTo(2 * GIB);
-    assertThat(Pool.open(config(0, 1.0), new FakeExec()).totalBytes())
+    assertThat(Pool.open(config(0, 1.0), IMAGES, new FakeExec()).totalBytes())
         .isEqualTo(Files.getFileStore(dir).getTotalSpace());
   }
 
@@ -92,7 +95,7 @@ class PoolTest {
   void capacityIsTheLowerOfLogicalHeadroomAndPhysicalFreeSpace() {
     // 1 GiB × 4 over-provisioning, 300 MiB reserved: 3.7 GiB of logical headroom.
     PoolUsage[] disk = {new PoolUsage(GIB, 100 * MIB, 900 * MIB)};
-    Pool pool = Pool.open(config(GIB, 4.0), new FakeExec(), () -> disk[0]);
+    Pool pool = Pool.open(config(GIB, 4.0), IMAGES, new FakeExec(), () -> disk[0]);
     pool.reserve("a", 300 * MIB);
     assertThat(pool.capacity()).isEqualTo(new PoolCapacity("fast", 4 * GIB, 900 * MIB, 900 * MIB));
     assertThat(pool.report().physicallyLimited()).isTrue();
@@ -118,6 +121,7 @@ class PoolTest {
     Pool pool =
         Pool.open(
             config(GIB, 1.0),
+            IMAGES,
             new FakeExec(),
             () -> {
               if (gone[0]) {
@@ -135,7 +139,7 @@ class PoolTest {
 
   @Test
   void sparseImagesCopiesAndGrowthOnRealFiles() throws Exception {
-    Pool pool = Pool.open(config(100 * MIB, 1.0), new ProcessExec());
+    Pool pool = Pool.open(config(100 * MIB, 1.0), IMAGES, new ProcessExec());
     Path image = pool.volumeImage(Ids.newVolumeId());
     pool.files().createSparse(image, 64 * MIB);
     assertThat(Files.size(image)).isEqualTo(64 * MIB);
@@ -157,7 +161,7 @@ class PoolTest {
   @Test
   void copyWithoutReflinkAsksForASparseCopy() throws Exception {
     FakeExec exec = new FakeExec().on(List.of("cp", "--reflink=always"), 1, "", "no");
-    Pool pool = Pool.open(config(100 * MIB, 1.0), exec);
+    Pool pool = Pool.open(config(100 * MIB, 1.0), IMAGES, exec);
     Path image = pool.volumeImage(Ids.newVolumeId());
     pool.files().createSparse(image, MIB);
     Path target = pool.snapshotImage(Ids.newSnapshotId());

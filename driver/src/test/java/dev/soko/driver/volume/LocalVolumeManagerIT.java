@@ -12,6 +12,7 @@ import dev.soko.driver.model.Snapshot;
 import dev.soko.driver.model.Volume;
 import dev.soko.driver.mount.Losetup;
 import dev.soko.driver.pool.Pool;
+import dev.soko.driver.pool.VolumeLayout;
 import dev.soko.driver.volume.StorageException.Reason;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,6 +26,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The engine on real loop devices, filesystems and mounts (needs root; fails without it). */
 class LocalVolumeManagerIT {
+  private static final VolumeLayout IMAGES = new VolumeLayout("images", ".img");
+
   @RegisterExtension static final HostFixture host = new HostFixture();
 
   private static VolumeRequest fs(String name, String pool, String fsType, long bytes) {
@@ -60,8 +63,8 @@ class LocalVolumeManagerIT {
   @Test
   void theXfsPoolOnALoopDeviceSupportsReflinkAndTheHostPoolDoesNot() {
     var config = host.config(4096 * MIB);
-    try (Pool xfs = Pool.open(config.pools().get(0), new ProcessExec());
-        Pool host = Pool.open(config.pools().get(1), new ProcessExec())) {
+    try (Pool xfs = Pool.open(config.pools().get(0), IMAGES, new ProcessExec());
+        Pool host = Pool.open(config.pools().get(1), IMAGES, new ProcessExec())) {
       assertThat(xfs.reflink()).isTrue();
       assertThat(host.reflink()).isFalse();
     }

@@ -1,0 +1,76 @@
+package dev.soko.driver.backend;
+
+import dev.soko.driver.mount.LoopDevice;
+import dev.soko.driver.mount.LoopDevices;
+import dev.soko.driver.pool.Pool;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The loop devices that image files are attached through. */
+final class ImageFileDevices implements BlockDevices {
+  private final LoopDevices loops;
+
+  ImageFileDevices(LoopDevices loops) {
+    this.loops = loops;
+  }
+
+  @Override
+  public String attach(Path location, int directIoBlockSize) {
+    return loops.attach(location, directIoBlockSize);
+  }
+
+  @Override
+  public void detach(String device) {
+    loops.detach(device);
+  }
+
+  @Override
+  public void refreshSize(String device) {
+    loops.refreshSize(device);
+  }
+
+  @Override
+  public List<String> devices(Path location) {
+    return loops.devicesFor(location);
+  }
+
+  @Override
+  public List<String> devicesHolding(Path location) {
+    return loops.devicesHolding(location);
+  }
+
+  @Override
+  public List<LoopDevice> inventory() {
+    return loops.list();
+  }
+
+  @Override
+  public List<String> backedBy(List<LoopDevice> inventory, Path location, boolean deletedToo) {
+    return loops.backedBy(inventory, location, deletedToo);
+  }
+
+  /**
+   * The loop devices backed by a file in the pool's image directories, with that file. The kernel
+   * names a device's file by a path that ends in the file's own name, so each device has one
+   * candidate per directory.
+   */
+  @Override
+  public Map<LoopDevice, Path> attachedIn(Pool pool) {
+    Map<LoopDevice, Path> held = new LinkedHashMap<>();
+    for (LoopDevice loop : loops.list()) {
+      Path name = loop.backingFile().getFileName();
+      if (name == null) {
+        continue;
+      }
+      for (Path dir : List.of(pool.imagesDir(), pool.snapshotsDir())) {
+        Path file = dir.resolve(name);
+        if (!loops.backedBy(List.of(loop), file, true).isEmpty()) {
+          held.put(loop, file);
+        }
+      }
+    }
+    return held;
+  }
+}

@@ -1,0 +1,68 @@
+package dev.soko.driver.volume;
+
+import dev.soko.driver.model.VolumeCondition;
+import dev.soko.driver.mount.LoopDevice;
+import dev.soko.driver.pool.Pool;
+import dev.soko.driver.state.VolumeRecord;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * How the node side hands one backend's volumes to workloads, and reads them back: stage, publish
+ * and their reverses, growth on the node, stats and conditions. Chosen by the backend ({@link
+ * Presentations}): {@link BlockPresentation} attaches, formats and mounts a device, {@link
+ * DirectoryPresentation} bind-mounts a directory. The callers ({@link NodeVolumes}, {@link
+ * NodeExpansion}, {@link VolumeStats}, {@link Health}) check the request and hold the volume's
+ * lock; {@code location} is the volume's storage, which they have seen exists where it must.
+ */
+interface Presentation {
+
+  void stage(VolumeRecord record, Path location, Path staging, List<String> flags);
+
+  void unstage(VolumeRecord record, Path location, Path staging);
+
+  void publish(
+      VolumeRecord record,
+      Path location,
+      Path staging,
+      Path target,
+      List<String> flags,
+      boolean readOnly);
+
+  void unpublish(VolumeRecord record, Path location, Path target);
+
+  /**
+   * NodeExpandVolume's node work after the storage grew to {@code size}: makes the volume as seen
+   * by the workload that large. {@code volumePath} is the request's.
+   */
+  void expand(VolumeRecord record, Path location, long size, Path volumePath);
+
+  /** Whether ControllerExpandVolume must ask for node work after the storage grew. */
+  boolean expandsOnNode(VolumeRecord record, Path location);
+
+  /** True when the volume is really staged or published on this host, whatever its record says. */
+  boolean inUse(Pool pool, Path location);
+
+  /** The staged filesystem to freeze while the volume is copied, if there is one to freeze. */
+  Optional<Path> toFreeze(VolumeRecord record, Path location);
+
+  /** NodeGetVolumeStats of the volume at {@code path}. */
+  VolumeUsage usage(
+      VolumeRecord record,
+      Pool pool,
+      Path location,
+      Health.View view,
+      VolumeCondition condition,
+      Path path);
+
+  /** The condition of a volume whose storage exists and whose record says it is staged. */
+  VolumeCondition stagedCondition(Health.View view, Pool pool, VolumeRecord record, Path location);
+
+  /** Recovery's look at what is attached to storage in {@code pool}; none for directories. */
+  Map<LoopDevice, Path> attachedIn(Pool pool);
+
+  /** Detaches a device {@link #attachedIn} found. */
+  void detach(String device);
+}
