@@ -1,7 +1,13 @@
 package dev.soko.driver.arch;
 
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.AccessTarget.Predicates.declaredIn;
+import static com.tngtech.archunit.core.domain.JavaAccess.Predicates.target;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.INTERFACES;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongTo;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongToAnyOf;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
@@ -14,7 +20,11 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
-import dev.soko.driver.backend.ImageFileBackend;
+import dev.soko.driver.backend.Backends;
+import dev.soko.driver.backend.MountIdentity;
+import dev.soko.driver.backend.StorageTraits;
+import dev.soko.driver.backend.VolumeSpace;
+import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.failure.TypedFailure;
 import dev.soko.driver.mount.LoopDevices;
 import dev.soko.driver.pool.ImageFiles;
@@ -30,6 +40,11 @@ import org.junit.jupiter.api.Test;
  * project's JUnit platform version select and run them like every other test.
  */
 class ArchitectureTest {
+  /** The backend package's classes that are not interfaces and that others may use. */
+  private static final Class<?>[] BACKEND_API = {
+    Backends.class, StorageTraits.class, MountIdentity.class, VolumeSpace.class
+  };
+
   private static final JavaClasses DRIVER =
       new ClassFileImporter()
           .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
@@ -47,9 +62,9 @@ class ArchitectureTest {
 
   /**
    * The services and the engine (provisioning, staging, expansion, recovery) reach storage only
-   * through {@code backend.VolumeBackend}, so a second backend (LVM, ZFS, a raw partition) plugs in
-   * without touching them. Only the engine's wiring ({@link LocalVolumeManager}) names the
-   * image-file implementation.
+   * through {@code backend.VolumeBackend}, so another backend (LVM, ZFS, a raw partition) plugs in
+   * without touching them. Only the engine's wiring ({@link LocalVolumeManager}) hands the loop
+   * devices to the backends' factory.
    */
   @Test
   void onlyTheWiringKnowsTheImageFileBackend() {
@@ -59,9 +74,7 @@ class ArchitectureTest {
         .and()
         .doNotBelongToAnyOf(LocalVolumeManager.class)
         .should()
-        .dependOnClassesThat(
-            belongToAnyOf(ImageFileBackend.class, ImageFiles.class)
-                .or(assignableTo(LoopDevices.class)))
+        .dependOnClassesThat(belongToAnyOf(ImageFiles.class).or(assignableTo(LoopDevices.class)))
         .orShould()
         .callMethod(Pool.class, "files")
         .orShould()
@@ -70,6 +83,48 @@ class ArchitectureTest {
         .callMethod(Pool.class, "imagesDir")
         .orShould()
         .callMethod(Pool.class, "snapshotsDir")
+        .check(DRIVER);
+  }
+
+  /**
+   * The engine and the services never name a backend: no implementation class, nothing of the btrfs
+   * package, and no {@link PoolConfig.Backend} constant (whose comparisons were how the engine once
+   * asked which backend it had). A third backend is a package of its own and one line in {@link
+   * Backends}, and changes no class here.
+   */
+  @Test
+  void theEngineNeverAsksWhichBackendItHas() {
+    noClasses()
+        .that()
+        .resideInAnyPackage("dev.soko.driver.csi..", "dev.soko.driver.volume..")
+        .should()
+        .dependOnClassesThat(
+            resideInAPackage("dev.soko.driver.btrfs..")
+                // its typed failure, which Failures maps as it maps every layer's
+                .and(not(belongTo(assignableTo(TypedFailure.class))))
+                .or(
+                    resideInAPackage("dev.soko.driver.backend..")
+                        .and(not(INTERFACES))
+                        .and(not(belongToAnyOf(BACKEND_API)))))
+        .orShould()
+        .accessFieldWhere(target(declaredIn(PoolConfig.Backend.class)))
+        .check(DRIVER);
+  }
+
+  /**
+   * Outside the backend package a backend is reached through its interfaces, the values they return
+   * and the factory, {@link Backends}: never through an implementation.
+   */
+  @Test
+  void backendsAreReachedThroughTheirInterfacesAndTheFactory() {
+    noClasses()
+        .that()
+        .resideOutsideOfPackage("dev.soko.driver.backend..")
+        .should()
+        .dependOnClassesThat(
+            resideInAPackage("dev.soko.driver.backend..")
+                .and(not(INTERFACES))
+                .and(not(belongToAnyOf(BACKEND_API))))
         .check(DRIVER);
   }
 
