@@ -1,5 +1,7 @@
 package dev.soko.driver.backend;
 
+import dev.soko.driver.backend.btrfs.BtrfsSubvolumeBackend;
+import dev.soko.driver.backend.imagefile.ImageFileBackend;
 import dev.soko.driver.btrfs.Btrfs;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.exec.Exec;
@@ -13,8 +15,10 @@ import java.util.Map;
 
 /**
  * Which backend serves a pool: the one its configuration names ({@code backend=} in its {@code
- * --pool} flag). The one place that names the implementations: a new backend is a {@link
- * PoolConfig.Backend} constant, a {@link VolumeBackend} and one line in {@link #onHost}.
+ * --pool} flag). The one place that names the implementations, each in a package of its own below
+ * this one: a new backend is a {@link PoolConfig.Backend} constant, such a package (a {@link
+ * VolumeBackend} whose {@link VolumeBackend#nodeSide} is {@link BlockDevices} or {@link
+ * DirectoryVolumes}), a run of {@code VolumeStorageContract} and one line in {@link #onHost}.
  */
 public final class Backends {
   private final Map<PoolConfig.Backend, VolumeBackend> byKind;

@@ -30,7 +30,7 @@ public record StorageTraits(
     VolumeLayout layout) {
 
   /** The traits the configuration states for {@code backend}, with the ones only the code knows. */
-  static StorageTraits of(
+  public static StorageTraits of(
       PoolConfig.Backend backend,
       String defaultFsType,
       boolean formatsVolumes,

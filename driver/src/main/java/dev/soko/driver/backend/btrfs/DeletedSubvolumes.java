@@ -1,4 +1,4 @@
-package dev.soko.driver.backend;
+package dev.soko.driver.backend.btrfs;
 
 import dev.soko.driver.btrfs.Btrfs;
 import java.io.IOException;

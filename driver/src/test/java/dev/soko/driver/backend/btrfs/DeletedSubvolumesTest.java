@@ -1,4 +1,4 @@
-package dev.soko.driver.backend;
+package dev.soko.driver.backend.btrfs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

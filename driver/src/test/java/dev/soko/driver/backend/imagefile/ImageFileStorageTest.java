@@ -1,5 +1,7 @@
-package dev.soko.driver.backend;
+package dev.soko.driver.backend.imagefile;
 
+import dev.soko.driver.backend.VolumeBackend;
+import dev.soko.driver.backend.VolumeStorageContract;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.mount.FakeLoopDevices;
 import java.io.IOException;

@@ -1,5 +1,6 @@
-package dev.soko.driver.backend;
+package dev.soko.driver.backend.imagefile;
 
+import dev.soko.driver.backend.BlockDevices;
 import dev.soko.driver.mount.LoopDevice;
 import dev.soko.driver.mount.LoopDevices;
 import dev.soko.driver.pool.Pool;

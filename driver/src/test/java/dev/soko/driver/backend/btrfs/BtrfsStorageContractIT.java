@@ -1,5 +1,7 @@
-package dev.soko.driver.backend;
+package dev.soko.driver.backend.btrfs;
 
+import dev.soko.driver.backend.VolumeBackend;
+import dev.soko.driver.backend.VolumeStorageContract;
 import dev.soko.driver.btrfs.Btrfs;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.exec.Exec;

@@ -1,5 +1,11 @@
-package dev.soko.driver.backend;
+package dev.soko.driver.backend.btrfs;
 
+import dev.soko.driver.backend.DirectoryVolumes;
+import dev.soko.driver.backend.MountIdentity;
+import dev.soko.driver.backend.NodeSide;
+import dev.soko.driver.backend.StorageTraits;
+import dev.soko.driver.backend.VolumeBackend;
+import dev.soko.driver.backend.VolumeSpace;
 import dev.soko.driver.btrfs.Btrfs;
 import dev.soko.driver.btrfs.QgroupUsage;
 import dev.soko.driver.config.PoolConfig;

@@ -1,5 +1,8 @@
-package dev.soko.driver.backend;
+package dev.soko.driver.backend.imagefile;
 
+import dev.soko.driver.backend.NodeSide;
+import dev.soko.driver.backend.StorageTraits;
+import dev.soko.driver.backend.VolumeBackend;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.mount.LoopDevices;
 import dev.soko.driver.pool.Pool;
