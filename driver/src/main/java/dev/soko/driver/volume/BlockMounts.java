@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * as a block device. Every call is idempotent: it looks at what is really attached and mounted and
  * does only what is missing; {@link NodeVolumes} holds the volume's lock around it.
  */
-final class BlockMounts {
+final class BlockMounts implements VolumeMounts {
   private static final Logger LOG = LoggerFactory.getLogger(BlockMounts.class);
 
   private final Catalog catalog;
@@ -36,7 +36,8 @@ final class BlockMounts {
     this.blockDevices = devices;
   }
 
-  void stage(VolumeRecord record, Path location, Path staging, List<String> flags) {
+  @Override
+  public void stage(VolumeRecord record, Path location, Path staging, List<String> flags) {
     storage.grow(catalog.pool(record.pool()), location, record.capacityBytes());
     List<String> attached = blockDevices.devices(location);
     refuseSecondStagingPath(record, staging, attached);
@@ -146,7 +147,8 @@ final class BlockMounts {
     return true;
   }
 
-  void unstage(VolumeRecord record, Path location, Path staging) {
+  @Override
+  public void unstage(VolumeRecord record, Path location, Path staging) {
     List<String> devices = blockDevices.devices(location);
     Optional<MountEntry> mount = mounter.mountAt(staging);
     if (mount.isPresent() && Health.mountsAny(mount.get(), devices)) {
@@ -165,7 +167,8 @@ final class BlockMounts {
     }
   }
 
-  void publish(
+  @Override
+  public void publish(
       VolumeRecord record,
       Path location,
       Path staging,
@@ -209,7 +212,8 @@ final class BlockMounts {
     }
   }
 
-  void unpublish(VolumeRecord record, Path location, Path target) {
+  @Override
+  public void unpublish(VolumeRecord record, Path location, Path target) {
     List<String> devices = blockDevices.devicesHolding(location);
     // Bind mounts can be stacked by repeated attempts; peel them all off, but only this
     // volume's: a wrong target path must not unmount another volume or anything else.

@@ -50,29 +50,8 @@ final class BlockPresentation implements Presentation {
   }
 
   @Override
-  public void stage(VolumeRecord record, Path location, Path staging, List<String> flags) {
-    mounts.stage(record, location, staging, flags);
-  }
-
-  @Override
-  public void unstage(VolumeRecord record, Path location, Path staging) {
-    mounts.unstage(record, location, staging);
-  }
-
-  @Override
-  public void publish(
-      VolumeRecord record,
-      Path location,
-      Path staging,
-      Path target,
-      List<String> flags,
-      boolean readOnly) {
-    mounts.publish(record, location, staging, target, flags, readOnly);
-  }
-
-  @Override
-  public void unpublish(VolumeRecord record, Path location, Path target) {
-    mounts.unpublish(record, location, target);
+  public VolumeMounts mounts() {
+    return mounts;
   }
 
   @Override

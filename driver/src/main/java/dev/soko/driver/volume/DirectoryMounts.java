@@ -23,24 +23,22 @@ import org.slf4j.LoggerFactory;
  * directory as its root ({@link MountIdentity}); nothing else is ever unmounted. Every call is
  * idempotent, and {@link NodeVolumes} holds the volume's lock around it.
  */
-final class DirectoryMounts {
+final class DirectoryMounts implements VolumeMounts {
   private static final Logger LOG = LoggerFactory.getLogger(DirectoryMounts.class);
   private static final int MAX_STACKED = 8;
 
   private final Catalog catalog;
   private final Mounter mounter;
+  private final DirectoryVolumes volumes;
 
-  DirectoryMounts(Catalog catalog, Mounter mounter) {
+  DirectoryMounts(Catalog catalog, Mounter mounter, DirectoryVolumes volumes) {
     this.catalog = catalog;
     this.mounter = mounter;
+    this.volumes = volumes;
   }
 
-  void stage(
-      VolumeRecord record,
-      DirectoryVolumes volumes,
-      Path location,
-      Path staging,
-      List<String> flags) {
+  @Override
+  public void stage(VolumeRecord record, Path location, Path staging, List<String> flags) {
     MountIdentity identity = volumes.identity(pool(record), location);
     String stagedAt = record.stagedAt();
     if (!stagedAt.isEmpty()
@@ -81,7 +79,8 @@ final class DirectoryMounts {
     }
   }
 
-  void unstage(VolumeRecord record, DirectoryVolumes volumes, Path location, Path staging) {
+  @Override
+  public void unstage(VolumeRecord record, Path location, Path staging) {
     MountIdentity identity = volumes.identity(pool(record), location);
     // Checked before anything is unmounted: a published volume keeps its staging mount.
     List<Path> published =
@@ -100,9 +99,9 @@ final class DirectoryMounts {
     }
   }
 
-  void publish(
+  @Override
+  public void publish(
       VolumeRecord record,
-      DirectoryVolumes volumes,
       Path location,
       Path staging,
       Path target,
@@ -132,7 +131,8 @@ final class DirectoryMounts {
     }
   }
 
-  void unpublish(VolumeRecord record, DirectoryVolumes volumes, Path location, Path target) {
+  @Override
+  public void unpublish(VolumeRecord record, Path location, Path target) {
     peel(record, volumes.identity(pool(record), location), target, true);
     try {
       Files.deleteIfExists(target);

@@ -9,7 +9,6 @@ import dev.soko.driver.mount.Mounter;
 import dev.soko.driver.pool.Pool;
 import dev.soko.driver.state.VolumeRecord;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -31,33 +30,12 @@ final class DirectoryPresentation implements Presentation {
 
   DirectoryPresentation(Catalog catalog, Mounter mounter, DirectoryVolumes volumes) {
     this.volumes = volumes;
-    this.mounts = new DirectoryMounts(catalog, mounter);
+    this.mounts = new DirectoryMounts(catalog, mounter, volumes);
   }
 
   @Override
-  public void stage(VolumeRecord record, Path location, Path staging, List<String> flags) {
-    mounts.stage(record, volumes, location, staging, flags);
-  }
-
-  @Override
-  public void unstage(VolumeRecord record, Path location, Path staging) {
-    mounts.unstage(record, volumes, location, staging);
-  }
-
-  @Override
-  public void publish(
-      VolumeRecord record,
-      Path location,
-      Path staging,
-      Path target,
-      List<String> flags,
-      boolean readOnly) {
-    mounts.publish(record, volumes, location, staging, target, flags, readOnly);
-  }
-
-  @Override
-  public void unpublish(VolumeRecord record, Path location, Path target) {
-    mounts.unpublish(record, volumes, location, target);
+  public VolumeMounts mounts() {
+    return mounts;
   }
 
   @Override

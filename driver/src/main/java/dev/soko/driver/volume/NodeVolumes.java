@@ -61,7 +61,7 @@ final class NodeVolumes {
             "volume %s has filesystem %s, not %s", record.id(), record.fsType(), fsType);
       }
       Path image = requireImage(record);
-      presentation(record).stage(record, image, staging, flags);
+      presentation(record).mounts().stage(record, image, staging, flags);
     }
   }
 
@@ -69,7 +69,7 @@ final class NodeVolumes {
     Path staging = paths.check("staging path", stagingPath);
     try (KeyedLocks.Held lock = locks.lock("volume:" + volumeId)) {
       VolumeRecord record = recorded(volumeId);
-      presentation(record).unstage(record, catalog.image(record), staging);
+      presentation(record).mounts().unstage(record, catalog.image(record), staging);
     }
   }
 
@@ -85,7 +85,7 @@ final class NodeVolumes {
       VolumeRecord record = catalog.readyVolume(request.volumeId());
       checkAccess(record, request.accessType());
       Path image = requireImage(record);
-      presentation(record).publish(record, image, staging, target, flags, readOnly);
+      presentation(record).mounts().publish(record, image, staging, target, flags, readOnly);
     }
   }
 
@@ -106,7 +106,7 @@ final class NodeVolumes {
     Path target = paths.check("target path", targetPath);
     try (KeyedLocks.Held lock = locks.lock("volume:" + volumeId)) {
       VolumeRecord record = recorded(volumeId);
-      presentation(record).unpublish(record, catalog.image(record), target);
+      presentation(record).mounts().unpublish(record, catalog.image(record), target);
     }
   }
 

@@ -5,7 +5,6 @@ import dev.soko.driver.mount.LoopDevice;
 import dev.soko.driver.pool.Pool;
 import dev.soko.driver.state.VolumeRecord;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -19,19 +18,8 @@ import java.util.Optional;
  */
 interface Presentation {
 
-  void stage(VolumeRecord record, Path location, Path staging, List<String> flags);
-
-  void unstage(VolumeRecord record, Path location, Path staging);
-
-  void publish(
-      VolumeRecord record,
-      Path location,
-      Path staging,
-      Path target,
-      List<String> flags,
-      boolean readOnly);
-
-  void unpublish(VolumeRecord record, Path location, Path target);
+  /** Stage, publish and their reverses. */
+  VolumeMounts mounts();
 
   /**
    * NodeExpandVolume's node work after the storage grew to {@code size}: makes the volume as seen
