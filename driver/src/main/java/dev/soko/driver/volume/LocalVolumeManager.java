@@ -95,7 +95,7 @@ public final class LocalVolumeManager implements VolumeManager {
     this.config = config;
     this.exec = exec;
     this.catalog = new Catalog(config.pools().stream().map(PoolConfig::name).toList());
-    KeyedLocks locks = new KeyedLocks();
+    VolumeLocks locks = new VolumeLocks();
     PathPolicy paths = new PathPolicy(config.allowedPathRoots());
     // The one place that makes the backends; each pool's configuration picks its own, and nothing
     // below names an implementation.

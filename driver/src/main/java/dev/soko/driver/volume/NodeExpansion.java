@@ -16,7 +16,7 @@ import java.nio.file.Path;
 @SuppressWarnings("try")
 final class NodeExpansion {
   private final Catalog catalog;
-  private final KeyedLocks locks;
+  private final VolumeLocks locks;
   private final Backends backends;
   private final Presentations presentations;
   private final PathPolicy paths;
@@ -24,7 +24,7 @@ final class NodeExpansion {
 
   NodeExpansion(
       Catalog catalog,
-      KeyedLocks locks,
+      VolumeLocks locks,
       Backends backends,
       Presentations presentations,
       PathPolicy paths,
@@ -39,7 +39,7 @@ final class NodeExpansion {
 
   long expand(String volumeId, Path volumePath, long requiredBytes, long limitBytes) {
     Path path = paths.check("volume path", volumePath);
-    try (KeyedLocks.Held lock = locks.lock("volume:" + volumeId)) {
+    try (KeyedLocks.Held lock = locks.volume(volumeId)) {
       VolumeRecord record = catalog.readyVolume(volumeId);
       long size = record.capacityBytes();
       if (requiredBytes > 0 || limitBytes > 0) {

@@ -21,14 +21,14 @@ import java.util.List;
 @SuppressWarnings("try")
 final class NodeVolumes {
   private final Catalog catalog;
-  private final KeyedLocks locks;
+  private final VolumeLocks locks;
   private final Backends backends;
   private final Presentations presentations;
   private final PathPolicy paths;
 
   NodeVolumes(
       Catalog catalog,
-      KeyedLocks locks,
+      VolumeLocks locks,
       Backends backends,
       Presentations presentations,
       PathPolicy paths) {
@@ -50,7 +50,7 @@ final class NodeVolumes {
   void stage(StageRequest request) {
     Path staging = paths.check("staging path", request.stagingPath());
     List<String> flags = MountOptions.checkFlags(nonNull(request.mountFlags()));
-    try (KeyedLocks.Held lock = locks.lock("volume:" + request.volumeId())) {
+    try (KeyedLocks.Held lock = locks.volume(request.volumeId())) {
       VolumeRecord record = catalog.readyVolume(request.volumeId());
       checkAccess(record, request.accessType());
       String fsType = request.fsType() == null ? "" : request.fsType();
@@ -67,7 +67,7 @@ final class NodeVolumes {
 
   void unstage(String volumeId, Path stagingPath) {
     Path staging = paths.check("staging path", stagingPath);
-    try (KeyedLocks.Held lock = locks.lock("volume:" + volumeId)) {
+    try (KeyedLocks.Held lock = locks.volume(volumeId)) {
       VolumeRecord record = recorded(volumeId);
       presentation(record).mounts().unstage(record, catalog.image(record), staging);
     }
@@ -81,7 +81,7 @@ final class NodeVolumes {
       flags.add("ro");
     }
     boolean readOnly = flags.contains("ro");
-    try (KeyedLocks.Held lock = locks.lock("volume:" + request.volumeId())) {
+    try (KeyedLocks.Held lock = locks.volume(request.volumeId())) {
       VolumeRecord record = catalog.readyVolume(request.volumeId());
       checkAccess(record, request.accessType());
       Path image = requireImage(record);
@@ -104,7 +104,7 @@ final class NodeVolumes {
 
   void unpublish(String volumeId, Path targetPath) {
     Path target = paths.check("target path", targetPath);
-    try (KeyedLocks.Held lock = locks.lock("volume:" + volumeId)) {
+    try (KeyedLocks.Held lock = locks.volume(volumeId)) {
       VolumeRecord record = recorded(volumeId);
       presentation(record).mounts().unpublish(record, catalog.image(record), target);
     }

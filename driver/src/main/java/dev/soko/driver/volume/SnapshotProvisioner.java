@@ -25,11 +25,11 @@ final class SnapshotProvisioner {
   private static final Logger LOG = LoggerFactory.getLogger(SnapshotProvisioner.class);
 
   private final Catalog catalog;
-  private final KeyedLocks locks;
+  private final VolumeLocks locks;
   private final VolumeCopier copier;
   private final Backends backends;
 
-  SnapshotProvisioner(Catalog catalog, KeyedLocks locks, VolumeCopier copier, Backends backends) {
+  SnapshotProvisioner(Catalog catalog, VolumeLocks locks, VolumeCopier copier, Backends backends) {
     this.backends = backends;
     this.catalog = catalog;
     this.locks = locks;
@@ -41,7 +41,7 @@ final class SnapshotProvisioner {
     if (sourceVolumeId == null || sourceVolumeId.isEmpty()) {
       throw StorageException.invalid("source volume ID is required");
     }
-    try (KeyedLocks.Held nameLock = locks.lock("snapshot-name:" + name)) {
+    try (KeyedLocks.Held nameLock = locks.snapshotName(name)) {
       var existing = catalog.snapshotByName(name);
       if (existing.isPresent()) {
         SnapshotRecord found = existing.get();
@@ -55,7 +55,7 @@ final class SnapshotProvisioner {
         }
         return describe(found);
       }
-      try (KeyedLocks.Held volumeLock = locks.lock("volume:" + sourceVolumeId)) {
+      try (KeyedLocks.Held volumeLock = locks.volume(sourceVolumeId)) {
         return copy(name, catalog.readyVolume(sourceVolumeId));
       }
     }
@@ -117,7 +117,7 @@ final class SnapshotProvisioner {
     if (!Ids.isSnapshotId(snapshotId)) {
       return;
     }
-    try (KeyedLocks.Held lock = locks.lock("snapshot:" + snapshotId)) {
+    try (KeyedLocks.Held lock = locks.snapshot(snapshotId)) {
       var found = catalog.snapshot(snapshotId);
       if (found.isEmpty()) {
         return;

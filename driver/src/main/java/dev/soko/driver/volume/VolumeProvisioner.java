@@ -36,14 +36,14 @@ final class VolumeProvisioner {
   private static final Logger LOG = LoggerFactory.getLogger(VolumeProvisioner.class);
 
   private final Catalog catalog;
-  private final KeyedLocks locks;
+  private final VolumeLocks locks;
   private final Backends backends;
   private final Presentations presentations;
   private final VolumeCopier copier;
 
   VolumeProvisioner(
       Catalog catalog,
-      KeyedLocks locks,
+      VolumeLocks locks,
       Backends backends,
       Presentations presentations,
       VolumeCopier copier) {
@@ -65,7 +65,7 @@ final class VolumeProvisioner {
     if (request.accessType() == null) {
       throw StorageException.invalid("access type is required");
     }
-    try (KeyedLocks.Held nameLock = locks.lock("volume-name:" + name)) {
+    try (KeyedLocks.Held nameLock = locks.volumeName(name)) {
       Pool pool = catalog.pool(request.pool());
       String fsType = fsType(request, pool);
       ContentSource source = Objects.requireNonNullElse(request.source(), ContentSource.EMPTY);
@@ -74,12 +74,12 @@ final class VolumeProvisioner {
         return sameOrConflict(existing.get(), request, pool, fsType, source);
       }
       if (source instanceof ContentSource.FromVolume v) {
-        try (KeyedLocks.Held sourceLock = locks.lock("volume:" + v.volumeId())) {
+        try (KeyedLocks.Held sourceLock = locks.volume(v.volumeId())) {
           return createFrom(request, pool, fsType, source);
         }
       }
       if (source instanceof ContentSource.FromSnapshot s) {
-        try (KeyedLocks.Held sourceLock = locks.lock("snapshot:" + s.snapshotId())) {
+        try (KeyedLocks.Held sourceLock = locks.snapshot(s.snapshotId())) {
           return createFrom(request, pool, fsType, source);
         }
       }
@@ -297,7 +297,7 @@ final class VolumeProvisioner {
     if (!Ids.isVolumeId(volumeId)) {
       return; // no volume can have this ID: deleting it is trivially done
     }
-    try (KeyedLocks.Held lock = locks.lock("volume:" + volumeId)) {
+    try (KeyedLocks.Held lock = locks.volume(volumeId)) {
       var found = catalog.volume(volumeId);
       if (found.isEmpty()) {
         return;
@@ -322,7 +322,7 @@ final class VolumeProvisioner {
   }
 
   ExpandResult expand(String volumeId, long requiredBytes, long limitBytes) {
-    try (KeyedLocks.Held lock = locks.lock("volume:" + volumeId)) {
+    try (KeyedLocks.Held lock = locks.volume(volumeId)) {
       VolumeRecord record = catalog.readyVolume(volumeId);
       long size = grantGrowth(record, requiredBytes, limitBytes);
       // Growing the sparse file now costs nothing and lets an unattached block volume be used at
