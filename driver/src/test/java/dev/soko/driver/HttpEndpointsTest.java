@@ -50,7 +50,10 @@ class HttpEndpointsTest {
         0,
         metricsAddress,
         healthAddress,
-        Optional.empty());
+        Optional.empty(),
+        Optional.empty(),
+        "info",
+        false);
   }
 
   private int status(HttpEndpoint endpoint, String path) throws Exception {

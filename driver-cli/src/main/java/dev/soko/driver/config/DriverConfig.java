@@ -36,77 +36,37 @@ public record DriverConfig(
   /** The names {@code --log-level} takes, least verbose first. */
   public static final List<String> LOG_LEVELS = List.of("error", "warn", "info", "debug", "trace");
 
-  /** A configuration that logs at info. */
-  public DriverConfig(
+  /**
+   * A node's configuration with every optional part off, as tests and embedders start from: no HTTP
+   * endpoint, no kubelet registration, no kubelet directory (the root-filesystem check is off),
+   * info logs, no snapshot labelling.
+   */
+  public static DriverConfig node(
       String driverName,
       String nodeId,
-      Mode mode,
       String endpoint,
       List<PoolConfig> pools,
       List<Path> allowedPathRoots,
-      int maxVolumesPerNode,
-      String metricsAddress,
-      String healthAddress,
-      Optional<KubeletRegistration> registration,
-      Optional<Path> kubeletDir) {
-    this(
+      int maxVolumesPerNode) {
+    return new DriverConfig(
         driverName,
         nodeId,
-        mode,
+        Mode.NODE,
         endpoint,
         pools,
         allowedPathRoots,
         maxVolumesPerNode,
-        metricsAddress,
-        healthAddress,
-        registration,
-        kubeletDir,
-        "info");
-  }
-
-  /** A configuration that labels no imported snapshot. */
-  public DriverConfig(
-      String driverName,
-      String nodeId,
-      Mode mode,
-      String endpoint,
-      List<PoolConfig> pools,
-      List<Path> allowedPathRoots,
-      int maxVolumesPerNode,
-      String metricsAddress,
-      String healthAddress,
-      Optional<KubeletRegistration> registration,
-      Optional<Path> kubeletDir,
-      String logLevel) {
-    this(
-        driverName,
-        nodeId,
-        mode,
-        endpoint,
-        pools,
-        allowedPathRoots,
-        maxVolumesPerNode,
-        metricsAddress,
-        healthAddress,
-        registration,
-        kubeletDir,
-        logLevel,
+        "",
+        "",
+        Optional.empty(),
+        Optional.empty(),
+        "info",
         false);
   }
 
-  /** A configuration without a kubelet directory: the root-filesystem check is off. */
-  public DriverConfig(
-      String driverName,
-      String nodeId,
-      Mode mode,
-      String endpoint,
-      List<PoolConfig> pools,
-      List<Path> allowedPathRoots,
-      int maxVolumesPerNode,
-      String metricsAddress,
-      String healthAddress,
-      Optional<KubeletRegistration> registration) {
-    this(
+  /** This configuration with the kubelet's root directory, so the root-filesystem check runs. */
+  public DriverConfig withKubeletDir(Path dir) {
+    return new DriverConfig(
         driverName,
         nodeId,
         mode,
@@ -117,7 +77,9 @@ public record DriverConfig(
         metricsAddress,
         healthAddress,
         registration,
-        Optional.empty());
+        Optional.of(dir),
+        logLevel,
+        labelImportedSnapshots);
   }
 
   /** Which CSI services this process serves. */

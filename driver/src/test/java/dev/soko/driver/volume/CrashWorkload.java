@@ -18,7 +18,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 
@@ -51,17 +50,8 @@ public final class CrashWorkload {
             : backend.fsTypes();
     PoolConfig poolConfig =
         new PoolConfig("crash", pool, 64L << 30, 1.0, fsTypes, false, false, Map.of(), backend);
-    return new DriverConfig(
-        "csi.soko.dev",
-        "crash",
-        DriverConfig.Mode.NODE,
-        "unix:///unused",
-        List.of(poolConfig),
-        List.of(allowedRoot),
-        8,
-        "",
-        "",
-        Optional.empty());
+    return DriverConfig.node(
+        "csi.soko.dev", "crash", "unix:///unused", List.of(poolConfig), List.of(allowedRoot), 8);
   }
 
   public static void main(String[] args) throws IOException {

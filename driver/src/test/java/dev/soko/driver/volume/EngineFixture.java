@@ -78,18 +78,15 @@ final class EngineFixture {
   }
 
   private DriverConfig config(PoolConfig poolConfig, Optional<Path> kubeletDir) {
-    return new DriverConfig(
-        "csi.soko.dev",
-        "node-1",
-        DriverConfig.Mode.NODE,
-        "unix:///tmp/csi.sock",
-        List.of(poolConfig),
-        List.of(kubelet),
-        16,
-        "",
-        "",
-        Optional.empty(),
-        kubeletDir);
+    DriverConfig config =
+        DriverConfig.node(
+            "csi.soko.dev",
+            "node-1",
+            "unix:///tmp/csi.sock",
+            List.of(poolConfig),
+            List.of(kubelet),
+            16);
+    return kubeletDir.map(config::withKubeletDir).orElse(config);
   }
 
   static VolumeRequest fs(String name, long bytes) {

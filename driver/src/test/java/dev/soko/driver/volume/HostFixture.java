@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
@@ -116,17 +115,13 @@ final class HostFixture
     PoolConfig host =
         new PoolConfig(
             "host", hostPool, 2048 * MIB, 1.0, new LinkedHashSet<>(List.of("ext4", "xfs")));
-    return new DriverConfig(
+    return DriverConfig.node(
         "csi.soko.dev",
         "node-it",
-        DriverConfig.Mode.NODE,
         "unix:///tmp/unused.sock",
         List.of(xfs, host),
         List.of(kubelet),
-        64,
-        "",
-        "",
-        Optional.empty());
+        64);
   }
 
   LocalVolumeManager open() {
