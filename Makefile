@@ -14,8 +14,8 @@ demo-control-plane: deps build tools-e2e ## Control plane only: the operator, an
 	bash hack/cluster-demo.sh
 
 .PHONY: cluster-up
-cluster-up: deps build tools-node images ## A real single-node cluster (kubelet, containerd) in its own network namespace; prints KUBECONFIG (root)
-	bash hack/local-cluster.sh up
+cluster-up: deps build tools-node images ## A real cluster of NODES nodes (default 1), each with its own kubelet, containerd and namespaces; prints KUBECONFIG (root)
+	SOKO_CLUSTER_NODES=$(or $(NODES),1) bash hack/local-cluster.sh up
 
 .PHONY: cluster-down
 cluster-down: ## Stop the local cluster and remove everything it made (root)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The end-to-end tier on a real node: starts the local cluster (hack/local-cluster.sh: kubelet,
-# containerd, control plane, the images imported), runs the Java *E2E tests against it (operator
+# The end-to-end tier on real nodes: starts the local cluster with two nodes (hack/local-cluster.sh:
+# control plane, and on each node a kubelet and containerd with the images imported), runs the Java *E2E tests against it (operator
 # module, Failsafe execution "e2e", JUnit reports in operator/target/e2e-reports, failure reports
 # with every component's logs in operator/target/e2e-report), and stops the cluster again, checking
 # that nothing is left. Needs root, the images (make images) and the node's tools (make tools-node).
@@ -11,7 +11,7 @@ ROOT=$(soko_root)
 cluster=$ROOT/hack/local-cluster.sh
 
 trap 'bash "$cluster" down' EXIT
-bash "$cluster" up
+SOKO_CLUSTER_NODES=${SOKO_CLUSTER_NODES:-2} bash "$cluster" up
 eval "$(bash "$cluster" env)"
 cd "$ROOT"
 rm -rf operator/target/e2e-report operator/target/e2e-reports

@@ -1,35 +1,44 @@
 #!/usr/bin/env bash
-# A real single-node Kubernetes cluster on this machine: etcd, kube-apiserver, kube-controller-manager,
-# kube-scheduler, snapshot-controller, containerd 2.x with Debian's runc and CNI plugins, kubelet and
-# kube-proxy, all built from the pinned sources (hack/versions.env, hack/tools.sh). Needs root.
+# A real Kubernetes cluster of one or more nodes on this machine: etcd, kube-apiserver,
+# kube-controller-manager, kube-scheduler and snapshot-controller on the first node, and on every
+# node containerd 2.x with Debian's runc and CNI plugins, a kubelet and kube-proxy, all built from
+# the pinned sources (hack/versions.env, hack/tools.sh). Needs root.
 #
 #   hack/local-cluster.sh up        start it (after removing whatever a killed run left); prints KUBECONFIG
 #   hack/local-cluster.sh down      stop it and remove everything it made; checks that nothing is left
 #   hack/local-cluster.sh images    (re)build the node's images: pause, CSI sidecars, busybox
 #   hack/local-cluster.sh env       print the variables a client needs (KUBECONFIG, ...)
-#   hack/local-cluster.sh restart containerd|kubelet     restart one of the node's services
-#   hack/local-cluster.sh ctr ARGS...                    containerd's ctr on the node (k8s.io namespace)
-#   hack/local-cluster.sh second-node NS DAEMONSET       a second, kubelet-less node with Soko's
-#                                                        driver and provisioner as processes; run
-#                                                        again, it restarts them with the
-#                                                        DaemonSet's current args
-#   hack/local-cluster.sh second-node-down               remove the second node again
+#   hack/local-cluster.sh nodes     print the nodes' names, one per line, the first node first
+#   hack/local-cluster.sh usage     print each node's resident memory, by program
+#   hack/local-cluster.sh restart containerd|kubelet [NODE]   restart one of a node's services
+#   hack/local-cluster.sh ctr [--node NODE] ARGS...           containerd's ctr on a node (k8s.io namespace)
 #   hack/local-cluster.sh statfs NODE PATH               statfs(2) of PATH as NODE sees it
 #   hack/local-cluster.sh mount-disk NODE PATH SIZE [FS] mount a fresh disk at PATH on NODE: FS xfs
 #                                                        (default) or btrfs (with quotas enabled)
 #   hack/local-cluster.sh umount-disk NODE PATH          and unmount it again
 #
-# Network rule: every cluster process and every pod runs inside the network namespace $NETNS. It has
-# loopback, one veth whose peer sits in a second, empty namespace (the node's address lives there),
-# the pods' bridge, and no default route: nothing the cluster sends can leave the machine. The host
-# reaches the API server only through a Unix socket relayed to 127.0.0.1:$API_HOST_PORT.
-# Mounts: the processes share one private mount namespace (a slave of the host's), so no volume,
-# loop filesystem or pod netns file shows up in the host's mount table. /var/lib/kubelet and the
-# runtime's folders are bind mounts from $STATE there, and the pool filesystem (XFS with reflink,
-# on a loop device) is mounted at /var/lib/soko.
+# Each node is what a node of a kind cluster is, without a container engine:
+# - its own network namespace (the first node's is $NETNS; the control plane lives there too) with
+#   loopback, the pods' bridge and one veth to the cluster's switch, a bridge in the namespace
+#   $SINK that has no address and no route. Node addresses are 10.250.0.N, pod subnets
+#   10.244.(N-1).0/24, routed node to node. No namespace has a default route: nothing the cluster
+#   sends can leave the machine. The host reaches the API server only through a Unix socket
+#   relayed to 127.0.0.1:$API_HOST_PORT.
+# - its own mount namespace (a slave of the host's), so no volume, loop filesystem or pod netns
+#   file shows up in the host's mount table or on another node. /var/lib/kubelet and the runtime's
+#   folders are bind mounts from the node's folder in $STATE there, and the node's pool filesystem
+#   (XFS with reflink, on a loop device) is mounted at /var/lib/soko.
+# - its own PID namespace, whose PID 1 (the pause program as init) lives in the node's mount
+#   namespace, so that a hostPID pod's `nsenter --mount=/proc/1/ns/mnt` lands on the node, as the
+#   ecosystem's tools expect.
+# - its own cgroup sub-tree (the kubelet's cgroupRoot /NODE), so pods of two nodes never share
+#   a cgroup, and its own certificates (system:node:NODE; NodeRestriction is on).
 #
 # Environment: SOKO_CLUSTER_DIR (state, default /var/tmp/soko-cluster), SOKO_CLUSTER_API_PORT (the
-# host's loopback port of the API server, default 16443), SOKO_CLUSTER_POOL_SIZE (default 8G).
+# host's loopback port of the API server, default 16443), SOKO_CLUSTER_NODES (how many nodes, 1 to
+# 4, default 1), SOKO_CLUSTER_POOL_SIZE (the first node's pool filesystem, default 8G),
+# SOKO_CLUSTER_OTHER_POOL_SIZE (every other node's, default 16G: pools of different sizes, for
+# placement by capacity).
 set -euo pipefail
 SOKO_LOG_TAG=cluster
 source "$(dirname "$0")/lib.sh"
@@ -41,40 +50,76 @@ BIN=${SOKO_CACHE:-$HOME/.cache/soko}/bin
 IMAGES_DIR=${SOKO_CACHE:-$HOME/.cache/soko}/node-images
 STATE=${SOKO_CLUSTER_DIR:-/var/tmp/soko-cluster}
 API_HOST_PORT=${SOKO_CLUSTER_API_PORT:-16443}
+NODE_COUNT=${SOKO_CLUSTER_NODES:-1}
 POOL_SIZE=${SOKO_CLUSTER_POOL_SIZE:-8G}
-NODE=soko-node
+OTHER_POOL_SIZE=${SOKO_CLUSTER_OTHER_POOL_SIZE:-16G}
+# Down removes whatever any of these left, whatever SOKO_CLUSTER_NODES says now.
+MAX_NODES=4
 NETNS=soko-cluster
 SINK=soko-cluster-sink
+SWITCH=sokosw0
 MNT_DIR=/run/soko-cluster
-MNT_NS=$MNT_DIR/mnt
-NODE_IP=10.250.0.1
+API_IP=10.250.0.1
 SERVICE_CIDR=10.0.0.0/24
-POD_CIDR=10.244.0.0/24
-POD_GATEWAY=10.244.0.1
+CLUSTER_CIDR=10.244.0.0/16
 BRIDGE=sokocni0
 # The name under which the node's images are imported; the StorageCluster and the chart point their
 # image registry at it, as an air-gapped cluster points them at its own registry.
 IMAGE_REGISTRY=soko.local
-# Folders the node's processes expect at their usual places, each a bind mount from $STATE/root.
+# Folders the node's processes expect at their usual places, each a bind mount from the node's
+# folder in $STATE.
 NODE_DIRS=(/var/lib/kubelet /var/lib/containerd /var/log/pods /var/log/containers /var/lib/cni)
 # The kubelet sets these host-wide (they are not per network namespace); down puts them back.
 KUBELET_SYSCTLS=(kernel.panic kernel.panic_on_oops vm.overcommit_memory)
 NODE_TOOLS=(etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl
   containerd containerd-shim-runc-v2 ctr csi-provisioner csi-resizer csi-snapshotter snapshot-controller)
 
-in_ns() { nsenter --mount="$MNT_NS" --net="/run/netns/$NETNS" -- "$@"; }
+# --- nodes ----------------------------------------------------------------------------------------
+
+# node_name N: soko-node, soko-node-b, soko-node-c, ...
+node_name() {
+  if (($1 == 1)); then echo soko-node; else printf 'soko-node-%b\n' "\\x$(printf %x $((96 + $1)))"; fi
+}
+
+# node_index NAME: the N of node_name, or a fatal error for a name that is no node's.
+node_index() {
+  local i
+  for ((i = 1; i <= MAX_NODES; i++)); do [ "$(node_name "$i")" = "$1" ] && echo "$i" && return; done
+  die "no node '$1' here (hack/local-cluster.sh nodes lists them)"
+}
+
+node_netns() { if (($1 == 1)); then echo "$NETNS"; else echo "$NETNS-${2:-$(node_name "$1")}"; fi; }
+node_dir() { echo "$STATE/nodes/$(node_name "$1")"; }
+node_mnt() { echo "$MNT_DIR/$(node_name "$1").mnt"; }
+node_ip() { echo "10.250.0.$1"; }
+node_pod_cidr() { echo "10.244.$(($1 - 1)).0/24"; }
+node_pod_gateway() { echo "10.244.$(($1 - 1)).1"; }
+node_init_pid() { cat "$STATE/pids/$(node_name "$1")-init.pid"; }
+
+# on_node N CMD...: CMD in node N's mount, network and PID namespaces, as a process of that node.
+on_node() {
+  local n=$1
+  shift
+  nsenter --target "$(node_init_pid "$n")" --mount --net --pid -- "$@"
+}
+in_ns() { on_node 1 "$@"; }
 kc() { in_ns "$BIN/kubectl" --kubeconfig "$STATE/pki/admin.kubeconfig" "$@"; }
 
-# Starts "$@" inside the cluster's namespaces, detached, logging to $STATE/logs/NAME.log; the pid
-# file holds the process's own pid (nsenter execs it). START_MNT names another mount namespace (the
-# second node's).
+# start [--node N] NAME CMD...: CMD as a process of node N (default the first), detached, logging
+# to $STATE/logs/NAME.log; the pid file holds the process's own pid (on the host), not nsenter's,
+# which forks to enter the PID namespace and only waits for it.
 start() {
-  local name=$1
+  local n=1 name launcher pid
+  if [ "$1" = --node ]; then n=$2 && shift 2; fi
+  name=$1
   shift
   # The cluster's own kubeconfigs only: a client's KUBECONFIG (the host's view) must not leak in.
-  env -u KUBECONFIG setsid nsenter --mount="${START_MNT:-$MNT_NS}" --net="/run/netns/$NETNS" -- "$@" \
+  env -u KUBECONFIG setsid nsenter --target "$(node_init_pid "$n")" --mount --net --pid -- "$@" \
     >"$STATE/logs/$name.log" 2>&1 </dev/null &
-  echo $! >"$STATE/pids/$name.pid"
+  launcher=$!
+  wait_until 10 pgrep -P "$launcher" || die "$name did not start (see $STATE/logs/$name.log)"
+  pid=$(pgrep -P "$launcher")
+  echo "$pid" >"$STATE/pids/$name.pid"
 }
 
 check_tools() {
@@ -120,25 +165,25 @@ build_node_images() {
   rm -rf "$tmp"
 }
 
-# The archives imported into the runtime: the node images and Soko's own (hack/images.sh), renamed
-# into $IMAGE_REGISTRY.
+# import_images N: the archives imported into node N's runtime: the node images and Soko's own
+# (hack/images.sh), renamed into $IMAGE_REGISTRY.
 import_images() {
-  local archive version name ref
+  local n=$1 archive version name ref
   for archive in "$IMAGES_DIR"/*.oci.tar; do
-    ctr images import --platform linux/amd64 "$archive" >/dev/null 2>>"$STATE/logs/ctr.log" ||
+    ctr --node "$n" images import --platform linux/amd64 "$archive" >/dev/null 2>>"$STATE/logs/ctr.log" ||
       die "cannot import $archive"
   done
   version=$(grep -m1 -oP '(?<=<version>)[^<]+' "$ROOT/pom.xml")
   for name in driver operator; do
     archive=$ROOT/target/images/soko-$name-$version.oci.tar
     [ -f "$archive" ] || die "$archive is missing (run: make images)"
-    ctr images import --platform linux/amd64 "$archive" >/dev/null 2>>"$STATE/logs/ctr.log" ||
+    ctr --node "$n" images import --platform linux/amd64 "$archive" >/dev/null 2>>"$STATE/logs/ctr.log" ||
       die "cannot import $archive"
     # podman names the image in the archive after its build (localhost/..., or IMAGE_REGISTRY).
     ref=$(tar -xOf "$archive" index.json |
       python3 -c 'import json,sys; print(json.load(sys.stdin)["manifests"][0]["annotations"]["org.opencontainers.image.ref.name"])')
-    { ctr images tag --force "$ref" "$IMAGE_REGISTRY/soko-$name:$version" &&
-      ctr images rm "$ref"; } >/dev/null 2>>"$STATE/logs/ctr.log" ||
+    { ctr --node "$n" images tag --force "$ref" "$IMAGE_REGISTRY/soko-$name:$version" &&
+      ctr --node "$n" images rm "$ref"; } >/dev/null 2>>"$STATE/logs/ctr.log" ||
       die "cannot name $ref $IMAGE_REGISTRY/soko-$name:$version"
   done
 }
@@ -177,7 +222,9 @@ current-context: soko-local
 EOF
 }
 
+
 make_pki() {
+  local i name
   mkdir -p "$STATE/pki"
   (
     cd "$STATE/pki"
@@ -185,20 +232,29 @@ make_pki() {
       -subj /CN=soko-local-ca -addext basicConstraints=critical,CA:TRUE \
       -addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null
     cert apiserver /CN=kube-apiserver serverAuth \
-      "DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local,DNS:localhost,IP:127.0.0.1,IP:10.0.0.1,IP:$NODE_IP"
+      "DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local,DNS:localhost,IP:127.0.0.1,IP:10.0.0.1,IP:$API_IP"
     cert admin "/O=system:masters/CN=soko-local-admin" clientAuth
     cert controller-manager /CN=system:kube-controller-manager clientAuth
     cert scheduler /CN=system:kube-scheduler clientAuth
     cert kube-proxy /CN=system:kube-proxy clientAuth
-    cert kubelet "/O=system:nodes/CN=system:node:$NODE" clientAuth
     cert apiserver-kubelet-client /CN=kube-apiserver-kubelet-client clientAuth
-    cert kubelet-serving "/CN=$NODE" serverAuth "DNS:$NODE,DNS:localhost,IP:127.0.0.1,IP:$NODE_IP"
+    # Each node is itself to the API server (NodeRestriction) and serves its own certificate.
+    for ((i = 1; i <= NODE_COUNT; i++)); do
+      name=$(node_name "$i")
+      cert "kubelet-$name" "/O=system:nodes/CN=system:node:$name" clientAuth
+      cert "kubelet-serving-$name" "/CN=$name" serverAuth "DNS:$name,DNS:localhost,IP:127.0.0.1,IP:$(node_ip "$i")"
+    done
     openssl genrsa -out sa.key 2048 2>/dev/null
     openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
   ) || die "openssl failed to make the certificates"
-  local name
-  for name in admin controller-manager scheduler kube-proxy kubelet; do
+  for name in admin controller-manager scheduler; do
     kubeconfig "$STATE/pki/$name.kubeconfig" "$name" https://127.0.0.1:6443
+  done
+  # Node processes reach the API server across the switch; the first node's through its loopback.
+  kubeconfig "$STATE/pki/kube-proxy.kubeconfig" kube-proxy "https://$API_IP:6443"
+  for ((i = 1; i <= NODE_COUNT; i++)); do
+    name=$(node_name "$i")
+    kubeconfig "$STATE/pki/kubelet-$name.kubeconfig" "kubelet-$name" "https://$API_IP:6443"
   done
   # The host's view: the same admin, through the relay on the host's loopback.
   kubeconfig "$STATE/kubeconfig" admin "https://127.0.0.1:$API_HOST_PORT"
@@ -214,47 +270,102 @@ save_sysctls() {
   mv "$STATE/sysctls.saved.tmp" "$STATE/sysctls.saved"
 }
 
-make_netns() {
-  ip netns add "$NETNS"
+# The switch: a bridge in $SINK with no address and no route, one port per node.
+make_switch() {
   ip netns add "$SINK"
-  ip -n "$NETNS" link set lo up
-  ip -n "$NETNS" link add soko0 type veth peer name soko0-sink netns "$SINK"
-  ip -n "$NETNS" addr add "$NODE_IP/24" dev soko0
-  ip -n "$NETNS" link set soko0 up
-  ip -n "$SINK" link set soko0-sink up
-  # Host-network clients (the kubelet, a hostNetwork pod) reach ClusterIPs only with a route
-  # to them; kube-proxy then rewrites the destination. Not a default route.
-  ip -n "$NETNS" route add "$SERVICE_CIDR" dev soko0
+  ip -n "$SINK" link add "$SWITCH" type bridge
+  ip -n "$SINK" link set "$SWITCH" up
 }
 
+# make_netns N: node N's network namespace, its veth to the switch and the routes to the other
+# nodes' pod subnets.
+make_netns() {
+  local n=$1 netns j
+  netns=$(node_netns "$n")
+  ip netns add "$netns"
+  ip -n "$netns" link set lo up
+  ip -n "$netns" link add soko0 type veth peer name "port$n" netns "$SINK"
+  ip -n "$netns" addr add "$(node_ip "$n")/24" dev soko0
+  ip -n "$netns" link set soko0 up
+  ip -n "$SINK" link set "port$n" master "$SWITCH" up
+  ip netns exec "$netns" sysctl -q -w net.ipv4.ip_forward=1
+  # Host-network clients (the kubelet, a hostNetwork pod) reach ClusterIPs only with a route
+  # to them; kube-proxy then rewrites the destination. Not a default route.
+  ip -n "$netns" route add "$SERVICE_CIDR" dev soko0
+  for ((j = 1; j <= NODE_COUNT; j++)); do
+    ((j == n)) || ip -n "$netns" route add "$(node_pod_cidr "$j")" via "$(node_ip "$j")" dev soko0
+  done
+}
+
+# make_mountns N: node N's mount namespace, its folders and its pool filesystem.
 make_mountns() {
+  local n=$1 dir mnt node_dir size=$OTHER_POOL_SIZE
+  ((n > 1)) || size=$POOL_SIZE
+  mnt=$(node_mnt "$n")
+  node_dir=$(node_dir "$n")
+  mkdir -p "$node_dir"
+  touch "$mnt"
+  unshare --mount="$mnt" --propagation slave true
+  truncate -s "$size" "$node_dir/pool.img"
+  mkfs.xfs -q -m reflink=1 "$node_dir/pool.img"
+  # shellcheck disable=SC2016 # a script for the node's mount namespace, with its own arguments
+  nsenter --mount="$mnt" -- bash -euc '
+    node_dir=$1; shift
+    # Shared inside, so that the node plugin'\''s Bidirectional mounts reach the kubelet and the pods.
+    mount --make-rshared /
+    for dir in "$@"; do mkdir -p "$node_dir/root$dir" && mount --bind "$node_dir/root$dir" "$dir"; done
+    mount -t tmpfs -o mode=0711 tmpfs /run/containerd
+    mount -o loop "$node_dir/pool.img" /var/lib/soko
+  ' _ "$node_dir" "${NODE_DIRS[@]}"
+}
+
+# The mount points every node binds its folders to, made on the host where missing (down removes
+# what it made).
+make_mount_points() {
   local dir
   mkdir -p "$MNT_DIR"
   mount --bind "$MNT_DIR" "$MNT_DIR"
   mount --make-private "$MNT_DIR"
-  touch "$MNT_NS"
-  unshare --mount="$MNT_NS" --propagation slave true
   : >"$STATE/created-dirs"
   for dir in "${NODE_DIRS[@]}" /run/containerd /var/lib/soko; do
     [ -d "$dir" ] || { mkdir -p "$dir" && echo "$dir" >>"$STATE/created-dirs"; }
   done
-  truncate -s "$POOL_SIZE" "$STATE/pool.img"
-  mkfs.xfs -q -m reflink=1 "$STATE/pool.img"
-  # shellcheck disable=SC2016 # a script for the node's mount namespace, with its own arguments
-  nsenter --mount="$MNT_NS" -- bash -euc '
-    state=$1; shift
-    # Shared inside, so that the node plugin'\''s Bidirectional mounts reach the kubelet and the pods.
-    mount --make-rshared /
-    for dir in "$@"; do mkdir -p "$state/root$dir" && mount --bind "$state/root$dir" "$dir"; done
-    mount -t tmpfs -o mode=0711 tmpfs /run/containerd
-    mount -o loop "$state/pool.img" /var/lib/soko
-  ' _ "$STATE" "${NODE_DIRS[@]}"
 }
 
-# --- processes ------------------------------------------------------------------------------------
+# make_init N: node N's PID 1, the pause program (it reaps orphans and exits at SIGTERM; the
+# kernel then kills every process of the node), in the node's mount and network namespaces with a
+# /proc of its own PID namespace.
+make_init() {
+  local n=$1 name launcher pid
+  name=$(node_name "$n")
+  # shellcheck disable=SC2016 # the inner script's own argument
+  setsid nsenter --mount="$(node_mnt "$n")" --net="/run/netns/$(node_netns "$n")" -- \
+    unshare --pid --fork -- /bin/sh -c 'mount -t proc proc /proc && exec "$0"' "$STATE/node-init" \
+    >"$STATE/logs/$name-init.log" 2>&1 </dev/null &
+  launcher=$!
+  wait_until 10 pgrep -P "$launcher" -x node-init || die "node $name: no init (see $STATE/logs/$name-init.log)"
+  pid=$(pgrep -P "$launcher" -x node-init)
+  echo "$pid" >"$STATE/pids/$name-init.pid"
+}
 
-write_configs() {
-  mkdir -p "$STATE/etc" "$STATE/cni/net.d"
+# make_cgroup_root N: the cgroup the kubelet of node N puts its pods under, in every hierarchy (the
+# kubelet refuses a cgroupRoot that does not exist). cpuset's own settings start empty in a new v1
+# cgroup: the root's are copied, or no child could take a task.
+make_cgroup_root() {
+  local dir
+  for dir in /sys/fs/cgroup/*/; do
+    mountpoint -q "$dir" || continue
+    mkdir -p "$dir/$(node_name "$1")"
+  done
+  if [ -f /sys/fs/cgroup/cpuset/cpuset.cpus ]; then
+    dir=/sys/fs/cgroup/cpuset/$(node_name "$1")
+    cat /sys/fs/cgroup/cpuset/cpuset.cpus >"$dir/cpuset.cpus"
+    cat /sys/fs/cgroup/cpuset/cpuset.mems >"$dir/cpuset.mems"
+  fi
+}
+
+write_cluster_configs() {
+  mkdir -p "$STATE/etc"
   cat >"$STATE/etc/admission.yaml" <<EOF
 apiVersion: apiserver.config.k8s.io/v1
 kind: AdmissionConfiguration
@@ -273,7 +384,19 @@ kind: KubeSchedulerConfiguration
 clientConnection: {kubeconfig: $STATE/pki/scheduler.kubeconfig}
 leaderElection: {leaderElect: false}
 EOF
-  cat >"$STATE/etc/containerd.toml" <<EOF
+}
+
+# write_node_configs N: the runtime's, CNI's, kubelet's and kube-proxy's configuration of node N.
+write_node_configs() {
+  local n=$1 name ip pod_cidr pod_gateway etc cni
+  name=$(node_name "$n")
+  ip=$(node_ip "$n")
+  pod_cidr=$(node_pod_cidr "$n")
+  pod_gateway=$(node_pod_gateway "$n")
+  etc=$(node_dir "$n")/etc
+  cni=$(node_dir "$n")/cni
+  mkdir -p "$etc" "$cni/net.d"
+  cat >"$etc/containerd.toml" <<EOF
 version = 3
 root = "/var/lib/containerd"
 state = "/run/containerd"
@@ -316,38 +439,40 @@ oom_score = 0
     [plugins.'io.containerd.cri.v1.runtime'.cni]
       bin_dirs = ['/usr/lib/cni']
       # Its own folder: the host's /etc/cni/net.d may hold other networks (podman's).
-      conf_dir = '$STATE/cni/net.d'
+      conf_dir = '$cni/net.d'
       max_conf_num = 1
   [plugins.'io.containerd.grpc.v1.cri']
     # kubectl exec/logs/port-forward stream through the node's loopback.
     stream_server_address = '127.0.0.1'
     stream_server_port = '0'
 EOF
-  cat >"$STATE/cni/net.d/10-soko.conflist" <<EOF
+  cat >"$cni/net.d/10-soko.conflist" <<EOF
 {"cniVersion": "1.0.0", "name": "soko-local", "plugins": [
   {"type": "bridge", "bridge": "$BRIDGE", "isGateway": true, "ipMasq": false, "hairpinMode": true,
-   "ipam": {"type": "host-local", "dataDir": "$STATE/cni/ipam",
-            "ranges": [[{"subnet": "$POD_CIDR", "gateway": "$POD_GATEWAY"}]], "routes": [{"dst": "0.0.0.0/0"}]}},
+   "ipam": {"type": "host-local", "dataDir": "$cni/ipam",
+            "ranges": [[{"subnet": "$pod_cidr", "gateway": "$pod_gateway"}]], "routes": [{"dst": "0.0.0.0/0"}]}},
   {"type": "portmap", "capabilities": {"portMappings": true}}]}
 EOF
-  cat >"$STATE/etc/kubelet.yaml" <<EOF
+  cat >"$etc/kubelet.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 # This machine's cgroups are v1 (hybrid layout); without this the kubelet refuses to start.
 failCgroupV1: false
 cgroupDriver: cgroupfs
+# Each node's pods in a cgroup sub-tree of their own (make_cgroup_root).
+cgroupRoot: /$name
 failSwapOn: false
 # Root lacks CAP_SYS_RESOURCE: the default -999 cannot be written, and the nofile hard limit is 20000.
 oomScoreAdj: 0
 maxOpenFiles: 20000
 containerRuntimeEndpoint: unix:///run/containerd/containerd.sock
-address: $NODE_IP
+address: $ip
 port: 10250
 readOnlyPort: 0
 healthzBindAddress: 127.0.0.1
 healthzPort: 10248
-tlsCertFile: $STATE/pki/kubelet-serving.crt
-tlsPrivateKeyFile: $STATE/pki/kubelet-serving.key
+tlsCertFile: $STATE/pki/kubelet-serving-$name.crt
+tlsPrivateKeyFile: $STATE/pki/kubelet-serving-$name.key
 rotateCertificates: false
 serverTLSBootstrap: false
 authentication:
@@ -361,13 +486,13 @@ resolvConf: ""
 imageGCHighThresholdPercent: 100
 evictionHard: {nodefs.available: "0%", nodefs.inodesFree: "0%", imagefs.available: "0%"}
 EOF
-  cat >"$STATE/etc/kube-proxy.yaml" <<EOF
+  cat >"$etc/kube-proxy.yaml" <<EOF
 apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
 clientConnection: {kubeconfig: $STATE/pki/kube-proxy.kubeconfig}
 mode: iptables
-hostnameOverride: $NODE
-clusterCIDR: $POD_CIDR
+hostnameOverride: $name
+clusterCIDR: $CLUSTER_CIDR
 bindAddress: 127.0.0.1
 healthzBindAddress: 127.0.0.1:10256
 metricsBindAddress: 127.0.0.1:10249
@@ -376,7 +501,6 @@ oomScoreAdj: 0
 conntrack: {maxPerCore: 0, min: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeout: 0s}
 EOF
 }
-
 start_control_plane() {
   local pki=$STATE/pki
   start etcd "$BIN/etcd" --name soko-local --data-dir "$STATE/etcd" \
@@ -386,7 +510,7 @@ start_control_plane() {
     --unsafe-no-fsync --log-level warn
   # --advertise-address: the namespace has no default route to pick an address from.
   start kube-apiserver "$BIN/kube-apiserver" --etcd-servers http://127.0.0.1:2379 \
-    --bind-address 0.0.0.0 --secure-port 6443 --advertise-address "$NODE_IP" \
+    --bind-address 0.0.0.0 --secure-port 6443 --advertise-address "$API_IP" \
     --tls-cert-file "$pki/apiserver.crt" --tls-private-key-file "$pki/apiserver.key" \
     --client-ca-file "$pki/ca.crt" \
     --kubelet-client-certificate "$pki/apiserver-kubelet-client.crt" \
@@ -425,209 +549,83 @@ start_control_plane() {
     --leader-election=false --enable-distributed-snapshotting --v 2
 }
 
+
+# run_containerd N
 run_containerd() {
+  local n=$1 name
+  name=$(node_name "$n")
   # containerd 2.x finds its shim on PATH: the pinned one, before anything Debian installed.
-  start containerd env PATH="$(dirname "$(readlink -f "$BIN/containerd-shim-runc-v2")"):/usr/sbin:/usr/bin:/sbin:/bin" \
-    "$BIN/containerd" --config "$STATE/etc/containerd.toml"
-  wait_until 60 ctr version || die "containerd did not start (see $STATE/logs/containerd.log)"
+  start --node "$n" "$name-containerd" \
+    env PATH="$(dirname "$(readlink -f "$BIN/containerd-shim-runc-v2")"):/usr/sbin:/usr/bin:/sbin:/bin" \
+    "$BIN/containerd" --config "$(node_dir "$n")/etc/containerd.toml"
+  wait_until 60 ctr --node "$n" version || die "containerd did not start on $name (see $STATE/logs/$name-containerd.log)"
 }
 
+# run_kubelet N
 run_kubelet() {
+  local n=$1 name
+  name=$(node_name "$n")
   save_sysctls
-  start kubelet "$BIN/kubelet" --config "$STATE/etc/kubelet.yaml" \
-    --kubeconfig "$STATE/pki/kubelet.kubeconfig" --hostname-override "$NODE" --node-ip "$NODE_IP" --v 2
+  start --node "$n" "$name-kubelet" "$BIN/kubelet" --config "$(node_dir "$n")/etc/kubelet.yaml" \
+    --kubeconfig "$STATE/pki/kubelet-$name.kubeconfig" --hostname-override "$name" \
+    --node-ip "$(node_ip "$n")" --v 2
 }
 
-ctr() { in_ns "$BIN/ctr" --address /run/containerd/containerd.sock -n k8s.io "$@"; }
+# ctr [--node N|NAME] ARGS...: containerd's ctr on a node (the first by default).
+ctr() {
+  local n=1
+  if [ "${1:-}" = --node ]; then
+    n=$2
+    [[ $n =~ ^[0-9]+$ ]] || n=$(node_index "$n")
+    shift 2
+  fi
+  on_node "$n" "$BIN/ctr" --address /run/containerd/containerd.sock -n k8s.io "$@"
+}
 
-# Stops one of the node's services and starts it again, as an admin restarts a node's kubelet or
+# Stops one of a node's services and starts it again, as an admin restarts a node's kubelet or
 # runtime: the pods (their shims) go on running.
 restart() {
-  local name=$1 pid
-  case $name in containerd | kubelet) ;; *) die "restart: containerd or kubelet, not '$name'" ;; esac
-  pid=$(cat "$STATE/pids/$name.pid")
+  local service=$1 n name pid
+  n=$(node_index "${2:-$(node_name 1)}")
+  name=$(node_name "$n")
+  case $service in containerd | kubelet) ;; *) die "restart: containerd or kubelet, not '$service'" ;; esac
+  pid=$(cat "$STATE/pids/$name-$service.pid")
   kill -TERM "$pid" 2>/dev/null || true
   wait_until 30 all_gone "$pid" || kill -KILL "$pid" 2>/dev/null || true
-  wait_until 10 all_gone "$pid" || die "$name (pid $pid) does not stop"
-  mv "$STATE/logs/$name.log" "$STATE/logs/$name.$(date +%s).log"
-  "run_$name"
-  [ "$name" = kubelet ] || return 0
-  wait_until 120 node_ready || die "node $NODE not Ready in 120 s after the kubelet restarted"
+  wait_until 10 all_gone "$pid" || die "$name's $service (pid $pid) does not stop"
+  mv "$STATE/logs/$name-$service.log" "$STATE/logs/$name-$service.$(date +%s).log"
+  "run_$service" "$n"
+  [ "$service" = kubelet ] || return 0
+  wait_until 120 node_ready "$name" || die "node $name not Ready in 120 s after the kubelet restarted"
 }
 
+# start_node N: node N's runtime with the images, its kubelet and kube-proxy.
 start_node() {
-  run_containerd
-  import_images
-  run_kubelet
-  start kube-proxy "$BIN/kube-proxy" --config "$STATE/etc/kube-proxy.yaml"
-  wait_until 120 node_ready || die "node $NODE not Ready in 120 s (see $STATE/logs/kubelet.log)"
-  wait_until 60 kc -n default get serviceaccount default || die "no default ServiceAccount"
+  local n=$1 name
+  name=$(node_name "$n")
+  run_containerd "$n"
+  import_images "$n"
+  run_kubelet "$n"
+  start --node "$n" "$name-kube-proxy" "$BIN/kube-proxy" --config "$(node_dir "$n")/etc/kube-proxy.yaml"
 }
 
 node_ready() {
-  [ "$(kc get node "$NODE" -o 'jsonpath={.status.conditions[?(@.type=="Ready")].status}')" = True ]
-}
-
-# --- a second, kubelet-less node ------------------------------------------------------------------
-
-# A second node for capacity-aware placement and per-node pools, without a kubelet of its own (one
-# kubelet per machine here): a Node object tainted so that no DaemonSet pod is scheduled there, the
-# CSINode that the kubelet would write, and the node plugin's driver and external-provisioner as
-# processes, with the args and env of the StorageCluster's DaemonSet and the node plugin's
-# ServiceAccount. Like the first node it has a mount namespace of its own that outlives its
-# processes ($SECOND_NODE_NS, private: nothing mounted there shows anywhere else), with its own pool
-# filesystem (a sparse XFS image) at the first node's pool mount /var/lib/soko, and each pool
-# directory made as the kubelet's hostPath DirectoryOrCreate makes it. Its kubelet directory is on
-# the host's disk, so the driver's root-filesystem check (allowRootFilesystem=false) runs here too.
-# Pods that tolerate the taint are placed there by the real scheduler; nothing runs them. Run again,
-# it restarts the processes with the DaemonSet's current args (as a rollout restarts a node plugin)
-# and keeps the namespace, its mounts and the pool's contents.
-SECOND_NODE=soko-node-b
-SECOND_NODE_NS=$MNT_DIR/$SECOND_NODE.mnt
-POOL_MOUNT=/var/lib/soko
-
-# second_node_up NAMESPACE DAEMONSET
-second_node_up() {
-  local ns=$1 ds=$2 driver sa token dir=$STATE/$SECOND_NODE arg pool
-  driver=$(kc get csidriver -o 'jsonpath={.items[0].metadata.name}')
-  [ -n "$driver" ] || die "second node: no CSIDriver yet (install Soko first)"
-  sa=$(kc -n "$ns" get daemonset "$ds" -o 'jsonpath={.spec.template.spec.serviceAccountName}')
-  stop_second_node
-  mkdir -p "$dir/kubelet/plugins"
-  if [ ! -e "$SECOND_NODE_NS" ]; then
-    # Sparse: room for the E2E's 12Gi claim, a few MiB on the host's disk.
-    truncate -s 16G "$dir/pool.img"
-    mkfs.xfs -q -f -m reflink=1 "$dir/pool.img"
-    touch "$SECOND_NODE_NS"
-    unshare --mount="$SECOND_NODE_NS" --propagation private mount -o loop "$dir/pool.img" "$POOL_MOUNT"
-  fi
-  kc apply -f - >/dev/null <<EOF
-apiVersion: v1
-kind: Node
-metadata:
-  name: $SECOND_NODE
-  labels: {kubernetes.io/hostname: $SECOND_NODE, kubernetes.io/os: linux, topology.soko.dev/node: $SECOND_NODE}
-spec:
-  taints: [{key: soko.dev/kubelet-less, value: "true", effect: NoSchedule}]
----
-apiVersion: storage.k8s.io/v1
-kind: CSINode
-metadata: {name: $SECOND_NODE}
-spec:
-  drivers: [{name: $driver, nodeID: $SECOND_NODE, topologyKeys: [topology.soko.dev/node]}]
-EOF
-  # What a kubelet would report: room for pods (the scheduler counts them), and Ready once.
-  kc patch node "$SECOND_NODE" --subresource status --type merge -p '{"status": {
-    "capacity": {"cpu": "2", "memory": "4Gi", "pods": "110"},
-    "allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110"},
-    "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletLess",
-      "message": "no kubelet: pods are placed here, never run"}]}}' >/dev/null
-  token=$(kc -n "$ns" create token "$sa" --duration 2h)
-  printf '%s' "$token" >"$dir/token"
-  cat >"$dir/kubeconfig" <<EOF
-apiVersion: v1
-kind: Config
-clusters: [{name: soko-local, cluster: {server: "https://127.0.0.1:6443", certificate-authority: $STATE/pki/ca.crt}}]
-users: [{name: $sa, user: {token: "$token"}}]
-contexts: [{name: soko-local, context: {cluster: soko-local, user: $sa}}]
-current-context: soko-local
-EOF
-  local -a driver_args=() driver_env=() prov_args=() pools=()
-  local pool_path
-  while IFS= read -r arg; do
-    case $arg in
-    --endpoint=*) arg=--endpoint=unix://$dir/csi.sock ;;
-    --node-id=*) arg=--node-id=$SECOND_NODE ;;
-    --kubelet-dir=*) arg=--kubelet-dir=$dir/kubelet ;;
-    --pool=*)
-      pool_path=${arg##*path=}
-      pools+=("${pool_path%%,*}")
-      ;;
-    --kubelet-registration-path=* | --registration-dir=* | --health-address=* | --metrics-address=*) continue ;;
-    esac
-    driver_args+=("$arg")
-  done < <(container_args "$ns" "$ds" soko-driver)
-  # The driver's own env (its StorageCluster, say), and the API server as an in-cluster client
-  # finds it, with the ServiceAccount's token: it reports its pools and watches its Node's labels.
-  mapfile -t driver_env < <(container_env "$ns" "$ds" soko-driver)
-  driver_env+=(SOKO_KUBE_API=https://127.0.0.1:6443 "SOKO_KUBE_TOKEN_FILE=$dir/token"
-    "SOKO_KUBE_CA_FILE=$STATE/pki/ca.crt")
-  while IFS= read -r arg; do
-    case $arg in
-    --csi-address=*) arg=--csi-address=$dir/csi.sock ;;
-    # No pod of this node owns its CSIStorageCapacity objects.
-    --capacity-ownerref-level=*) arg=--capacity-ownerref-level=-1 ;;
-    esac
-    prov_args+=("$arg")
-  done < <(container_args "$ns" "$ds" csi-provisioner)
-  for pool in "${pools[@]}"; do
-    nsenter --mount="$SECOND_NODE_NS" -- mkdir -p "$pool"
-  done
-  rm -f "$dir/csi.sock"
-  START_MNT=$SECOND_NODE_NS start "$SECOND_NODE-driver" env "${driver_env[@]}" \
-    "$ROOT/driver/bin/soko-driver" "${driver_args[@]}"
-  wait_until 60 test -S "$dir/csi.sock" || die "second node: the driver did not start (see $STATE/logs)"
-  start "$SECOND_NODE-provisioner" env NODE_NAME="$SECOND_NODE" NAMESPACE="$ns" \
-    "$BIN/csi-provisioner" "${prov_args[@]}" --kubeconfig "$dir/kubeconfig"
-  log "node $SECOND_NODE: driver and provisioner running, pools ${pools[*]} on $dir/pool.img (XFS)"
-}
-
-# Stops the second node's processes; its mount namespace stays. Their logs are kept, renamed.
-stop_second_node() {
-  local name file pid
-  for name in driver provisioner; do
-    file=$STATE/pids/$SECOND_NODE-$name.pid
-    [ -f "$file" ] || continue
-    pid=$(cat "$file")
-    kill -TERM "$pid" 2>/dev/null || true
-    wait_until 30 all_gone "$pid" || kill -KILL "$pid" 2>/dev/null || true
-    wait_until 10 all_gone "$pid" || die "$SECOND_NODE's $name (pid $pid) does not stop"
-    rm -f "$file"
-    [ ! -f "$STATE/logs/$SECOND_NODE-$name.log" ] ||
-      mv "$STATE/logs/$SECOND_NODE-$name.log" "$STATE/logs/$SECOND_NODE-$name.$(date +%s%N).log"
-  done
-}
-
-# Removes the second node: its processes, its Node and CSINode, its mount namespace and pool.
-second_node_down() {
-  stop_second_node
-  kc delete node "$SECOND_NODE" --ignore-not-found >/dev/null
-  kc delete csinode "$SECOND_NODE" --ignore-not-found >/dev/null
-  release_second_node_ns
-  rm -rf "${STATE:?}/$SECOND_NODE"
-}
-
-release_second_node_ns() {
-  [ -e "$SECOND_NODE_NS" ] || return 0
-  umount "$SECOND_NODE_NS" 2>/dev/null || umount -l "$SECOND_NODE_NS" 2>/dev/null || true
-  rm -f "$SECOND_NODE_NS"
+  [ "$(kc get node "$1" -o 'jsonpath={.status.conditions[?(@.type=="Ready")].status}')" = True ]
 }
 
 # --- a node's filesystems, as an admin sees them on that node -------------------------------------
 
-# node_mnt NODE: the mount namespace in which NODE's processes see their files.
-node_mnt() {
-  case $1 in
-  "$NODE") echo "$MNT_NS" ;;
-  "$SECOND_NODE")
-    [ -e "$SECOND_NODE_NS" ] || die "no node $SECOND_NODE (run second-node first)"
-    echo "$SECOND_NODE_NS"
-    ;;
-  *) die "no node '$1' here ($NODE, $SECOND_NODE)" ;;
-  esac
-}
-
 # statfs NODE PATH: statfs(2) of PATH on NODE: "fragment-size blocks free-blocks available-blocks".
 statfs() {
-  nsenter --mount="$(node_mnt "$1")" -- stat -f -c '%S %b %f %a' "$2"
+  on_node "$(node_index "$1")" stat -f -c '%S %b %f %a' "$2"
 }
 
 # mount_disk NODE PATH SIZE [FS]: a fresh filesystem (a sparse image in $STATE/disks, on a loop
 # device) mounted at PATH on NODE, as an admin mounts a new disk where a pool expects it. FS is xfs
 # (with reflink; the default) or btrfs, prepared as a btrfs-subvolume pool needs it: quotas on.
 mount_disk() {
-  local mnt image fs=${4:-xfs}
-  mnt=$(node_mnt "$1")
+  local n image fs=${4:-xfs}
+  n=$(node_index "$1")
   image=$STATE/disks/$1$(tr / _ <<<"$2").img
   mkdir -p "$STATE/disks"
   rm -f "$image"
@@ -638,72 +636,108 @@ mount_disk() {
   *) die "mount-disk: unknown filesystem '$fs' (xfs or btrfs)" ;;
   esac
   # shellcheck disable=SC2016 # the inner script's own arguments
-  nsenter --mount="$mnt" -- bash -euc 'mkdir -p "$2" && mount -o loop "$1" "$2"' _ "$image" "$2"
+  on_node "$n" bash -euc 'mkdir -p "$2" && mount -o loop "$1" "$2"' _ "$image" "$2"
   if [ "$fs" = btrfs ]; then
-    nsenter --mount="$mnt" -- btrfs quota enable "$2"
+    on_node "$n" btrfs quota enable "$2"
   fi
 }
 
 # umount_disk NODE PATH: unmounts what mount_disk mounted; its loop device goes with it.
 umount_disk() {
-  nsenter --mount="$(node_mnt "$1")" -- umount "$2"
+  on_node "$(node_index "$1")" umount "$2"
   rm -f "$STATE/disks/$1$(tr / _ <<<"$2").img"
 }
 
-# Prints the args of container $3 of daemonset $2 in namespace $1, one per line.
-container_args() {
-  kc -n "$1" get daemonset "$2" -o \
-    "jsonpath={range .spec.template.spec.containers[?(@.name==\"$3\")].args[*]}{@}{\"\\n\"}{end}"
+# What each node costs: the resident memory of its processes and their pods' (the control plane's on
+# the first node counted apart), by program of 10 MiB or more, and the node's total.
+usage() {
+  local i name
+  while read -r name; do
+    i=$(node_index "$name")
+    # shellcheck disable=SC2046 # one pid an argument
+    ps -o rss=,comm= -p $(with_descendants $(pids_in_mountns "$(node_mnt "$i")") | xargs | tr ' ' ,) | awk -v node="$name" '
+      $2 ~ /^(etcd|kube-apiserver|kube-controller|kube-scheduler|snapshot-contro|socat)$/ { plane += $1; next }
+      { rss[$2] += $1; total += $1 }
+      END {
+        line = node ":"
+        for (p in rss) if (rss[p] >= 10240) line = line sprintf(" %s %d MiB,", p, rss[p] / 1024)
+        printf "%s node total %d MiB", line, total / 1024
+        if (plane) printf "; control plane %d MiB", plane / 1024
+        printf "\n"
+      }'
+  done <"$STATE/nodes.list"
 }
 
-# Prints the env of container $3 of daemonset $2 in namespace $1 that has plain values, NAME=VALUE
-# one per line (values from the pod's own fields mean nothing to a process).
-container_env() {
-  kc -n "$1" get daemonset "$2" -o \
-    "jsonpath={range .spec.template.spec.containers[?(@.name==\"$3\")].env[?(@.value)]}{.name}={.value}{\"\\n\"}{end}"
+# The node's init program: the pause program, built for the host.
+build_init() {
+  gcc -static -Os -s -o "$STATE/node-init" "$ROOT/images/pause/pause.c" || die "cannot build the node's init"
 }
 
 up() {
   require_root "the local cluster"
   check_tools
+  ((NODE_COUNT >= 1 && NODE_COUNT <= MAX_NODES)) || die "SOKO_CLUSTER_NODES: 1 to $MAX_NODES, not '$NODE_COUNT'"
   [ -f "$IMAGES_DIR/pause.oci.tar" ] || build_node_images
   down quiet
-  local started=$SECONDS
+  local started=$SECONDS i
   mkdir -p "$STATE/logs" "$STATE/pids"
   rm -f "$STATE"/logs/*.log
   host_network >"$STATE/host-network.before"
-  make_netns
-  make_mountns
+  build_init
+  make_switch
+  make_mount_points
+  for ((i = 1; i <= NODE_COUNT; i++)); do
+    make_netns "$i"
+    make_mountns "$i"
+    make_init "$i"
+    make_cgroup_root "$i"
+    node_name "$i" >>"$STATE/nodes.list"
+  done
   make_pki
-  write_configs
+  write_cluster_configs
+  for ((i = 1; i <= NODE_COUNT; i++)); do write_node_configs "$i"; done
   start_control_plane
-  start_node
+  for ((i = 1; i <= NODE_COUNT; i++)); do start_node "$i"; done
+  for ((i = 1; i <= NODE_COUNT; i++)); do
+    wait_until 120 node_ready "$(node_name "$i")" ||
+      die "node $(node_name "$i") not Ready in 120 s (see $STATE/logs/$(node_name "$i")-kubelet.log)"
+  done
+  wait_until 60 kc -n default get serviceaccount default || die "no default ServiceAccount"
   env_vars >"$STATE/env"
-  log "node $NODE Ready in $((SECONDS - started)) s"
+  log "$NODE_COUNT node(s) Ready in $((SECONDS - started)) s: $(xargs <"$STATE/nodes.list")"
   env_vars
 }
 
 env_vars() {
   echo "export KUBECONFIG=$STATE/kubeconfig"
   echo "export SOKO_CLUSTER_DIR=$STATE"
-  echo "export SOKO_CLUSTER_NODE=$NODE"
+  echo "export SOKO_CLUSTER_NODE=$(node_name 1)"
+  echo "export SOKO_CLUSTER_NODES=$NODE_COUNT"
   echo "export SOKO_CLUSTER_IMAGE_REGISTRY=$IMAGE_REGISTRY"
 }
 
 # --- teardown -------------------------------------------------------------------------------------
 
-# Every process of the cluster: those it started, those in its network namespace or its mount
+# pids_in_mountns FILE: every process whose mount namespace is the one bound at FILE.
+pids_in_mountns() {
+  local ns f pid
+  [ -e "$1" ] && ns=$(stat -L -c %i "$1" 2>/dev/null) || return 0
+  for f in /proc/[0-9]*/ns/mnt; do
+    [ "$(stat -L -c %i "$f" 2>/dev/null)" = "$ns" ] && pid=${f#/proc/} && echo "${pid%%/*}"
+  done
+}
+
+# Every process of the cluster: those it started, those in a node's network namespace or mount
 # namespace (containerd's shims), those in the pods' cgroups, and all their descendants.
 cluster_pids() {
-  local f ns pid
+  local f i netns
   for f in "$STATE"/pids/*.pid; do [ -f "$f" ] && cat "$f"; done
-  [ -e "/run/netns/$NETNS" ] && ip netns pids "$NETNS" 2>/dev/null
-  if [ -e "$MNT_NS" ] && ns=$(stat -L -c %i "$MNT_NS" 2>/dev/null); then
-    for f in /proc/[0-9]*/ns/mnt; do
-      [ "$(stat -L -c %i "$f" 2>/dev/null)" = "$ns" ] && pid=${f#/proc/} && echo "${pid%%/*}"
-    done
-  fi
-  find /sys/fs/cgroup/*/kubepods -name cgroup.procs -exec cat {} + 2>/dev/null || true
+  for ((i = 1; i <= MAX_NODES; i++)); do
+    netns=$(node_netns "$i")
+    [ -e "/run/netns/$netns" ] && ip netns pids "$netns" 2>/dev/null
+    pids_in_mountns "$(node_mnt "$i")"
+  done
+  find /sys/fs/cgroup/*/soko-node* -name cgroup.procs -exec cat {} + 2>/dev/null || true
 }
 
 with_descendants() {
@@ -740,10 +774,10 @@ stop_processes() {
   wait_until 10 all_gone "${pids[@]}" || true
 }
 
-# The cluster's loop devices: the pool's own (its image is in $STATE) and every device whose backing
-# file lives on the pool's filesystem. The second kind is found by device number, not by path: a
-# device attached inside a container that is gone shows its file relative to a mount that no
-# longer exists ("/images/vol-....img").
+# The cluster's loop devices: the pools' own (their images are in $STATE) and every device whose
+# backing file lives on a pool's filesystem. The second kind is found by device number, not by
+# path: a device attached inside a container that is gone shows its file relative to a mount that
+# no longer exists ("/images/vol-....img").
 cluster_loops() {
   losetup -l -n -O NAME,MAJ:MIN,BACK-MAJ:MIN,BACK-FILE 2>/dev/null | awk -v s="$STATE/" '
     { name[NR] = $1; back[NR] = $3; file[NR] = $4 }
@@ -751,12 +785,18 @@ cluster_loops() {
     END { for (i = 1; i <= NR; i++) if (index(file[i], s) == 1 || back[i] in pool) print name[i] }'
 }
 
+# The nodes' cgroups, deepest first.
+cluster_cgroups() {
+  find /sys/fs/cgroup/*/soko-node* -depth -type d 2>/dev/null || true
+}
+
 release_namespaces() {
-  local dev dir
-  release_second_node_ns
-  if [ -e "$MNT_NS" ]; then
-    umount "$MNT_NS" 2>/dev/null || umount -l "$MNT_NS" 2>/dev/null || true
-  fi
+  local dev dir i mnt
+  for ((i = 1; i <= MAX_NODES; i++)); do
+    mnt=$(node_mnt "$i")
+    [ -e "$mnt" ] || continue
+    umount "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null || true
+  done
   mountpoint -q "$MNT_DIR" && umount -l "$MNT_DIR"
   rm -rf "$MNT_DIR"
   # The volumes' loop devices first: they hold files on the pool's filesystem, whose own loop
@@ -766,10 +806,8 @@ release_namespaces() {
     [ -z "$(cluster_loops)" ] && break
     sleep 1
   done
-  for dir in /sys/fs/cgroup/*/kubepods; do
-    [ -d "$dir" ] && find "$dir" -depth -type d -exec rmdir {} + 2>/dev/null
-  done
-  ip netns del "$NETNS" 2>/dev/null || true
+  cluster_cgroups | while read -r dir; do rmdir "$dir" 2>/dev/null || true; done
+  for ((i = 1; i <= MAX_NODES; i++)); do ip netns del "$(node_netns "$i")" 2>/dev/null || true; done
   ip netns del "$SINK" 2>/dev/null || true
   if [ -f "$STATE/created-dirs" ]; then
     tac "$STATE/created-dirs" | while read -r dir; do rmdir "$dir" 2>/dev/null || true; done
@@ -790,13 +828,14 @@ host_network() { ip -br link && ip route && ip -6 route; }
 
 # What a run may not leave behind; prints each problem and fails when there is one.
 leftovers() {
-  local problems=0 dir pids
+  local problems=0 pids
   pids=$(cluster_pids | sort -u | xargs)
   [ -z "$pids" ] || { echo "processes left: $pids"; problems=1; }
   [ -z "$(cluster_loops)" ] || { echo "loop devices left: $(cluster_loops | xargs)"; problems=1; }
-  ip netns list | grep -qE "^($NETNS|$SINK)( |$)" && { echo "network namespaces left"; problems=1; }
+  ip netns list | grep -qE "^($NETNS|$NETNS-soko-node-[a-z]|$SINK)( |$)" &&
+    { echo "network namespaces left"; problems=1; }
   grep -qE " ($MNT_DIR|/var/lib/soko|/var/lib/kubelet)" /proc/self/mounts && { echo "mounts left"; problems=1; }
-  for dir in /sys/fs/cgroup/*/kubepods; do [ -d "$dir" ] && { echo "cgroup left: $dir"; problems=1; }; done
+  [ -z "$(cluster_cgroups)" ] || { echo "cgroups left: $(cluster_cgroups | xargs)"; problems=1; }
   if [ -f "$STATE/host-network.before" ] &&
     ! diff -q "$STATE/host-network.before" <(host_network) >/dev/null; then
     echo "the host's interfaces or routes changed:"
@@ -811,8 +850,8 @@ down() {
   stop_processes
   release_namespaces
   restore_sysctls
-  rm -rf "$STATE/pids" "$STATE/root" "$STATE/etcd" "$STATE/cni" "$STATE/pool.img" "$STATE/api.sock" \
-    "${STATE:?}/$SECOND_NODE" "$STATE/disks"
+  rm -rf "$STATE/pids" "$STATE/nodes" "$STATE/etcd" "$STATE/api.sock" "$STATE/disks" \
+    "$STATE/nodes.list" "$STATE/node-init"
   if [ "${1:-}" = quiet ]; then
     leftovers >/dev/null || die "a previous cluster could not be removed: run 'hack/local-cluster.sh down'"
   else
@@ -826,12 +865,12 @@ up) up ;;
 down) down ;;
 images) build_node_images ;;
 env) cat "$STATE/env" ;;
-restart) restart "${2:?restart what? containerd or kubelet}" ;;
+nodes) cat "$STATE/nodes.list" ;;
+usage) usage ;;
+restart) restart "${2:?restart what? containerd or kubelet}" "${3:-}" ;;
 ctr) shift && ctr "$@" ;;
-second-node) second_node_up "${2:?namespace of the node plugin}" "${3:?its DaemonSet}" ;;
-second-node-down) second_node_down ;;
 statfs) statfs "${2:?which node}" "${3:?which path}" ;;
 mount-disk) mount_disk "${2:?which node}" "${3:?where}" "${4:?its size}" "${5:-xfs}" ;;
 umount-disk) umount_disk "${2:?which node}" "${3:?where}" ;;
-*) die "usage: hack/local-cluster.sh up|down|images|env|restart NAME|ctr ARGS...|second-node NS DAEMONSET|second-node-down|statfs NODE PATH|mount-disk NODE PATH SIZE [xfs|btrfs]|umount-disk NODE PATH" ;;
+*) die "usage: hack/local-cluster.sh up|down|images|env|nodes|usage|restart containerd|kubelet [NODE]|ctr [--node NODE] ARGS...|statfs NODE PATH|mount-disk NODE PATH SIZE [xfs|btrfs]|umount-disk NODE PATH" ;;
 esac

@@ -12,17 +12,24 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The cluster that {@code hack/local-cluster.sh up} started: a real kube-apiserver, scheduler,
- * controller-manager, containerd and kubelet on this machine, reached through the variables the
- * script prints. The end-to-end tier never starts or stops the cluster; it only restarts one of its
- * processes through the same script, as an admin would restart a node's service.
+ * The cluster that {@code hack/local-cluster.sh up} started: a real kube-apiserver, scheduler and
+ * controller-manager, and on each of its nodes a containerd and a kubelet, on this machine, reached
+ * through the variables the script prints. The end-to-end tier never starts or stops the cluster;
+ * it only restarts one of its processes through the same script, as an admin would restart a node's
+ * service.
  */
 final class LocalCluster {
   static final Path REPO = Path.of("..").toAbsolutePath().normalize();
 
   final Path kubeconfig;
   final Path stateDir;
+
+  /** The first node, where the control plane runs too. */
   final String node;
+
+  /** Every node, the first one first. */
+  final List<String> nodes;
+
   final String imageRegistry;
   final Path helm;
   final String projectVersion;
@@ -30,20 +37,21 @@ final class LocalCluster {
   private LocalCluster(
       Path kubeconfig,
       Path stateDir,
-      String node,
+      List<String> nodes,
       String imageRegistry,
       Path helm,
       String version) {
     this.kubeconfig = kubeconfig;
     this.stateDir = stateDir;
-    this.node = node;
+    this.node = nodes.get(0);
+    this.nodes = List.copyOf(nodes);
     this.imageRegistry = imageRegistry;
     this.helm = helm;
     this.projectVersion = version;
   }
 
   /** The running cluster, or a failure that says how to start one. */
-  static LocalCluster fromEnvironment() {
+  static LocalCluster fromEnvironment() throws IOException {
     String kubeconfig = System.getenv("KUBECONFIG");
     String state = System.getenv("SOKO_CLUSTER_DIR");
     if (kubeconfig == null || state == null) {
@@ -57,7 +65,7 @@ final class LocalCluster {
     return new LocalCluster(
         Path.of(kubeconfig),
         Path.of(state),
-        System.getenv().getOrDefault("SOKO_CLUSTER_NODE", "soko-node"),
+        Files.readAllLines(Path.of(state, "nodes.list")),
         System.getenv().getOrDefault("SOKO_CLUSTER_IMAGE_REGISTRY", "soko.local"),
         Path.of(cache, "bin", "helm"),
         System.getProperty("soko.version", "0.1.0-SNAPSHOT"));
@@ -77,28 +85,20 @@ final class LocalCluster {
     return run(command, 300);
   }
 
-  /** Restarts one of the node's processes (kubelet, containerd) through the cluster script. */
+  /** Restarts one of the first node's processes (kubelet, containerd) through the script. */
   void restart(String process) throws IOException, InterruptedException {
-    script(180, "restart", process);
+    restart(process, node);
   }
 
-  /** Kills a container of the node with SIGKILL, as the OOM killer or a crash would. */
-  void killContainer(String containerId) throws IOException, InterruptedException {
+  /** Restarts one of a node's processes (kubelet, containerd) through the cluster script. */
+  void restart(String process, String onNode) throws IOException, InterruptedException {
+    script(180, "restart", process, onNode);
+  }
+
+  /** Kills a container on a node with SIGKILL, as the OOM killer or a crash would. */
+  void killContainer(String onNode, String containerId) throws IOException, InterruptedException {
     String id = containerId.substring(containerId.indexOf("://") + 3);
-    script(60, "ctr", "task", "kill", "--signal", "SIGKILL", id);
-  }
-
-  /**
-   * Adds a second node without a kubelet: a tainted Node, its CSINode, and the node plugin's driver
-   * and provisioner as processes with the DaemonSet's args (see {@code hack/local-cluster.sh}).
-   */
-  void addSecondNode(String namespace, String daemonSet) throws IOException, InterruptedException {
-    script(180, "second-node", namespace, daemonSet);
-  }
-
-  /** Removes the second node again: its processes, Node, CSINode, mount namespace and pool. */
-  void removeSecondNode() throws IOException, InterruptedException {
-    script(120, "second-node-down");
+    script(60, "ctr", "--node", onNode, "task", "kill", "--signal", "SIGKILL", id);
   }
 
   /** statfs(2) of a path as a node of this cluster sees it (the node's mount namespace). */
@@ -140,13 +140,19 @@ final class LocalCluster {
     }
   }
 
-  /** Gives an image on the node a second name, as pushing it under another tag would. */
+  /** Gives an image on every node a second name, as pushing it under another tag would. */
   void tagImage(String source, String target) throws IOException, InterruptedException {
-    script(60, "ctr", "images", "tag", "--force", source, target);
+    for (String each : nodes) {
+      script(60, "ctr", "--node", each, "images", "tag", "--force", source, target);
+    }
   }
 
-  /** The name of the cluster's network namespace (the script's NETNS). */
-  final String netns = "soko-cluster";
+  /**
+   * The network namespace of each node (the script's node_netns): the first node's, then others'.
+   */
+  List<String> netnses() {
+    return nodes.stream().map(n -> n.equals(node) ? "soko-cluster" : "soko-cluster-" + n).toList();
+  }
 
   /** What {@code hack/local-cluster.sh} records of the host's network before it starts. */
   String hostNetwork() throws IOException, InterruptedException {

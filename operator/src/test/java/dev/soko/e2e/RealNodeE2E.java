@@ -100,7 +100,9 @@ class RealNodeE2E {
                         .anyMatch(c -> c.getState().getRunning() != null)
                     && client.apps().daemonSets().inNamespace(SYSTEM).list().getItems().size()
                         == 1);
-    cluster.killContainer(operator.getStatus().getContainerStatuses().get(0).getContainerID());
+    cluster.killContainer(
+        operator.getSpec().getNodeName(),
+        operator.getStatus().getContainerStatuses().get(0).getContainerID());
     Await.until(
         "the operator to be restarted",
         LONG,
@@ -118,51 +120,58 @@ class RealNodeE2E {
     assertThat(client.namespaces().withName(OPERATOR).get().getMetadata().getLabels())
         .as("the operator's own namespace stays at the cluster's default level")
         .doesNotContainKey("pod-security.kubernetes.io/enforce");
-    assertThat(ready.getStatus().getNodes().desired()).isEqualTo(1);
-    assertThat(ready.getStatus().getNodes().ready()).isEqualTo(1);
+    int nodes = cluster.nodes.size();
+    assertThat(ready.getStatus().getNodes().desired()).isEqualTo(nodes);
+    assertThat(ready.getStatus().getNodes().ready()).isEqualTo(nodes);
     assertThat(ready.getStatus().getNodes().registered())
         .as("nodes whose CSINode lists the driver")
-        .isEqualTo(1);
-    PoolStatus pool =
+        .isEqualTo(nodes);
+    List<PoolStatus> pools =
         Await.until(
-                "the pool's free capacity in status",
-                SHORT,
-                () -> installed.storageCluster().getStatus().getPools(),
-                pools -> !pools.isEmpty() && pools.get(0).available() != null)
-            .get(0);
-    assertThat(pool.node()).isEqualTo(cluster.node);
-    // The node's pool is an 8 GiB filesystem; the spec sets no capacity, so all of it is offered.
-    assertThat(Quantity.getAmountInBytes(new Quantity(pool.available())).longValue())
-        .as("the pool's free capacity, from the node's StorageNode or CSIStorageCapacity")
-        .isGreaterThan(7L << 30);
-    // The node's driver reports the pool in its StorageNode, which the status sums.
+            "every node's pool with its free capacity in status",
+            SHORT,
+            () -> installed.storageCluster().getStatus().getPools(),
+            list -> list.size() == nodes && list.stream().allMatch(p -> p.available() != null));
+    assertThat(pools)
+        .extracting(PoolStatus::node)
+        .containsExactlyInAnyOrderElementsOf(cluster.nodes);
+    // The first node's pool is an 8 GiB filesystem, the others' 16 GiB; the spec sets no
+    // capacity, so all of it is offered.
+    assertThat(pools)
+        .extracting(p -> Quantity.getAmountInBytes(new Quantity(p.available())).longValue())
+        .as("each pool's free capacity, from its node's StorageNode or CSIStorageCapacity")
+        .allMatch(bytes -> bytes > 7L << 30);
+    // Each node's driver reports the pool in its StorageNode, which the status sums.
     PoolSummaryStatus summary =
         Await.until(
-                "the pool in status.poolSummary, from the node's StorageNode",
+                "the pool in status.poolSummary, from the nodes' StorageNodes",
                 SHORT,
                 () -> installed.storageCluster().getStatus().getPoolSummary(),
-                s -> s != null && !s.isEmpty() && s.get(0).ready() == 1)
+                s -> s != null && !s.isEmpty() && s.get(0).ready() == nodes)
             .get(0);
     assertThat(summary.refused()).isZero();
     assertThat(summary.notReporting()).isZero();
-    assertThat(summary.sizeBytes()).as("the pool's 8 GiB filesystem").isGreaterThan(7L << 30);
+    assertThat(summary.sizeBytes())
+        .as("the pools' filesystems: 8 GiB, and 16 GiB on every other node")
+        .isGreaterThan((7L << 30) + (nodes - 1) * (15L << 30));
   }
 
   @Test
   @Order(2)
   void theClusterCanReachNothingOffTheMachine() throws Exception {
-    for (String family : List.of("-4", "-6")) {
-      String routes =
-          LocalCluster.run(List.of("ip", family, "-n", cluster.netns, "route", "show"), 10);
-      assertThat(routes.lines())
-          .as("routes of the cluster's network namespace (" + family + ")")
-          .noneMatch(r -> r.startsWith("default"))
-          .allMatch(
-              r ->
-                  r.startsWith("10.")
-                      || r.startsWith("fe80::")
-                      || r.startsWith("::1 ")
-                      || r.isBlank());
+    for (String netns : cluster.netnses()) {
+      for (String family : List.of("-4", "-6")) {
+        String routes = LocalCluster.run(List.of("ip", family, "-n", netns, "route", "show"), 10);
+        assertThat(routes.lines())
+            .as("routes of the node's network namespace " + netns + " (" + family + ")")
+            .noneMatch(r -> r.startsWith("default"))
+            .allMatch(
+                r ->
+                    r.startsWith("10.")
+                        || r.startsWith("fe80::")
+                        || r.startsWith("::1 ")
+                        || r.isBlank());
+      }
     }
     assertThat(cluster.hostNetwork())
         .as("the host's interfaces and routes, as before the cluster started")
@@ -171,12 +180,15 @@ class RealNodeE2E {
 
   @Test
   @Order(3)
-  void theKubeletRegistersTheDriverWithItsNodeIdAndTopologyKey() {
-    CSINodeDriver registered = registeredDriver();
-    assertThat(registered.getNodeID()).isEqualTo(cluster.node);
-    assertThat(registered.getTopologyKeys()).containsExactly("topology.soko.dev/node");
-    assertThat(client.nodes().withName(cluster.node).get().getMetadata().getLabels())
-        .containsEntry("topology.soko.dev/node", cluster.node);
+  void eachKubeletRegistersTheDriverWithItsNodeIdAndTopologyKey() {
+    for (String node : cluster.nodes) {
+      CSINodeDriver registered = registeredDriver(node);
+      assertThat(registered).as("the driver in the CSINode of " + node).isNotNull();
+      assertThat(registered.getNodeID()).isEqualTo(node);
+      assertThat(registered.getTopologyKeys()).containsExactly("topology.soko.dev/node");
+      assertThat(client.nodes().withName(node).get().getMetadata().getLabels())
+          .containsEntry("topology.soko.dev/node", node);
+    }
   }
 
   @Test
@@ -239,8 +251,8 @@ class RealNodeE2E {
     PersistentVolumeClaim claim = apps.claimNamed("data");
     assertThat(claim.getStatus().getPhase()).isEqualTo("Bound");
     assertThat(apps.nodesOf(claim))
-        .as("the volume is pinned to the node that holds it")
-        .containsExactly(cluster.node);
+        .as("the volume is pinned to the node that holds it: the one its pod runs on")
+        .containsExactly(writerNode());
   }
 
   @Test
@@ -345,8 +357,7 @@ class RealNodeE2E {
   @Test
   @Order(12)
   void aClaimThatDoesNotFitTheFirstNodesPoolIsPlacedOnTheSecondNode() throws Exception {
-    String nodeB = "soko-node-b";
-    cluster.addSecondNode(SYSTEM, installed.nodePluginDaemonSet().getMetadata().getName());
+    String nodeB = cluster.nodes.get(1);
     Await.until(
         "CSIStorageCapacity of " + nodeB,
         LONG,
@@ -360,15 +371,8 @@ class RealNodeE2E {
                                 c.getNodeTopology().getMatchLabels().get("topology.soko.dev/node"))
                             && Quantity.getAmountInBytes(c.getCapacity()).longValue() > 12L << 30));
     apps.create(apps.claim("big", XFS, "12Gi", false));
-    PodBuilder pod = apps.pod("placed", "big", false, false);
-    pod.editSpec().addNewToleration().withOperator("Exists").endToleration().endSpec();
-    apps.create(pod);
-    Pod placed =
-        Await.until(
-            "pod placed to be scheduled",
-            LONG,
-            () -> client.pods().inNamespace(APPS).withName("placed").get(),
-            p -> p.getSpec().getNodeName() != null);
+    apps.create(apps.pod("placed", "big", false, false));
+    Pod placed = apps.awaitRunning("placed", LONG);
     assertThat(placed.getSpec().getNodeName())
         .as(
             "the scheduler places the pod where its 12Gi claim fits: not the first node's 8 GiB pool")
@@ -380,9 +384,9 @@ class RealNodeE2E {
             () -> apps.claimNamed("big"),
             c -> "Bound".equals(c.getStatus().getPhase()));
     assertThat(apps.nodesOf(big)).containsExactly(nodeB);
-    assertThat(installed.storageCluster().getStatus().getNodes().registered())
-        .as("both nodes' CSINodes list the driver")
-        .isEqualTo(2);
+    assertThat(apps.sh("placed", "echo on-b > /data/f && sync && cat /data/f"))
+        .as("the pod on the second node writes to its volume and reads it back")
+        .isEqualTo("on-b");
     client.pods().inNamespace(APPS).withName("placed").withGracePeriod(0).delete();
     client.persistentVolumeClaims().inNamespace(APPS).withName("big").delete();
     Await.until(
@@ -395,18 +399,22 @@ class RealNodeE2E {
   @Test
   @Order(13)
   void killingTheDriverLeavesPublishedVolumesWorkingAndItRegistersAgain() throws Exception {
-    Pod plugin = nodePluginPod();
+    String node = writerNode();
+    Pod plugin = nodePluginPod(node);
     ContainerStatus before = containerStatus(plugin, "soko-driver");
-    cluster.killContainer(before.getContainerID());
+    cluster.killContainer(node, before.getContainerID());
     apps.sh("writer", "echo during > /data/during-restart && sync");
     assertThat(apps.sh("writer", "sha256sum /data/blob | cut -d' ' -f1")).isEqualTo(writtenSum);
     Await.until(
         "the driver container to restart",
         LONG,
-        () -> containerStatus(nodePluginPod(), "soko-driver"),
+        () -> containerStatus(nodePluginPod(node), "soko-driver"),
         s -> s.getRestartCount() > before.getRestartCount() && Boolean.TRUE.equals(s.getReady()));
     Await.until(
-        "the CSINode to list the driver again", LONG, this::registeredDriver, Objects::nonNull);
+        "the CSINode to list the driver again",
+        LONG,
+        () -> registeredDriver(node),
+        Objects::nonNull);
     apps.create(apps.claim("after-restart", XFS, "320Mi", false));
     apps.create(apps.pod("after-restart", "after-restart", false, false));
     apps.awaitRunning("after-restart", LONG);
@@ -416,9 +424,10 @@ class RealNodeE2E {
   @Test
   @Order(14)
   void restartingTheKubeletAndTheRuntimeKeepsRunningPodsAndTheirVolumes() throws Exception {
-    cluster.restart("containerd");
-    cluster.restart("kubelet");
-    Await.until("node Ready", LONG, () -> nodeReady(), ready -> ready);
+    String node = writerNode();
+    cluster.restart("containerd", node);
+    cluster.restart("kubelet", node);
+    Await.until("node Ready", LONG, () -> nodeReady(node), ready -> ready);
     // The kubelet answers exec again a moment after it reports Ready.
     String during =
         Await.until(
@@ -439,7 +448,8 @@ class RealNodeE2E {
   void anImageOverrideOnTheStorageClusterRollsTheNodePlugin() throws Exception {
     String image = cluster.imageRegistry + "/soko-driver:e2e-override";
     cluster.tagImage(cluster.imageRegistry + "/soko-driver:" + cluster.projectVersion, image);
-    String before = nodePluginPod().getMetadata().getName();
+    String node = writerNode();
+    String before = nodePluginPod(node).getMetadata().getName();
     client
         .resources(StorageCluster.class)
         .withName(RELEASE)
@@ -450,7 +460,7 @@ class RealNodeE2E {
         Await.until(
             "a node plugin pod running " + image,
             LONG,
-            this::nodePluginPod,
+            () -> nodePluginPod(node),
             p ->
                 !p.getMetadata().getName().equals(before)
                     && image.equals(p.getSpec().getContainers().get(0).getImage())
@@ -558,8 +568,8 @@ class RealNodeE2E {
 
   // --- helpers --------------------------------------------------------------------------------
 
-  private CSINodeDriver registeredDriver() {
-    CSINode node = client.storage().v1().csiNodes().withName(cluster.node).get();
+  private CSINodeDriver registeredDriver(String nodeName) {
+    CSINode node = client.storage().v1().csiNodes().withName(nodeName).get();
     return node == null
         ? null
         : node.getSpec().getDrivers().stream()
@@ -573,7 +583,12 @@ class RealNodeE2E {
     return Long.parseLong(apps.sh(pod, "df -k /data | awk 'NR == 2 {print $2}'")) * 1024;
   }
 
-  private Pod nodePluginPod() {
+  /** The node the first workload (pod writer) runs on: the node the restarts are tried on. */
+  private String writerNode() {
+    return client.pods().inNamespace(APPS).withName("writer").get().getSpec().getNodeName();
+  }
+
+  private Pod nodePluginPod(String node) {
     DaemonSet ds = installed.nodePluginDaemonSet();
     return client
         .pods()
@@ -583,8 +598,9 @@ class RealNodeE2E {
         .getItems()
         .stream()
         .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+        .filter(p -> node.equals(p.getSpec().getNodeName()))
         .findFirst()
-        .orElseThrow(() -> new AssertionError("no node plugin pod"));
+        .orElseThrow(() -> new AssertionError("no node plugin pod on " + node));
   }
 
   /** Each container's name (qualified by its workload) and args. */
@@ -618,8 +634,8 @@ class RealNodeE2E {
         .orElseThrow(() -> new AssertionError("no status of container " + container));
   }
 
-  private boolean nodeReady() {
-    return client.nodes().withName(cluster.node).get().getStatus().getConditions().stream()
+  private boolean nodeReady(String node) {
+    return client.nodes().withName(node).get().getStatus().getConditions().stream()
         .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
   }
 }

@@ -5,7 +5,6 @@ import static dev.soko.e2e.DefaultInstall.POOL;
 import static dev.soko.e2e.DefaultInstall.POOL_FILESYSTEM;
 import static dev.soko.e2e.DefaultInstall.POOL_PATH;
 import static dev.soko.e2e.DefaultInstall.RELEASE;
-import static dev.soko.e2e.DefaultInstall.SYSTEM;
 import static dev.soko.e2e.Installed.condition;
 import static dev.soko.e2e.Installed.conditionOf;
 import static dev.soko.e2e.Installed.reason;
@@ -18,7 +17,6 @@ import dev.soko.api.v1alpha1.StorageNodePool;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -40,18 +38,17 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Pools on a real node and a second, kubelet-less one: each node's StorageNode report against
- * statfs of the pool on that node, a pool that requires a mount point refused on a plain directory
- * and taken up once a disk is mounted there, and a pool with a node selector that exists only on
- * the labelled node until the other is labelled too. The default install, with spec changes applied
- * by the tests; each test puts the spec back.
+ * Pools on two real nodes: each node's StorageNode report against statfs of the pool on that node,
+ * a pool that requires a mount point refused on a plain directory and taken up once a disk is
+ * mounted there, and a pool with a node selector that exists only on the labelled node until the
+ * other is labelled too. The default install, with spec changes applied by the tests; each test
+ * puts the spec back.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @ExtendWith(FailureReport.class)
 class RealNodePoolsE2E {
   private static final String APPS = "e2e-pools";
-  private static final String NODE_B = "soko-node-b";
   private static final Duration SHORT = Duration.ofSeconds(60);
   private static final Duration LONG = Duration.ofSeconds(180);
 
@@ -63,10 +60,15 @@ class RealNodePoolsE2E {
   private Workloads apps;
   private Installed installed;
   private Path kubectl;
+  private String nodeB;
 
   @BeforeAll
   void installWithTwoNodes() throws Exception {
     cluster = LocalCluster.fromEnvironment();
+    assertThat(cluster.nodes)
+        .as("the tier's cluster: two real nodes or more")
+        .hasSizeGreaterThan(1);
+    nodeB = cluster.nodes.get(1);
     client = cluster.client();
     apps = new Workloads(client, APPS, cluster.imageRegistry);
     installed = new Installed(client);
@@ -77,7 +79,6 @@ class RealNodePoolsE2E {
         LONG,
         installed::storageCluster,
         sc -> "True".equals(condition(sc, "Ready")));
-    cluster.addSecondNode(SYSTEM, installed.nodePluginDaemonSet().getMetadata().getName());
     client
         .resource(new NamespaceBuilder().withNewMetadata().withName(APPS).endMetadata().build())
         .serverSideApply();
@@ -108,8 +109,8 @@ class RealNodePoolsE2E {
             60);
     assertThat(listed.strip().split(" "))
         .as("`kubectl get stn`: one report per node, named <storagecluster>.<node>")
-        .containsExactlyInAnyOrder(reportName(cluster.node), reportName(NODE_B));
-    for (String node : List.of(cluster.node, NODE_B)) {
+        .containsExactlyInAnyOrder(reportName(cluster.node), reportName(nodeB));
+    for (String node : List.of(cluster.node, nodeB)) {
       StorageNode report =
           Await.until(
               "the report of " + node + " with its pool Ready",
@@ -129,7 +130,7 @@ class RealNodePoolsE2E {
           .as("the bytes used on %s on %s, as statfs gives them there", POOL_PATH, node)
           .isBetween(statfs.usedBytes() - USED_TOLERANCE, statfs.usedBytes() + USED_TOLERANCE);
     }
-    assertThat(cluster.statfs(NODE_B, POOL_PATH).sizeBytes())
+    assertThat(cluster.statfs(nodeB, POOL_PATH).sizeBytes())
         .as("the two nodes' pools are two filesystems of their own")
         .isNotEqualTo(cluster.statfs(cluster.node, POOL_PATH).sizeBytes());
     PoolSummaryStatus summary =
@@ -143,7 +144,7 @@ class RealNodePoolsE2E {
     assertThat(summary.notReporting()).isZero();
     assertThat(summary.sizeBytes())
         .isEqualTo(
-            pool(report(cluster.node), POOL).sizeBytes() + pool(report(NODE_B), POOL).sizeBytes());
+            pool(report(cluster.node), POOL).sizeBytes() + pool(report(nodeB), POOL).sizeBytes());
   }
 
   @Test
@@ -154,7 +155,7 @@ class RealNodePoolsE2E {
     applyPools(
         List.of(Map.of("name", "disk", "path", disk, "requireMountPoint", true)),
         List.of(Map.of("name", "soko-disk", "pool", "disk", "fsType", "xfs")));
-    for (String node : List.of(cluster.node, NODE_B)) {
+    for (String node : List.of(cluster.node, nodeB)) {
       StorageNodePool refused =
           Await.until(
               "pool disk Refused on " + node,
@@ -162,7 +163,7 @@ class RealNodePoolsE2E {
               () -> pool(report(node), "disk"),
               p -> p != null && StorageNodePool.REFUSED.equals(p.state()));
       // In the node plugin's container the hostPath is a bind mount of a subdirectory ("not the
-      // root of a mounted filesystem"); the second node's driver sees the plain directory.
+      // root of a mounted filesystem").
       assertThat(refused.message()).contains(disk).contains("requireMountPoint is set");
     }
     Event event =
@@ -186,7 +187,7 @@ class RealNodePoolsE2E {
     assertThat(conditionOf(degraded, "Degraded").getStatus()).isEqualTo("True");
     assertThat(conditionOf(degraded, "Degraded").getMessage())
         .contains(cluster.node + "/disk")
-        .contains(NODE_B + "/disk");
+        .contains(nodeB + "/disk");
     assertThat(condition(degraded, "Ready"))
         .as("a refused pool leaves Ready alone (docs/status.md): every node serves volumes")
         .isEqualTo("True");
@@ -226,7 +227,7 @@ class RealNodePoolsE2E {
     LocalCluster.Statfs statfs = cluster.statfs(cluster.node, disk);
     assertThat(used.sizeBytes()).as("the mounted disk's size").isEqualTo(statfs.sizeBytes());
 
-    cluster.mountDisk(NODE_B, disk, "2G");
+    cluster.mountDisk(nodeB, disk, "2G");
     StorageCluster healed =
         Await.until(
             "Degraded=False once the disk is mounted on every node",
@@ -239,14 +240,14 @@ class RealNodePoolsE2E {
     deleteApps("disk-user", "on-disk");
     applyPools(List.of(), List.of());
     cluster.umountDisk(cluster.node, disk);
-    cluster.umountDisk(NODE_B, disk);
+    cluster.umountDisk(nodeB, disk);
   }
 
   @Test
   @Order(3)
   void aPoolWithANodeSelectorLivesOnlyOnTheNodesWithItsLabel() throws Exception {
     String label = "e2e.soko.dev/disk";
-    label(NODE_B, label, "fast");
+    label(nodeB, label, "fast");
     applyPools(
         List.of(
             Map.of(
@@ -265,9 +266,9 @@ class RealNodePoolsE2E {
             p -> p != null && StorageNodePool.NOT_SELECTED.equals(p.state()));
     assertThat(elsewhere.message()).contains("no label " + label);
     Await.until(
-        "pool fast Ready on " + NODE_B,
+        "pool fast Ready on " + nodeB,
         LONG,
-        () -> pool(report(NODE_B), "fast"),
+        () -> pool(report(nodeB), "fast"),
         p -> p != null && StorageNodePool.READY.equals(p.state()));
     PoolSummaryStatus summary =
         Await.until(
@@ -281,9 +282,7 @@ class RealNodePoolsE2E {
         .isEqualTo("False");
 
     apps.create(apps.claim("fast-b", "soko-fast", "320Mi", false));
-    PodBuilder placed = apps.pod("fast-b", "fast-b", false, false);
-    placed.editSpec().addNewToleration().withOperator("Exists").endToleration().endSpec();
-    apps.create(placed);
+    apps.create(apps.pod("fast-b", "fast-b", false, false));
     PersistentVolumeClaim onB =
         Await.until(
             "PVC fast-b Bound",
@@ -292,7 +291,11 @@ class RealNodePoolsE2E {
             c -> "Bound".equals(c.getStatus().getPhase()));
     assertThat(apps.nodesOf(onB))
         .as("the claim's volume is on the only node with the pool")
-        .containsExactly(NODE_B);
+        .containsExactly(nodeB);
+    apps.awaitRunning("fast-b", LONG);
+    assertThat(apps.sh("fast-b", "echo fast > /data/f && sync && cat /data/f"))
+        .as("the pod on the pool's only node writes to its volume and reads it back")
+        .isEqualTo("fast");
 
     label(cluster.node, label, "fast");
     long labelled = System.nanoTime();
@@ -322,7 +325,7 @@ class RealNodePoolsE2E {
     deleteApps("fast-b", "fast-b");
     applyPools(List.of(), List.of());
     label(cluster.node, label, null);
-    label(NODE_B, label, null);
+    label(nodeB, label, null);
   }
 
   /**
@@ -401,9 +404,7 @@ class RealNodePoolsE2E {
 
   @Test
   @Order(5)
-  void uninstallRemovesTheReportsAndTheSecondNodeGoes() throws Exception {
-    // First, so that its driver cannot write its report again after the operator deleted it.
-    cluster.removeSecondNode();
+  void uninstallRemovesTheReports() throws Exception {
     client.resources(StorageCluster.class).withName(RELEASE).delete();
     Await.until(
         "StorageCluster gone",
@@ -434,7 +435,7 @@ class RealNodePoolsE2E {
   /**
    * Sets spec.pools and spec.storageClasses to the default install's plus the given ones (a merge
    * patch replaces lists whole), then waits until every node runs a driver with them: the node
-   * plugin rolled out on the first node, the second node's processes restarted with the new args.
+   * plugin rolled out on every node.
    */
   private void applyPools(List<Map<String, Object>> pools, List<Map<String, Object>> classes)
       throws Exception {
@@ -458,10 +459,9 @@ class RealNodePoolsE2E {
             ds.getMetadata().getGeneration() > generation
                 && Objects.equals(
                     ds.getStatus().getObservedGeneration(), ds.getMetadata().getGeneration())
-                && Objects.equals(ds.getStatus().getUpdatedNumberScheduled(), 1)
-                && Objects.equals(ds.getStatus().getNumberReady(), 1)
+                && Objects.equals(ds.getStatus().getUpdatedNumberScheduled(), cluster.nodes.size())
+                && Objects.equals(ds.getStatus().getNumberReady(), cluster.nodes.size())
                 && Objects.requireNonNullElse(ds.getStatus().getNumberUnavailable(), 0) == 0);
-    cluster.addSecondNode(SYSTEM, installed.nodePluginDaemonSet().getMetadata().getName());
   }
 
   /** Sets a label on a Node, or removes it (value null). */

@@ -140,8 +140,8 @@ final class Workloads {
         .getValues();
   }
 
-  void awaitRunning(String pod, Duration timeout) {
-    Await.until(
+  Pod awaitRunning(String pod, Duration timeout) {
+    return Await.until(
         "pod " + pod + " Running",
         timeout,
         () -> client.pods().inNamespace(namespace).withName(pod).get(),
