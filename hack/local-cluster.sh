@@ -16,6 +16,7 @@
 #   hack/local-cluster.sh mount-disk NODE PATH SIZE [FS] mount a fresh disk at PATH on NODE: FS xfs
 #                                                        (default) or btrfs (with quotas enabled)
 #   hack/local-cluster.sh umount-disk NODE PATH          and unmount it again
+#   hack/local-cluster.sh mounts NODE                    NODE's mount table, as NODE sees it
 #
 # Each node is what a node of a kind cluster is, without a container engine:
 # - its own network namespace (the first node's is $NETNS; the control plane lives there too) with
@@ -642,6 +643,11 @@ mount_disk() {
   fi
 }
 
+# mounts NODE: NODE's mount table as its processes see it, "TARGET SOURCE" a line.
+mounts() {
+  on_node "$(node_index "$1")" findmnt -rn -o TARGET,SOURCE
+}
+
 # umount_disk NODE PATH: unmounts what mount_disk mounted; its loop device goes with it.
 umount_disk() {
   on_node "$(node_index "$1")" umount "$2"
@@ -871,6 +877,7 @@ restart) restart "${2:?restart what? containerd or kubelet}" "${3:-}" ;;
 ctr) shift && ctr "$@" ;;
 statfs) statfs "${2:?which node}" "${3:?which path}" ;;
 mount-disk) mount_disk "${2:?which node}" "${3:?where}" "${4:?its size}" "${5:-xfs}" ;;
+mounts) mounts "${2:?which node}" ;;
 umount-disk) umount_disk "${2:?which node}" "${3:?where}" ;;
-*) die "usage: hack/local-cluster.sh up|down|images|env|nodes|usage|restart containerd|kubelet [NODE]|ctr [--node NODE] ARGS...|statfs NODE PATH|mount-disk NODE PATH SIZE [xfs|btrfs]|umount-disk NODE PATH" ;;
+*) die "usage: hack/local-cluster.sh up|down|images|env|nodes|usage|restart containerd|kubelet [NODE]|ctr [--node NODE] ARGS...|statfs NODE PATH|mount-disk NODE PATH SIZE [xfs|btrfs]|umount-disk NODE PATH|mounts NODE" ;;
 esac

@@ -109,6 +109,11 @@ final class LocalCluster {
         Long.parseLong(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]));
   }
 
+  /** A node's mount table, as the node sees it: "TARGET SOURCE" a line. */
+  String mounts(String node) throws IOException, InterruptedException {
+    return runScript(30, "mounts", node);
+  }
+
   /** A fresh XFS filesystem of {@code size} (e.g. 2G) mounted at a path on a node, as a disk. */
   void mountDisk(String node, String path, String size) throws IOException, InterruptedException {
     mountDisk(node, path, size, "xfs");

@@ -1,0 +1,293 @@
+package dev.soko.e2e;
+
+import static dev.soko.e2e.DefaultInstall.OPERATOR;
+import static dev.soko.e2e.DefaultInstall.RELEASE;
+import static dev.soko.e2e.DefaultInstall.SYSTEM;
+import static dev.soko.e2e.DefaultInstall.XFS;
+import static dev.soko.e2e.Installed.condition;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.soko.api.v1alpha1.StorageCluster;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodAffinityTermBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * What happens across real nodes: a StatefulSet whose replicas spread over the nodes, each with a
+ * volume on its pod's node; the node plugin restarted on one node while a pod on another keeps
+ * writing; a drain that takes every workload off a node and leaves no mount or loop device of its
+ * volumes there while the node plugin stays, and an uncordon after which the replica comes back to
+ * its data. The default install.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ExtendWith(FailureReport.class)
+class MultiNodeE2E {
+  private static final String APPS = "e2e-nodes";
+  private static final String SET = "db";
+  private static final Duration LONG = Duration.ofSeconds(180);
+
+  private LocalCluster cluster;
+  private KubernetesClient client;
+  private Workloads apps;
+  private Installed installed;
+  private Path kubectl;
+
+  @BeforeAll
+  void install() throws Exception {
+    cluster = LocalCluster.fromEnvironment();
+    assertThat(cluster.nodes)
+        .as("the tier's cluster: two real nodes or more")
+        .hasSizeGreaterThan(1);
+    client = cluster.client();
+    apps = new Workloads(client, APPS, cluster.imageRegistry);
+    installed = new Installed(client);
+    kubectl = cluster.helm.resolveSibling("kubectl");
+    DefaultInstall.helmInstall(cluster);
+    Await.until(
+        "StorageCluster " + RELEASE + " Ready=True",
+        LONG,
+        installed::storageCluster,
+        sc -> "True".equals(condition(sc, "Ready")));
+    client
+        .resource(new NamespaceBuilder().withNewMetadata().withName(APPS).endMetadata().build())
+        .serverSideApply();
+  }
+
+  @AfterAll
+  void close() {
+    if (client != null) {
+      client.close();
+    }
+  }
+
+  @Test
+  @Order(1)
+  void aStatefulSetSpreadsOneReplicaPerNodeEachWithAVolumeOnItsNode() {
+    int replicas = cluster.nodes.size();
+    client.resource(statefulSet(replicas)).create();
+    Await.until(
+        "StatefulSet " + SET + " with " + replicas + " ready replicas",
+        LONG,
+        () -> client.apps().statefulSets().inNamespace(APPS).withName(SET).get(),
+        s -> s.getStatus() != null && Objects.equals(s.getStatus().getReadyReplicas(), replicas));
+    Set<String> nodes = new HashSet<>();
+    for (int i = 0; i < replicas; i++) {
+      String pod = SET + "-" + i;
+      String node = nodeOf(pod);
+      nodes.add(node);
+      PersistentVolumeClaim claim = apps.claimNamed("data-" + pod);
+      assertThat(apps.nodesOf(claim))
+          .as("the volume of %s is pinned to the node its pod runs on", pod)
+          .containsExactly(node);
+      assertThat(apps.sh(pod, "echo " + pod + " > /data/id && sync && cat /data/id"))
+          .isEqualTo(pod);
+    }
+    assertThat(nodes).as("one replica per node (anti-affinity)").hasSize(replicas);
+  }
+
+  @Test
+  @Order(2)
+  void restartingTheNodePluginOnOneNodeLeavesTheOtherNodesPodsAlone() throws Exception {
+    String restarted = nodeOf(SET + "-0");
+    String other = SET + "-1";
+    String otherNode = nodeOf(other);
+    ContainerStatus before = driverStatus(restarted);
+    int otherPluginRestarts = driverStatus(otherNode).getRestartCount();
+    cluster.killContainer(restarted, before.getContainerID());
+    List<String> written = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      written.add(apps.sh(other, "echo " + i + " >> /data/log && sync && tail -n 1 /data/log"));
+      Thread.sleep(500);
+    }
+    assertThat(written).as("the other node's pod writes on through the restart").hasSize(10);
+    Await.until(
+        "the driver on " + restarted + " restarted and ready",
+        LONG,
+        () -> driverStatus(restarted),
+        s -> s.getRestartCount() > before.getRestartCount() && Boolean.TRUE.equals(s.getReady()));
+    assertThat(driverStatus(otherNode).getRestartCount())
+        .as("the node plugin on " + otherNode)
+        .isEqualTo(otherPluginRestarts);
+    assertThat(pod(other).getStatus().getContainerStatuses().get(0).getRestartCount()).isZero();
+    assertThat(apps.sh(SET + "-0", "cat /data/id")).isEqualTo(SET + "-0");
+  }
+
+  @Test
+  @Order(3)
+  void aDrainLeavesNoMountOrLoopDeviceOfItsVolumesAndTheReplicaComesBackToItsData()
+      throws Exception {
+    String replica = SET + "-1";
+    String node = nodeOf(replica);
+    PersistentVolumeClaim claim = apps.claimNamed("data-" + replica);
+    String pv = claim.getSpec().getVolumeName();
+    String handle =
+        client.persistentVolumes().withName(pv).get().getSpec().getCsi().getVolumeHandle();
+    String plugin = driverPod(node).getMetadata().getName();
+
+    kubectl("drain", node, "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=120s");
+
+    Pod pending =
+        Await.until(
+            replica + " recreated and waiting for its node",
+            LONG,
+            () -> pod(replica),
+            p -> p != null && p.getSpec().getNodeName() == null);
+    assertThat(pending.getStatus().getPhase())
+        .as("its volume is pinned to the cordoned node: it waits rather than move")
+        .isEqualTo("Pending");
+    String mounts = cluster.mounts(node);
+    assertThat(mounts.lines())
+        .as("mounts on %s of the drained volume %s", node, pv)
+        .noneMatch(line -> line.contains(pv) || line.contains(handle));
+    assertThat(LocalCluster.run(List.of("losetup", "-l", "-n", "-O", "NAME,BACK-FILE"), 10).lines())
+        .as("loop devices of volume %s", handle)
+        .noneMatch(line -> line.contains(handle));
+    assertThat(driverPod(node).getMetadata().getName())
+        .as("the node plugin stays on the drained node (a DaemonSet pod)")
+        .isEqualTo(plugin);
+
+    kubectl("uncordon", node);
+    Await.until(
+        replica + " running again",
+        LONG,
+        () -> pod(replica),
+        p -> p != null && "Running".equals(p.getStatus().getPhase()));
+    assertThat(nodeOf(replica)).isEqualTo(node);
+    assertThat(apps.sh(replica, "cat /data/id")).isEqualTo(replica);
+  }
+
+  @Test
+  @Order(4)
+  void uninstallRemovesEverything() throws Exception {
+    client.apps().statefulSets().inNamespace(APPS).withName(SET).delete();
+    Await.until(
+        "the StatefulSet's pods gone",
+        LONG,
+        () -> client.pods().inNamespace(APPS).list().getItems(),
+        List::isEmpty);
+    client.persistentVolumeClaims().inNamespace(APPS).delete();
+    Await.until(
+        "every PV of the driver gone",
+        LONG,
+        () -> client.persistentVolumes().list().getItems(),
+        List::isEmpty);
+    client.resources(StorageCluster.class).withName(RELEASE).delete();
+    Await.until(
+        "StorageCluster gone",
+        LONG,
+        () -> client.resources(StorageCluster.class).withName(RELEASE).get(),
+        Objects::isNull);
+    cluster.helm("uninstall", RELEASE, "--namespace", OPERATOR, "--wait", "--timeout", "2m");
+    client.namespaces().withName(APPS).delete();
+    Await.until(
+        "namespace " + APPS + " gone",
+        LONG,
+        () -> client.namespaces().withName(APPS).get(),
+        Objects::isNull);
+  }
+
+  // --- helpers --------------------------------------------------------------------------------
+
+  /** Replicas that must not share a node, each with a 320Mi XFS claim at /data. */
+  private StatefulSet statefulSet(int replicas) {
+    Pod template = apps.pod("template", "data", false, false).build();
+    template.getSpec().setVolumes(List.of());
+    Map<String, String> labels = Map.of("app", SET);
+    return new StatefulSetBuilder()
+        .withNewMetadata()
+        .withName(SET)
+        .withNamespace(APPS)
+        .endMetadata()
+        .withNewSpec()
+        .withReplicas(replicas)
+        .withServiceName(SET)
+        .withPodManagementPolicy("Parallel")
+        .withNewSelector()
+        .withMatchLabels(labels)
+        .endSelector()
+        .withNewTemplate()
+        .withNewMetadata()
+        .withLabels(labels)
+        .endMetadata()
+        .withSpec(template.getSpec())
+        .editSpec()
+        .withNewAffinity()
+        .withNewPodAntiAffinity()
+        .withRequiredDuringSchedulingIgnoredDuringExecution(
+            new PodAffinityTermBuilder()
+                .withLabelSelector(new LabelSelectorBuilder().withMatchLabels(labels).build())
+                .withTopologyKey("kubernetes.io/hostname")
+                .build())
+        .endPodAntiAffinity()
+        .endAffinity()
+        .endSpec()
+        .endTemplate()
+        .addNewVolumeClaimTemplate()
+        .withNewMetadata()
+        .withName("data")
+        .endMetadata()
+        .withSpec(apps.claim("data", XFS, "320Mi", false).getSpec())
+        .endVolumeClaimTemplate()
+        .endSpec()
+        .build();
+  }
+
+  private Pod pod(String name) {
+    return client.pods().inNamespace(APPS).withName(name).get();
+  }
+
+  private String nodeOf(String pod) {
+    return pod(pod).getSpec().getNodeName();
+  }
+
+  private Pod driverPod(String node) {
+    return client
+        .pods()
+        .inNamespace(SYSTEM)
+        .withLabels(installed.nodePluginDaemonSet().getSpec().getSelector().getMatchLabels())
+        .list()
+        .getItems()
+        .stream()
+        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+        .filter(p -> node.equals(p.getSpec().getNodeName()))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no node plugin pod on " + node));
+  }
+
+  private ContainerStatus driverStatus(String node) {
+    return driverPod(node).getStatus().getContainerStatuses().stream()
+        .filter(s -> "soko-driver".equals(s.getName()))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no soko-driver container on " + node));
+  }
+
+  private String kubectl(String... args) throws Exception {
+    List<String> command =
+        new ArrayList<>(List.of(kubectl.toString(), "--kubeconfig", cluster.kubeconfig.toString()));
+    command.addAll(List.of(args));
+    return LocalCluster.run(command, 180);
+  }
+}
