@@ -17,6 +17,10 @@
 #                                                        (default) or btrfs (with quotas enabled)
 #   hack/local-cluster.sh umount-disk NODE PATH          and unmount it again
 #   hack/local-cluster.sh mounts NODE                    NODE's mount table, as NODE sees it
+#   hack/local-cluster.sh stop-node NODE                 NODE's machine dies (not the first node):
+#                                                        processes, mounts and volume loop devices
+#                                                        go; its disks stay
+#   hack/local-cluster.sh start-node NODE                and boots again with them
 #
 # Each node is what a node of a kind cluster is, without a container engine:
 # - its own network namespace (the first node's is $NETNS; the control plane lives there too) with
@@ -307,8 +311,11 @@ make_mountns() {
   mkdir -p "$node_dir"
   touch "$mnt"
   unshare --mount="$mnt" --propagation slave true
-  truncate -s "$size" "$node_dir/pool.img"
-  mkfs.xfs -q -m reflink=1 "$node_dir/pool.img"
+  # A node started again (start-node) keeps its disk, as a machine that reboots does.
+  if [ ! -f "$node_dir/pool.img" ]; then
+    truncate -s "$size" "$node_dir/pool.img"
+    mkfs.xfs -q -m reflink=1 "$node_dir/pool.img"
+  fi
   # shellcheck disable=SC2016 # a script for the node's mount namespace, with its own arguments
   nsenter --mount="$mnt" -- bash -euc '
     node_dir=$1; shift
@@ -674,6 +681,51 @@ usage() {
   done <"$STATE/nodes.list"
 }
 
+# stop_node NODE: the node's machine dies: every process of the node is killed at once (its PID 1
+# first: the kernel kills the rest of its PID namespace), and what a power cut takes goes with them:
+# every mount of the node and the loop devices of its volumes. Its disks (the pool image, the
+# kubelet's and the runtime's folders) and its network stay. The Node object is left as it is, as a
+# dead kubelet leaves it.
+stop_node() {
+  local n mnt pool_dev dev name=$1
+  n=$(node_index "$name")
+  ((n > 1)) || die "stop-node: the first node runs the control plane; stop another one"
+  mnt=$(node_mnt "$n")
+  [ -e "$mnt" ] || die "stop-node: $name is not running"
+  kill -KILL "$(node_init_pid "$n")" 2>/dev/null || true
+  local -a pids
+  # shellcheck disable=SC2046 # one pid an argument
+  mapfile -t pids < <(with_descendants $(pids_in_mountns "$mnt"))
+  ((${#pids[@]} == 0)) || kill -KILL "${pids[@]}" 2>/dev/null || true
+  wait_until 20 all_gone "${pids[@]}" || die "stop-node: processes of $name do not die: ${pids[*]}"
+  pool_dev=$(losetup -j "$(node_dir "$n")/pool.img" -n -O MAJ:MIN | xargs)
+  umount "$mnt" 2>/dev/null || umount -l "$mnt"
+  rm -f "$mnt" "$STATE/pids/$name"-*.pid
+  # The volumes' loop devices hold files on the pool's filesystem; without them, the pool's own
+  # loop device goes as its last mount did.
+  if [ -n "$pool_dev" ]; then
+    while read -r dev; do losetup -d "$dev" 2>/dev/null || true; done < <(
+      losetup -l -n -O NAME,BACK-MAJ:MIN | awk -v d="$pool_dev" '$2 == d {print $1}')
+  fi
+  wait_until 20 sh -c "! losetup -j '$(node_dir "$n")/pool.img' | grep -q ." ||
+    die "stop-node: the pool disk of $name is still attached"
+  log "node $name stopped: its processes, mounts and volume loop devices are gone; its disks stay"
+}
+
+# start_node_again NODE: boots a stopped node: its mount namespace with its disks, its PID 1, its
+# runtime, kubelet and kube-proxy; the kubelet registers the Node again if it was deleted.
+start_node_again() {
+  local n name=$1
+  n=$(node_index "$name")
+  [ ! -e "$(node_mnt "$n")" ] || die "start-node: $name is running"
+  make_mountns "$n"
+  make_init "$n"
+  make_cgroup_root "$n"
+  start_node "$n"
+  wait_until 120 node_ready "$name" || die "node $name not Ready in 120 s (see $STATE/logs/$name-kubelet.log)"
+  log "node $name started again"
+}
+
 # The node's init program: the pause program, built for the host.
 build_init() {
   gcc -static -Os -s -o "$STATE/node-init" "$ROOT/images/pause/pause.c" || die "cannot build the node's init"
@@ -878,6 +930,8 @@ ctr) shift && ctr "$@" ;;
 statfs) statfs "${2:?which node}" "${3:?which path}" ;;
 mount-disk) mount_disk "${2:?which node}" "${3:?where}" "${4:?its size}" "${5:-xfs}" ;;
 mounts) mounts "${2:?which node}" ;;
+stop-node) stop_node "${2:?which node}" ;;
+start-node) start_node_again "${2:?which node}" ;;
 umount-disk) umount_disk "${2:?which node}" "${3:?where}" ;;
-*) die "usage: hack/local-cluster.sh up|down|images|env|nodes|usage|restart containerd|kubelet [NODE]|ctr [--node NODE] ARGS...|statfs NODE PATH|mount-disk NODE PATH SIZE [xfs|btrfs]|umount-disk NODE PATH|mounts NODE" ;;
+*) die "usage: hack/local-cluster.sh up|down|images|env|nodes|usage|restart containerd|kubelet [NODE]|ctr [--node NODE] ARGS...|statfs NODE PATH|mount-disk NODE PATH SIZE [xfs|btrfs]|umount-disk NODE PATH|mounts NODE|stop-node NODE|start-node NODE" ;;
 esac

@@ -109,6 +109,19 @@ final class LocalCluster {
         Long.parseLong(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]));
   }
 
+  /**
+   * The node's machine dies: all its processes at once, its mounts and its volumes' loop devices;
+   * its disks stay. Not the first node (the control plane's).
+   */
+  void stopNode(String node) throws IOException, InterruptedException {
+    script(60, "stop-node", node);
+  }
+
+  /** A stopped node boots again with its disks; its kubelet registers it again. */
+  void startNode(String node) throws IOException, InterruptedException {
+    script(300, "start-node", node);
+  }
+
   /** A node's mount table, as the node sees it: "TARGET SOURCE" a line. */
   String mounts(String node) throws IOException, InterruptedException {
     return runScript(30, "mounts", node);

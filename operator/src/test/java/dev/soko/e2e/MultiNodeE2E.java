@@ -7,7 +7,10 @@ import static dev.soko.e2e.DefaultInstall.XFS;
 import static dev.soko.e2e.Installed.condition;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.soko.api.v1alpha1.OrphanedVolume;
+import dev.soko.api.v1alpha1.OrphanedVolumes;
 import dev.soko.api.v1alpha1.StorageCluster;
+import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -17,6 +20,8 @@ import io.fabric8.kubernetes.api.model.PodAffinityTermBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,7 +44,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * volume on its pod's node; the node plugin restarted on one node while a pod on another keeps
  * writing; a drain that takes every workload off a node and leaves no mount or loop device of its
  * volumes there while the node plugin stays, and an uncordon after which the replica comes back to
- * its data. The default install.
+ * its data; a node that dies and whose Node is deleted: under {@code nodeLoss.policy: Retain} its
+ * volumes are kept and reported and the node that comes back under its name serves them with their
+ * data, under {@code Delete} they go after {@code deleteAfter} and a replica starts over on another
+ * node. The default install.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -47,6 +55,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class MultiNodeE2E {
   private static final String APPS = "e2e-nodes";
   private static final String SET = "db";
+  private static final String SOLO = "solo";
   private static final Duration LONG = Duration.ofSeconds(180);
 
   private LocalCluster cluster;
@@ -181,7 +190,102 @@ class MultiNodeE2E {
 
   @Test
   @Order(4)
+  void aLostNodesVolumesAreKeptUnderRetainAndServedWithTheirDataWhenTheNodeComesBack()
+      throws Exception {
+    String replica = SET + "-1";
+    String node = nodeOf(replica);
+    String pv = apps.claimNamed("data-" + replica).getSpec().getVolumeName();
+
+    cluster.stopNode(node);
+    client.nodes().withName(node).delete();
+    OrphanedVolumes orphaned =
+        Await.until(
+            "status.orphanedVolumes to list " + pv,
+            LONG,
+            () -> installed.storageCluster().getStatus().getOrphanedVolumes(),
+            o ->
+                o != null
+                    && o.volumes() != null
+                    && o.volumes().stream().anyMatch(v -> pv.equals(v.pv())));
+    OrphanedVolume volume =
+        orphaned.volumes().stream().filter(v -> pv.equals(v.pv())).findFirst().orElseThrow();
+    assertThat(volume.node()).isEqualTo(node);
+    assertThat(volume.pvc()).isEqualTo(APPS + "/data-" + replica);
+    assertThat(volume.action()).isEqualTo(OrphanedVolume.RETAIN);
+
+    cluster.startNode(node);
+    Await.until(
+        replica + " running again on " + node,
+        LONG,
+        () -> pod(replica),
+        p ->
+            p != null
+                && "Running".equals(p.getStatus().getPhase())
+                && node.equals(p.getSpec().getNodeName()));
+    assertThat(apps.sh(replica, "cat /data/id"))
+        .as("the volume the node kept through its death")
+        .isEqualTo(replica);
+    assertThat(client.persistentVolumes().withName(pv).get()).isNotNull();
+    Await.until(
+        "status.orphanedVolumes empty again",
+        LONG,
+        () -> installed.storageCluster().getStatus().getOrphanedVolumes(),
+        o -> o == null || o.volumes() == null || o.volumes().isEmpty());
+  }
+
+  @Test
+  @Order(5)
+  void underDeleteALostNodesVolumesGoAfterTheDelayAndTheReplicaStartsOverOnAnotherNode()
+      throws Exception {
+    String lost = cluster.nodes.get(1);
+    client.resource(soloOn(lost)).create();
+    Await.until(
+        "StatefulSet " + SOLO + " ready",
+        LONG,
+        () -> client.apps().statefulSets().inNamespace(APPS).withName(SOLO).get(),
+        s -> s.getStatus() != null && Objects.equals(s.getStatus().getReadyReplicas(), 1));
+    String replica = SOLO + "-0";
+    assertThat(nodeOf(replica)).as("placed by its preference").isEqualTo(lost);
+    apps.sh(replica, "echo before > /data/id && sync");
+    String pv = apps.claimNamed("data-" + replica).getSpec().getVolumeName();
+    client
+        .resources(StorageCluster.class)
+        .withName(RELEASE)
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            "{\"spec\": {\"nodeLoss\": {\"policy\": \"Delete\", \"deleteAfter\": \"30s\"}}}");
+
+    cluster.stopNode(lost);
+    client.nodes().withName(lost).delete();
+    Await.until(
+        "PV " + pv + " deleted after deleteAfter",
+        Duration.ofSeconds(240),
+        () -> client.persistentVolumes().withName(pv).get(),
+        Objects::isNull);
+    Pod moved =
+        Await.until(
+            replica + " running on another node",
+            LONG,
+            () -> pod(replica),
+            p -> p != null && "Running".equals(p.getStatus().getPhase()));
+    assertThat(moved.getSpec().getNodeName()).isNotEqualTo(lost);
+    assertThat(apps.exec(APPS, replica, "app", "cat /data/id").exitCode())
+        .as("a new, empty volume: the lost one's data stayed on the lost node")
+        .isNotZero();
+    assertThat(apps.nodesOf(apps.claimNamed("data-" + replica)))
+        .containsExactly(moved.getSpec().getNodeName());
+
+    client
+        .resources(StorageCluster.class)
+        .withName(RELEASE)
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\": {\"nodeLoss\": null}}");
+    cluster.startNode(lost);
+  }
+
+  @Test
+  @Order(6)
   void uninstallRemovesEverything() throws Exception {
+    client.apps().statefulSets().inNamespace(APPS).withName(SOLO).delete();
     client.apps().statefulSets().inNamespace(APPS).withName(SET).delete();
     Await.until(
         "the StatefulSet's pods gone",
@@ -253,6 +357,34 @@ class MultiNodeE2E {
         .endVolumeClaimTemplate()
         .endSpec()
         .build();
+  }
+
+  /** One replica that prefers {@code node} but may run anywhere, with a 320Mi XFS claim. */
+  private StatefulSet soloOn(String node) {
+    StatefulSet solo = statefulSet(1);
+    solo.getMetadata().setName(SOLO);
+    Map<String, String> labels = Map.of("app", SOLO);
+    solo.getSpec().getSelector().setMatchLabels(labels);
+    solo.getSpec().getTemplate().getMetadata().setLabels(labels);
+    solo.getSpec()
+        .getTemplate()
+        .getSpec()
+        .setAffinity(
+            new AffinityBuilder()
+                .withNewNodeAffinity()
+                .addNewPreferredDuringSchedulingIgnoredDuringExecution()
+                .withWeight(100)
+                .withNewPreference()
+                .addNewMatchExpression()
+                .withKey("kubernetes.io/hostname")
+                .withOperator("In")
+                .withValues(node)
+                .endMatchExpression()
+                .endPreference()
+                .endPreferredDuringSchedulingIgnoredDuringExecution()
+                .endNodeAffinity()
+                .build());
+    return solo;
   }
 
   private Pod pod(String name) {
