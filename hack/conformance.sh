@@ -45,6 +45,8 @@ CI_FOCUS=(
   'Generic Ephemeral-volume \(default fs\) \(late-binding\)\] ephemeral should create read/write'
   'Dynamic PV \(delayed binding\)\] topology should provision a volume'
   'Dynamic PV \(filesystem volmode\)\] volumeLimits should verify'
+  # The node checked from a hostPID pod (nsenter into PID 1's mount namespace: the node's).
+  'Dynamic PV \((default fs|block volmode)\)\] volumeMode should not mount / map unused volumes in a pod'
 )
 
 # pass NAME PROCS FOCUS [SKIP...]: the passes of a full run.
