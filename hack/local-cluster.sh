@@ -114,17 +114,28 @@ kc() { in_ns "$BIN/kubectl" --kubeconfig "$STATE/pki/admin.kubeconfig" "$@"; }
 # to $STATE/logs/NAME.log; the pid file holds the process's own pid (on the host), not nsenter's,
 # which forks to enter the PID namespace and only waits for it.
 start() {
-  local n=1 name launcher pid
+  local n=1 name init launcher
   if [ "$1" = --node ]; then n=$2 && shift 2; fi
   name=$1
   shift
+  init=$(node_init_pid "$n")
   # The cluster's own kubeconfigs only: a client's KUBECONFIG (the host's view) must not leak in.
-  env -u KUBECONFIG setsid nsenter --target "$(node_init_pid "$n")" --mount --net --pid -- "$@" \
+  env -u KUBECONFIG setsid nsenter --target "$init" --mount --net --pid -- "$@" \
     >"$STATE/logs/$name.log" 2>&1 </dev/null &
   launcher=$!
-  wait_until 10 pgrep -P "$launcher" || die "$name did not start (see $STATE/logs/$name.log)"
-  pid=$(pgrep -P "$launcher")
-  echo "$pid" >"$STATE/pids/$name.pid"
+  wait_until 10 child_in_pidns "$launcher" "$init" || die "$name did not start (see $STATE/logs/$name.log)"
+  child_in_pidns "$launcher" "$init" >"$STATE/pids/$name.pid"
+}
+
+# child_in_pidns PARENT INIT: the child of PARENT that lives in INIT's PID namespace (nsenter's
+# fork), not a short-lived helper of the shell that started it; fails while there is none.
+child_in_pidns() {
+  local pid ns
+  ns=$(readlink "/proc/$2/ns/pid") || return 1
+  for pid in $(pgrep -P "$1"); do
+    [ "$(readlink "/proc/$pid/ns/pid" 2>/dev/null)" = "$ns" ] && echo "$pid" && return 0
+  done
+  return 1
 }
 
 check_tools() {
@@ -662,7 +673,8 @@ umount_disk() {
 }
 
 # What each node costs: the resident memory of its processes and their pods' (the control plane's on
-# the first node counted apart), by program of 10 MiB or more, and the node's total.
+# the first node counted apart; the nsenter that waits for each process is the harness's, not the
+# node's), by program of 10 MiB or more, and the node's total.
 usage() {
   local i name
   while read -r name; do
@@ -670,6 +682,7 @@ usage() {
     # shellcheck disable=SC2046 # one pid an argument
     ps -o rss=,comm= -p $(with_descendants $(pids_in_mountns "$(node_mnt "$i")") | xargs | tr ' ' ,) | awk -v node="$name" '
       $2 ~ /^(etcd|kube-apiserver|kube-controller|kube-scheduler|snapshot-contro|socat)$/ { plane += $1; next }
+      $2 == "nsenter" { next }
       { rss[$2] += $1; total += $1 }
       END {
         line = node ":"
