@@ -696,7 +696,7 @@ usage() {
 
 # stop_node NODE: the node's machine dies: every process of the node is killed at once (its PID 1
 # first: the kernel kills the rest of its PID namespace), and what a power cut takes goes with them:
-# every mount of the node and the loop devices of its volumes. Its disks (the pool image, the
+# every mount of the node, its cgroups and the loop devices of its volumes. Its disks (the pool image, the
 # kubelet's and the runtime's folders) and its network stay. The Node object is left as it is, as a
 # dead kubelet leaves it.
 stop_node() {
@@ -722,7 +722,10 @@ stop_node() {
   fi
   wait_until 20 sh -c "! losetup -j '$(node_dir "$n")/pool.img' | grep -q ." ||
     die "stop-node: the pool disk of $name is still attached"
-  log "node $name stopped: its processes, mounts and volume loop devices are gone; its disks stay"
+  # cgroups live in memory: a machine boots without its pods' (a kubelet that finds stale ones
+  # spends seconds on each before it registers).
+  find /sys/fs/cgroup/*/"$name" -depth -type d -exec rmdir {} + 2>/dev/null || true
+  log "node $name stopped: its processes, mounts, cgroups and volume loop devices are gone; its disks stay"
 }
 
 # start_node_again NODE: boots a stopped node: its mount namespace with its disks, its PID 1, its

@@ -10,7 +10,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.soko.api.v1alpha1.OrphanedVolume;
 import dev.soko.api.v1alpha1.OrphanedVolumes;
 import dev.soko.api.v1alpha1.StorageCluster;
-import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -238,14 +237,22 @@ class MultiNodeE2E {
   void underDeleteALostNodesVolumesGoAfterTheDelayAndTheReplicaStartsOverOnAnotherNode()
       throws Exception {
     String lost = cluster.nodes.get(1);
-    client.resource(soloOn(lost)).create();
+    // Placed on the node to be lost by cordoning every other one while it is scheduled.
+    List<String> others = cluster.nodes.stream().filter(n -> !n.equals(lost)).toList();
+    for (String other : others) {
+      kubectl("cordon", other);
+    }
+    client.resource(solo()).create();
     Await.until(
         "StatefulSet " + SOLO + " ready",
         LONG,
         () -> client.apps().statefulSets().inNamespace(APPS).withName(SOLO).get(),
         s -> s.getStatus() != null && Objects.equals(s.getStatus().getReadyReplicas(), 1));
+    for (String other : others) {
+      kubectl("uncordon", other);
+    }
     String replica = SOLO + "-0";
-    assertThat(nodeOf(replica)).as("placed by its preference").isEqualTo(lost);
+    assertThat(nodeOf(replica)).isEqualTo(lost);
     apps.sh(replica, "echo before > /data/id && sync");
     String pv = apps.claimNamed("data-" + replica).getSpec().getVolumeName();
     client
@@ -359,31 +366,14 @@ class MultiNodeE2E {
         .build();
   }
 
-  /** One replica that prefers {@code node} but may run anywhere, with a 320Mi XFS claim. */
-  private StatefulSet soloOn(String node) {
+  /** One replica that may run on any node, with a 320Mi XFS claim. */
+  private StatefulSet solo() {
     StatefulSet solo = statefulSet(1);
     solo.getMetadata().setName(SOLO);
     Map<String, String> labels = Map.of("app", SOLO);
     solo.getSpec().getSelector().setMatchLabels(labels);
     solo.getSpec().getTemplate().getMetadata().setLabels(labels);
-    solo.getSpec()
-        .getTemplate()
-        .getSpec()
-        .setAffinity(
-            new AffinityBuilder()
-                .withNewNodeAffinity()
-                .addNewPreferredDuringSchedulingIgnoredDuringExecution()
-                .withWeight(100)
-                .withNewPreference()
-                .addNewMatchExpression()
-                .withKey("kubernetes.io/hostname")
-                .withOperator("In")
-                .withValues(node)
-                .endMatchExpression()
-                .endPreference()
-                .endPreferredDuringSchedulingIgnoredDuringExecution()
-                .endNodeAffinity()
-                .build());
+    solo.getSpec().getTemplate().getSpec().setAffinity(null);
     return solo;
   }
 
