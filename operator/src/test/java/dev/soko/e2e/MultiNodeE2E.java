@@ -196,23 +196,25 @@ class MultiNodeE2E {
     String pv = apps.claimNamed("data-" + replica).getSpec().getVolumeName();
 
     cluster.stopNode(node);
-    client.nodes().withName(node).delete();
-    OrphanedVolumes orphaned =
-        Await.until(
-            "status.orphanedVolumes to list " + pv,
-            LONG,
-            () -> installed.storageCluster().getStatus().getOrphanedVolumes(),
-            o ->
-                o != null
-                    && o.volumes() != null
-                    && o.volumes().stream().anyMatch(v -> pv.equals(v.pv())));
-    OrphanedVolume volume =
-        orphaned.volumes().stream().filter(v -> pv.equals(v.pv())).findFirst().orElseThrow();
-    assertThat(volume.node()).isEqualTo(node);
-    assertThat(volume.pvc()).isEqualTo(APPS + "/data-" + replica);
-    assertThat(volume.action()).isEqualTo(OrphanedVolume.RETAIN);
-
-    cluster.startNode(node);
+    try {
+      client.nodes().withName(node).delete();
+      OrphanedVolumes orphaned =
+          Await.until(
+              "status.orphanedVolumes to list " + pv,
+              LONG,
+              () -> installed.storageCluster().getStatus().getOrphanedVolumes(),
+              o ->
+                  o != null
+                      && o.volumes() != null
+                      && o.volumes().stream().anyMatch(v -> pv.equals(v.pv())));
+      OrphanedVolume volume =
+          orphaned.volumes().stream().filter(v -> pv.equals(v.pv())).findFirst().orElseThrow();
+      assertThat(volume.node()).isEqualTo(node);
+      assertThat(volume.pvc()).isEqualTo(APPS + "/data-" + replica);
+      assertThat(volume.action()).isEqualTo(OrphanedVolume.RETAIN);
+    } finally {
+      cluster.startNode(node);
+    }
     Await.until(
         replica + " running again on " + node,
         LONG,
@@ -263,30 +265,32 @@ class MultiNodeE2E {
             "{\"spec\": {\"nodeLoss\": {\"policy\": \"Delete\", \"deleteAfter\": \"30s\"}}}");
 
     cluster.stopNode(lost);
-    client.nodes().withName(lost).delete();
-    Await.until(
-        "PV " + pv + " deleted after deleteAfter",
-        Duration.ofSeconds(240),
-        () -> client.persistentVolumes().withName(pv).get(),
-        Objects::isNull);
-    Pod moved =
-        Await.until(
-            replica + " running on another node",
-            LONG,
-            () -> pod(replica),
-            p -> p != null && "Running".equals(p.getStatus().getPhase()));
-    assertThat(moved.getSpec().getNodeName()).isNotEqualTo(lost);
-    assertThat(apps.exec(APPS, replica, "app", "cat /data/id").exitCode())
-        .as("a new, empty volume: the lost one's data stayed on the lost node")
-        .isNotZero();
-    assertThat(apps.nodesOf(apps.claimNamed("data-" + replica)))
-        .containsExactly(moved.getSpec().getNodeName());
-
-    client
-        .resources(StorageCluster.class)
-        .withName(RELEASE)
-        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\": {\"nodeLoss\": null}}");
-    cluster.startNode(lost);
+    try {
+      client.nodes().withName(lost).delete();
+      Await.until(
+          "PV " + pv + " deleted after deleteAfter",
+          Duration.ofSeconds(240),
+          () -> client.persistentVolumes().withName(pv).get(),
+          Objects::isNull);
+      Pod moved =
+          Await.until(
+              replica + " running on another node",
+              LONG,
+              () -> pod(replica),
+              p -> p != null && "Running".equals(p.getStatus().getPhase()));
+      assertThat(moved.getSpec().getNodeName()).isNotEqualTo(lost);
+      assertThat(apps.exec(APPS, replica, "app", "cat /data/id").exitCode())
+          .as("a new, empty volume: the lost one's data stayed on the lost node")
+          .isNotZero();
+      assertThat(apps.nodesOf(apps.claimNamed("data-" + replica)))
+          .containsExactly(moved.getSpec().getNodeName());
+    } finally {
+      client
+          .resources(StorageCluster.class)
+          .withName(RELEASE)
+          .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\": {\"nodeLoss\": null}}");
+      cluster.startNode(lost);
+    }
   }
 
   @Test
