@@ -17,6 +17,7 @@ import dev.soko.api.v1alpha1.StorageNodePool;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -316,7 +317,9 @@ class RealNodePoolsE2E {
         () -> summary("fast"),
         s -> s != null && s.ready() == 2 && s.notSelected() == 0);
     apps.create(apps.claim("fast-a", "soko-fast", "320Mi", false));
-    apps.create(apps.pod("fast-a", "fast-a", false, false));
+    PodBuilder onA = apps.pod("fast-a", "fast-a", false, false);
+    onA.editSpec().addToNodeSelector("kubernetes.io/hostname", cluster.node).endSpec();
+    apps.create(onA);
     apps.awaitRunning("fast-a", LONG);
     assertThat(apps.nodesOf(apps.claimNamed("fast-a"))).containsExactly(cluster.node);
     assertThat(apps.sh("fast-a", "echo here > /data/f && cat /data/f")).isEqualTo("here");
@@ -462,6 +465,12 @@ class RealNodePoolsE2E {
                 && Objects.equals(ds.getStatus().getUpdatedNumberScheduled(), cluster.nodes.size())
                 && Objects.equals(ds.getStatus().getNumberReady(), cluster.nodes.size())
                 && Objects.requireNonNullElse(ds.getStatus().getNumberUnavailable(), 0) == 0);
+    // The status catches up with the rollout, node by node.
+    Await.until(
+        "StorageCluster Ready=True after the rollout",
+        LONG,
+        installed::storageCluster,
+        sc -> "True".equals(condition(sc, "Ready")));
   }
 
   /** Sets a label on a Node, or removes it (value null). */
