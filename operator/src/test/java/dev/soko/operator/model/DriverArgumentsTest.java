@@ -239,7 +239,8 @@ class DriverArgumentsTest {
             : "",
         Optional.empty(),
         Optional.empty(),
-        spec.getDriver().getLogLevel().name());
+        spec.getDriver().getLogLevel().name(),
+        false);
   }
 
   private static PoolConfig poolConfig(PoolSpec pool) {
