@@ -212,6 +212,14 @@ class MultiNodeE2E {
       assertThat(volume.node()).isEqualTo(node);
       assertThat(volume.pvc()).isEqualTo(APPS + "/data-" + replica);
       assertThat(volume.action()).isEqualTo(OrphanedVolume.RETAIN);
+      assertThat(client.persistentVolumes().withName(pv).get())
+          .as("Retain deletes nothing")
+          .isNotNull();
+      assertThat(apps.claimNamed("data-" + replica).getStatus().getPhase()).isEqualTo("Bound");
+      Pod waiting = pod(replica);
+      assertThat(waiting == null ? null : waiting.getSpec().getNodeName())
+          .as("the replica waits for its node: its volume lives there")
+          .isIn(null, node);
     } finally {
       cluster.startNode(node);
     }
