@@ -1,7 +1,10 @@
 package dev.soko.e2e;
 
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -55,6 +58,25 @@ final class DefaultInstall {
     } finally {
       Files.deleteIfExists(values);
     }
+  }
+
+  /**
+   * {@link #helmInstall}, then waits until the StorageCluster is Ready and makes the namespace the
+   * tests' workloads run in.
+   */
+  static void helmInstallReady(LocalCluster cluster, KubernetesClient client, String appsNamespace)
+      throws Exception {
+    helmInstall(cluster);
+    Installed installed = new Installed(client);
+    Await.until(
+        "StorageCluster " + RELEASE + " Ready=True",
+        Duration.ofSeconds(180),
+        installed::storageCluster,
+        sc -> "True".equals(Installed.condition(sc, "Ready")));
+    client
+        .resource(
+            new NamespaceBuilder().withNewMetadata().withName(appsNamespace).endMetadata().build())
+        .serverSideApply();
   }
 
   /** The chart's values: images from the node's registry name, and the StorageCluster. */

@@ -4,7 +4,6 @@ import static dev.soko.e2e.DefaultInstall.OPERATOR;
 import static dev.soko.e2e.DefaultInstall.RELEASE;
 import static dev.soko.e2e.DefaultInstall.SYSTEM;
 import static dev.soko.e2e.DefaultInstall.XFS;
-import static dev.soko.e2e.Installed.condition;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.soko.api.v1alpha1.OrphanedVolume;
@@ -12,7 +11,6 @@ import dev.soko.api.v1alpha1.OrphanedVolumes;
 import dev.soko.api.v1alpha1.StorageCluster;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodAffinityTermBuilder;
@@ -73,15 +71,7 @@ class MultiNodeE2E {
     apps = new Workloads(client, APPS, cluster.imageRegistry);
     installed = new Installed(client);
     kubectl = cluster.helm.resolveSibling("kubectl");
-    DefaultInstall.helmInstall(cluster);
-    Await.until(
-        "StorageCluster " + RELEASE + " Ready=True",
-        LONG,
-        installed::storageCluster,
-        sc -> "True".equals(condition(sc, "Ready")));
-    client
-        .resource(new NamespaceBuilder().withNewMetadata().withName(APPS).endMetadata().build())
-        .serverSideApply();
+    DefaultInstall.helmInstallReady(cluster, client, APPS);
   }
 
   @AfterAll

@@ -15,7 +15,6 @@ import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.api.v1alpha1.StorageNode;
 import dev.soko.api.v1alpha1.StorageNodePool;
 import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -74,15 +73,7 @@ class RealNodePoolsE2E {
     apps = new Workloads(client, APPS, cluster.imageRegistry);
     installed = new Installed(client);
     kubectl = cluster.helm.resolveSibling("kubectl");
-    DefaultInstall.helmInstall(cluster);
-    Await.until(
-        "StorageCluster " + RELEASE + " Ready=True",
-        LONG,
-        installed::storageCluster,
-        sc -> "True".equals(condition(sc, "Ready")));
-    client
-        .resource(new NamespaceBuilder().withNewMetadata().withName(APPS).endMetadata().build())
-        .serverSideApply();
+    DefaultInstall.helmInstallReady(cluster, client, APPS);
   }
 
   @AfterAll
