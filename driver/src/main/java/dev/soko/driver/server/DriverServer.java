@@ -15,7 +15,6 @@ import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.grpc.protobuf.services.HealthStatusManager;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -85,13 +84,18 @@ public final class DriverServer {
         new CallExecutor(threads, MAX_QUEUED_CALLS, 30, TimeUnit.SECONDS, daemonThreads("csi-rpc"));
     RpcInterceptor interceptor = new RpcInterceptor(metrics);
     CallHandOff handOff = new CallHandOff(executor);
-    NettyServerBuilder builder =
-        builder(socket, eventLoop)
-            .addService(handOff.intercept(health.getHealthService().bindService()));
-    for (BindableService service : services) {
-      builder.addService(handOff.intercept(service.bindService(), interceptor));
-    }
-    Server server = builder.build().start();
+    Server server =
+        SocketGuard.bindThenPublish(
+            socket,
+            at -> {
+              NettyServerBuilder builder =
+                  builder(at, eventLoop)
+                      .addService(handOff.intercept(health.getHealthService().bindService()));
+              for (BindableService service : services) {
+                builder.addService(handOff.intercept(service.bindService(), interceptor));
+              }
+              return builder.build();
+            });
     LOG.atInfo().addKeyValue("endpoint", "unix://" + socket).log("serving CSI");
     DriverServer driverServer =
         new DriverServer(socket, server, health, eventLoop, executor, interceptor, handOff);
@@ -103,8 +107,8 @@ public final class DriverServer {
    * A server whose callbacks run on the I/O thread: {@link CallHandOff} moves each call's code to
    * the call executor, once per call instead of gRPC's once per step.
    */
-  private static NettyServerBuilder builder(Path socket, EventLoopGroup eventLoop) {
-    return NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
+  private static NettyServerBuilder builder(Path at, EventLoopGroup eventLoop) {
+    return NettyServerBuilder.forAddress(new DomainSocketAddress(at.toString()))
         .channelType(EpollServerDomainSocketChannel.class)
         // gRPC asks for TCP keepalive on every accepted channel; a Unix socket has no such
         // option and Netty warned once per connection. A null value removes gRPC's default.
@@ -123,10 +127,12 @@ public final class DriverServer {
   public SideServer serveBeside(Path sideSocket, BindableService service) throws IOException {
     SocketGuard.prepare(sideSocket);
     Server side =
-        builder(sideSocket, eventLoop)
-            .addService(handOff.intercept(service.bindService(), interceptor))
-            .build()
-            .start();
+        SocketGuard.bindThenPublish(
+            sideSocket,
+            at ->
+                builder(at, eventLoop)
+                    .addService(handOff.intercept(service.bindService(), interceptor))
+                    .build());
     return new SideServer(sideSocket, side);
   }
 
@@ -167,7 +173,7 @@ public final class DriverServer {
 
   /**
    * Stops accepting calls, lets in-flight calls finish for up to {@code grace}, then cancels the
-   * rest and removes the socket.
+   * rest and removes the socket unless another server listens on it by then.
    */
   public void shutdown(Duration grace) throws InterruptedException {
     health.enterTerminalState();
@@ -180,7 +186,11 @@ public final class DriverServer {
     executor.shutdown();
     eventLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     try {
-      Files.deleteIfExists(socket);
+      if (!SocketGuard.removeIfDead(socket)) {
+        LOG.atInfo()
+            .addKeyValue("endpoint", "unix://" + socket)
+            .log("left the socket in place: another server listens on it");
+      }
     } catch (IOException e) {
       LOG.warn("could not remove socket {}", socket, e);
     }

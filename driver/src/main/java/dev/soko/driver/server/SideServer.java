@@ -2,7 +2,6 @@ package dev.soko.driver.server;
 
 import io.grpc.Server;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -27,16 +26,13 @@ public final class SideServer implements AutoCloseable {
   }
 
   /**
-   * Removes the socket file first, then stops serving. Whoever watches the directory (the kubelet's
-   * plugin watcher) sees the file go at once, before the CSI server it points to stops.
+   * Stops serving, then removes the socket file. Whoever watches the directory (the kubelet's
+   * plugin watcher) sees the file go before the CSI server it points to stops: close this first. A
+   * socket another process listens on by then (a new pod's driver bound the path) is left alone:
+   * removing it would deregister that process's driver.
    */
   @Override
   public void close() {
-    try {
-      Files.deleteIfExists(socket);
-    } catch (IOException e) {
-      LOG.warn("could not remove socket {}", socket, e);
-    }
     server.shutdown();
     try {
       if (!server.awaitTermination(2, TimeUnit.SECONDS)) {
@@ -45,6 +41,13 @@ public final class SideServer implements AutoCloseable {
     } catch (InterruptedException e) {
       server.shutdownNow();
       Thread.currentThread().interrupt();
+    }
+    try {
+      if (!SocketGuard.removeIfDead(socket)) {
+        LOG.info("left {} in place: another server listens on it", socket);
+      }
+    } catch (IOException e) {
+      LOG.warn("could not remove socket {}", socket, e);
     }
   }
 }

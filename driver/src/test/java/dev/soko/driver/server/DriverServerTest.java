@@ -125,6 +125,34 @@ class DriverServerTest {
   }
 
   @Test
+  void shutdownLeavesTheSocketOfTheServerThatTookThePathOver() throws Exception {
+    // A node plugin pod replaced while the old one drains its calls: the new driver binds the
+    // path the old one stopped listening on, and the old one's shutdown must not remove it.
+    Path socket = temp.resolve("csi.sock");
+    DriverServer old = start(socket, () -> true);
+    Files.delete(socket);
+    DriverServer successor = start(socket, () -> true);
+    try {
+      old.shutdown(Duration.ofSeconds(5));
+      assertThat(socket).as("the successor's socket").exists();
+      ManagedChannel channel = connect(socket);
+      try {
+        assertThat(
+                IdentityGrpc.newBlockingStub(channel)
+                    .withDeadlineAfter(10, TimeUnit.SECONDS)
+                    .getPluginInfo(Csi.GetPluginInfoRequest.getDefaultInstance())
+                    .getName())
+            .isEqualTo("csi.soko.dev");
+      } finally {
+        channel.shutdownNow();
+      }
+    } finally {
+      successor.shutdown(Duration.ofSeconds(5));
+    }
+    assertThat(socket).as("removed by the server that bound it").doesNotExist();
+  }
+
+  @Test
   void refusesASocketALiveProcessListensOn() throws Exception {
     Path socket = temp.resolve("csi.sock");
     DriverServer first = start(socket, () -> true);

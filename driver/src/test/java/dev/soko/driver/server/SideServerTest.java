@@ -107,6 +107,32 @@ class SideServerTest {
   }
 
   @Test
+  void closingLeavesARegistrationSocketAnotherDriverBoundSince() throws Exception {
+    // The kubelet deregisters a driver whose registration socket goes; the old pod's clean-up
+    // must not take the new pod's socket with it.
+    SideServer old =
+        server.serveBeside(
+            registrationSocket, new RegistrationService("csi.soko.dev", Path.of("/k/csi.sock")));
+    java.nio.file.Files.delete(registrationSocket);
+    SideServer successor =
+        server.serveBeside(
+            registrationSocket, new RegistrationService("csi.soko.dev", Path.of("/k/new.sock")));
+    try {
+      old.close();
+      assertThat(registrationSocket).as("the successor's socket").exists();
+      assertThat(
+              RegistrationGrpc.newBlockingStub(connect(registrationSocket))
+                  .withDeadlineAfter(10, TimeUnit.SECONDS)
+                  .getInfo(InfoRequest.getDefaultInstance())
+                  .getEndpoint())
+          .isEqualTo("/k/new.sock");
+    } finally {
+      successor.close();
+    }
+    assertThat(registrationSocket).doesNotExist();
+  }
+
+  @Test
   void aFailureOnTheSideSocketPassesTheOneErrorBoundaryAndIsNeverUnknown() throws Exception {
     RegistrationGrpc.RegistrationImplBase broken =
         new RegistrationGrpc.RegistrationImplBase() {
