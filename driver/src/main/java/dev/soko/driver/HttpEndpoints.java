@@ -18,10 +18,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Starts the HTTP endpoints the flags ask for: {@code /metrics} at {@code --metrics-address} and
- * {@code /healthz} at {@code --health-address}. One server per distinct address, so the two flags
- * given the same address share one port, as a pod spec with one probe-and-scrape port expects. They
- * run on the CSI server's threads (see {@link HttpEndpoint}).
+ * Starts the HTTP endpoints the flags ask for: {@code /metrics} at {@code --metrics-address},
+ * {@code /healthz} and {@code /readyz} at {@code --health-address}. One server per distinct
+ * address, so the two flags given the same address share one port, as a pod spec with one
+ * probe-and-scrape port expects. They run on the CSI server's threads (see {@link HttpEndpoint}).
  */
 final class HttpEndpoints {
   private static final Logger LOG = LoggerFactory.getLogger(HttpEndpoints.class);
@@ -31,9 +31,14 @@ final class HttpEndpoints {
   /**
    * @param metrics the metrics to serve; null when {@code --metrics-address} is not given
    * @param readiness what Probe answers, for {@code /healthz}
+   * @param serving whether the driver serves its node, for {@code /readyz}
    */
   static List<HttpEndpoint> start(
-      DriverConfig config, DriverServer server, PrometheusRpcMetrics metrics, Readiness readiness)
+      DriverConfig config,
+      DriverServer server,
+      PrometheusRpcMetrics metrics,
+      Readiness readiness,
+      Readiness serving)
       throws IOException {
     // Unresolved addresses compare by host name and port, so "0.0.0.0:9808" twice is one server.
     Map<InetSocketAddress, Map<String, HttpEndpoint.Route>> byAddress = new LinkedHashMap<>();
@@ -41,7 +46,9 @@ final class HttpEndpoints {
       routes(byAddress, config.metricsAddress()).put(PrometheusRpcMetrics.PATH, metrics.route());
     }
     if (!config.healthAddress().isEmpty()) {
-      routes(byAddress, config.healthAddress()).put(Healthz.PATH, new Healthz(readiness));
+      Map<String, HttpEndpoint.Route> health = routes(byAddress, config.healthAddress());
+      health.put(Healthz.PATH, Healthz.liveness(readiness));
+      health.put(Healthz.READY_PATH, Healthz.readiness(serving));
     }
     List<HttpEndpoint> started = new ArrayList<>();
     try {

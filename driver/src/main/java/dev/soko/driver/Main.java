@@ -106,11 +106,19 @@ public final class Main {
           DriverServer.start(
               Endpoint.parse(config.endpoint()), services, metrics, readiness::ready, RPC_THREADS);
       // After the CSI server: /healthz answering ok then also means the CSI socket serves.
-      resources.http = HttpEndpoints.start(config, resources.server, prometheus, readiness);
-      if (config.registration().isPresent()) {
+      RegistrationService registration =
+          config
+              .registration()
+              .map(r -> new RegistrationService(config.driverName(), r.kubeletEndpoint()))
+              .orElse(null);
+      Readiness serving =
+          registration == null ? readiness : readiness.and(registration.registered());
+      resources.http =
+          HttpEndpoints.start(config, resources.server, prometheus, readiness, serving);
+      if (registration != null) {
         // Only once CSI is served: the kubelet dials the CSI socket as soon as GetInfo answers,
         // and a registration that finds nothing there fails.
-        resources.registration = register(resources.server, config);
+        resources.registration = register(resources.server, config, registration);
       }
       log.atInfo()
           .addKeyValue("driver", config.driverName())
@@ -128,12 +136,10 @@ public final class Main {
     }
   }
 
-  private static SideServer register(DriverServer server, DriverConfig config) throws IOException {
+  private static SideServer register(
+      DriverServer server, DriverConfig config, RegistrationService service) throws IOException {
     KubeletRegistration registration = config.registration().orElseThrow();
-    SideServer side =
-        server.serveBeside(
-            registration.socket(),
-            new RegistrationService(config.driverName(), registration.kubeletEndpoint()));
+    SideServer side = server.serveBeside(registration.socket(), service);
     LoggerFactory.getLogger(Main.class)
         .atInfo()
         .addKeyValue("socket", registration.socket())

@@ -70,11 +70,15 @@ class HttpEndpointsTest {
             config("127.0.0.1:0", "127.0.0.1:0"),
             server,
             new PrometheusRpcMetrics(),
-            Readiness.ALWAYS);
+            Readiness.ALWAYS,
+            () -> Optional.of("not registered"));
     try {
       assertThat(endpoints).hasSize(1);
       assertThat(status(endpoints.get(0), "/metrics")).isEqualTo(200);
       assertThat(status(endpoints.get(0), "/healthz")).isEqualTo(200);
+      assertThat(status(endpoints.get(0), "/readyz"))
+          .as("readiness answers its own check, not liveness's")
+          .isEqualTo(500);
       assertThat(status(endpoints.get(0), "/")).isEqualTo(404);
     } finally {
       endpoints.forEach(HttpEndpoint::close);
@@ -88,12 +92,14 @@ class HttpEndpointsTest {
             config("127.0.0.1:0", "localhost:0"),
             server,
             new PrometheusRpcMetrics(),
+            Readiness.ALWAYS,
             Readiness.ALWAYS);
     try {
       assertThat(endpoints).hasSize(2);
       assertThat(status(endpoints.get(0), "/metrics")).isEqualTo(200);
       assertThat(status(endpoints.get(0), "/healthz")).isEqualTo(404);
       assertThat(status(endpoints.get(1), "/healthz")).isEqualTo(200);
+      assertThat(status(endpoints.get(1), "/readyz")).isEqualTo(200);
       assertThat(status(endpoints.get(1), "/metrics")).isEqualTo(404);
     } finally {
       endpoints.forEach(HttpEndpoint::close);
@@ -103,13 +109,20 @@ class HttpEndpointsTest {
   @Test
   void healthzAloneLoadsNoMetricsAndAPortInUseFailsWithItsAddress() throws Exception {
     List<HttpEndpoint> endpoints =
-        HttpEndpoints.start(config("", "127.0.0.1:0"), server, null, () -> Optional.of("starting"));
+        HttpEndpoints.start(
+            config("", "127.0.0.1:0"),
+            server,
+            null,
+            () -> Optional.of("starting"),
+            () -> Optional.of("starting"));
     try {
       assertThat(endpoints).hasSize(1);
       assertThat(status(endpoints.get(0), "/healthz")).isEqualTo(500);
       String taken = "127.0.0.1:" + endpoints.get(0).address().getPort();
       org.assertj.core.api.Assertions.assertThatThrownBy(
-              () -> HttpEndpoints.start(config("", taken), server, null, Readiness.ALWAYS))
+              () ->
+                  HttpEndpoints.start(
+                      config("", taken), server, null, Readiness.ALWAYS, Readiness.ALWAYS))
           .isInstanceOf(java.io.IOException.class)
           .hasMessageContaining("cannot serve HTTP at");
     } finally {

@@ -17,4 +17,9 @@ public interface Readiness {
   default boolean ready() {
     return notReady().isEmpty();
   }
+
+  /** Ready when both are; otherwise this one's reason first. */
+  default Readiness and(Readiness other) {
+    return () -> notReady().or(other::notReady);
+  }
 }

@@ -1,5 +1,6 @@
 package dev.soko.driver.kubelet;
 
+import dev.soko.driver.health.Readiness;
 import io.grpc.stub.StreamObserver;
 import io.k8s.kubelet.pluginregistration.v1.PluginRegistration.InfoRequest;
 import io.k8s.kubelet.pluginregistration.v1.PluginRegistration.PluginInfo;
@@ -74,6 +75,22 @@ public final class RegistrationService extends RegistrationGrpc.RegistrationImpl
     }
     observer.onNext(RegistrationStatusResponse.getDefaultInstance());
     observer.onCompleted();
+  }
+
+  /**
+   * Ready once the kubelet said it registered the driver; until then, or after it refused, why not.
+   * The kubelet speaks once per registration, so this stays ready until the process ends.
+   */
+  public Readiness registered() {
+    return () -> {
+      Outcome outcome = last.get();
+      if (outcome == null) {
+        return Optional.of("the kubelet has not registered the driver yet");
+      }
+      return outcome.registered()
+          ? Optional.empty()
+          : Optional.of("the kubelet refused the registration: " + outcome.error());
+    };
   }
 
   /** The kubelet's last word on the registration; empty until it has spoken. */

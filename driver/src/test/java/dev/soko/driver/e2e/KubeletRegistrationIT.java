@@ -76,6 +76,11 @@ class KubeletRegistrationIT {
         .as("the CSI socket serves when the registration socket appears; log:\n%s", driver.log())
         .isTrue();
 
+    HttpClient http = HttpClient.newHttpClient();
+    URI base = URI.create("http://127.0.0.1:" + port);
+    assertThat(get(http, base, "/readyz"))
+        .as("not ready for the node before the kubelet registered the driver")
+        .isEqualTo("500 the kubelet has not registered the driver yet\n");
     ManagedChannel channel = connect(registrationSocket);
     try {
       RegistrationGrpc.RegistrationBlockingStub kubelet =
@@ -93,6 +98,7 @@ class KubeletRegistrationIT {
       }
       kubelet.notifyRegistrationStatus(
           RegistrationStatus.newBuilder().setPluginRegistered(true).build());
+      assertThat(get(http, base, "/readyz")).isEqualTo("200 ok");
       kubelet.notifyRegistrationStatus(
           RegistrationStatus.newBuilder()
               .setPluginRegistered(false)
@@ -102,8 +108,8 @@ class KubeletRegistrationIT {
       channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
     }
 
-    HttpClient http = HttpClient.newHttpClient();
-    URI base = URI.create("http://127.0.0.1:" + port);
+    assertThat(get(http, base, "/readyz"))
+        .isEqualTo("500 the kubelet refused the registration: error updating CSINode: forbidden\n");
     HttpResponse<String> healthz =
         http.send(
             HttpRequest.newBuilder(base.resolve("/healthz")).build(),
@@ -192,5 +198,14 @@ class KubeletRegistrationIT {
       }
     }
     return -1;
+  }
+
+  /** The status code and body of a GET, as "200 ok". */
+  private static String get(HttpClient http, URI base, String path) throws Exception {
+    HttpResponse<String> response =
+        http.send(
+            HttpRequest.newBuilder(base.resolve(path)).build(),
+            HttpResponse.BodyHandlers.ofString());
+    return response.statusCode() + " " + response.body();
   }
 }

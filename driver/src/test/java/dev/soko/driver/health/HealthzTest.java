@@ -27,12 +27,25 @@ class HealthzTest {
 
   @Test
   void answersOkWhenReadyAnd500WithTheReasonWhenNot() {
-    Healthz healthz = new Healthz(readiness);
+    Healthz healthz = Healthz.liveness(readiness);
     assertThat(healthz.answer()).isEqualTo(HttpEndpoint.Reply.text(200, "ok"));
     missing.set("pools not usable yet: fast (the driver log says why)");
     HttpEndpoint.Reply reply = healthz.answer();
     assertThat(reply.code()).isEqualTo(500);
     assertThat(reply.body()).isEqualTo("pools not usable yet: fast (the driver log says why)\n");
+  }
+
+  @Test
+  void readinessAnswersTheFirstReasonOfEitherCheck() {
+    AtomicReference<String> unregistered = new AtomicReference<>("not registered yet");
+    Healthz readyz =
+        Healthz.readiness(readiness.and(() -> Optional.ofNullable(unregistered.get())));
+    missing.set("pools not usable yet: fast");
+    assertThat(readyz.answer().body()).isEqualTo("pools not usable yet: fast\n");
+    missing.set(null);
+    assertThat(readyz.answer().body()).isEqualTo("not registered yet\n");
+    unregistered.set(null);
+    assertThat(readyz.answer()).isEqualTo(HttpEndpoint.Reply.text(200, "ok"));
   }
 
   @Test
@@ -46,7 +59,7 @@ class HealthzTest {
                 eventLoop,
                 calls,
                 new InetSocketAddress("127.0.0.1", 0),
-                Map.of(Healthz.PATH, new Healthz(readiness)))) {
+                Map.of(Healthz.PATH, Healthz.liveness(readiness)))) {
       URI healthzUri = URI.create("http://127.0.0.1:" + http.address().getPort() + "/healthz");
       HttpRequest get = HttpRequest.newBuilder(healthzUri).build();
       Csi.ProbeRequest probe = Csi.ProbeRequest.getDefaultInstance();
@@ -64,7 +77,7 @@ class HealthzTest {
 
       HttpResponse<String> other =
           client.send(
-              HttpRequest.newBuilder(healthzUri.resolve("/readyz")).build(),
+              HttpRequest.newBuilder(healthzUri.resolve("/metrics")).build(),
               HttpResponse.BodyHandlers.ofString());
       assertThat(other.statusCode()).isEqualTo(404);
     } finally {

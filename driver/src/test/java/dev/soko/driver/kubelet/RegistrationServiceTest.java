@@ -52,6 +52,22 @@ class RegistrationServiceTest {
   }
 
   @Test
+  void theDriverIsReadyForItsNodeOnlyOnceTheKubeletRegisteredIt() {
+    assertThat(service.registered().notReady())
+        .hasValue("the kubelet has not registered the driver yet");
+    kubelet.notifyRegistrationStatus(
+        RegistrationStatus.newBuilder()
+            .setPluginRegistered(false)
+            .setError("version 0.9 not supported")
+            .build());
+    assertThat(service.registered().notReady())
+        .hasValue("the kubelet refused the registration: version 0.9 not supported");
+    kubelet.notifyRegistrationStatus(
+        RegistrationStatus.newBuilder().setPluginRegistered(true).build());
+    assertThat(service.registered().notReady()).isEmpty();
+  }
+
+  @Test
   void aSuccessfulRegistrationIsRememberedAndLoggedAtInfo() {
     assertThat(service.lastOutcome()).isEmpty();
     kubelet.notifyRegistrationStatus(

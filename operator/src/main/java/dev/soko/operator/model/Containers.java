@@ -115,6 +115,23 @@ final class Containers {
         .build();
   }
 
+  /**
+   * Holds the node plugin pod not-ready until the kubelet has registered the driver ({@code
+   * /readyz}), so a rolling update moves to the next node only once this one's kubelet is served by
+   * the new pod. Only the driver's own health server has that path (driver.registration BuiltIn).
+   */
+  static Probe driverReadinessProbe() {
+    return new ProbeBuilder()
+        .withNewHttpGet()
+        .withPath("/readyz")
+        .withNewPort("healthz")
+        .endHttpGet()
+        .withPeriodSeconds(5)
+        .withTimeoutSeconds(3)
+        .withFailureThreshold(3)
+        .build();
+  }
+
   static String pullPolicy(StorageClusterSpec spec) {
     ImagesSpec images = spec.getImages();
     return images == null || images.getPullPolicy() == null

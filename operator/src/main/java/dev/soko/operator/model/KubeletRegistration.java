@@ -5,6 +5,7 @@ import dev.soko.api.v1alpha1.Registration;
 import dev.soko.api.v1alpha1.StorageClusterSpec;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPortBuilder;
+import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.ProbeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
@@ -55,6 +56,11 @@ final class KubeletRegistration {
   }
 
   /** The node-mode driver's mount of plugins_registry; none with sidecars. */
+  /** The node driver's readiness: registered with the kubelet (BuiltIn); none with Sidecars. */
+  static Probe nodeDriverReadinessProbe(StorageClusterSpec spec) {
+    return of(spec) == Registration.BuiltIn ? Containers.driverReadinessProbe() : null;
+  }
+
   static List<VolumeMount> nodeDriverMounts(StorageClusterSpec spec) {
     return of(spec) == Registration.BuiltIn ? List.of(registrationMount()) : List.of();
   }

@@ -158,6 +158,7 @@ final class NodeDaemonSet {
         .endSecurityContext()
         .addToPorts(Containers.healthPort())
         .withLivenessProbe(Containers.driverLivenessProbe())
+        .withReadinessProbe(KubeletRegistration.nodeDriverReadinessProbe(spec))
         .withVolumeMounts(mounts)
         .build();
   }

@@ -64,6 +64,10 @@ class KubeletRegistrationTest {
             });
     assertThat(driver.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
     assertThat(driver.getLivenessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("healthz");
+    assertThat(driver.getReadinessProbe().getHttpGet().getPath())
+        .as("ready only once the kubelet registered the driver: a rollout waits for it per node")
+        .isEqualTo("/readyz");
+    assertThat(driver.getReadinessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("healthz");
   }
 
   @Test
@@ -158,6 +162,9 @@ class KubeletRegistrationTest {
         .doesNotContain("registration-dir");
     // The liveness-probe sidecar serves the driver's health port.
     assertThat(driver.getLivenessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("healthz");
+    assertThat(driver.getReadinessProbe())
+        .as("the liveness-probe sidecar serves no /readyz")
+        .isNull();
     assertThat(d.images().get(Component.REGISTRAR)).isEqualTo(registrar.getImage());
   }
 
