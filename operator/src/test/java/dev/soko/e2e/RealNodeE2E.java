@@ -182,8 +182,14 @@ class RealNodeE2E {
   @Order(3)
   void eachKubeletRegistersTheDriverWithItsNodeIdAndTopologyKey() {
     for (String node : cluster.nodes) {
-      CSINodeDriver registered = registeredDriver(node);
-      assertThat(registered).as("the driver in the CSINode of " + node).isNotNull();
+      // Ready means the pods passed /readyz (registered); the CSINode is written by the kubelet
+      // in its own time, so it is awaited.
+      CSINodeDriver registered =
+          Await.until(
+              "the driver in the CSINode of " + node,
+              SHORT,
+              () -> registeredDriver(node),
+              Objects::nonNull);
       assertThat(registered.getNodeID()).isEqualTo(node);
       assertThat(registered.getTopologyKeys()).containsExactly("topology.soko.dev/node");
       assertThat(client.nodes().withName(node).get().getMetadata().getLabels())
@@ -570,7 +576,7 @@ class RealNodeE2E {
 
   private CSINodeDriver registeredDriver(String nodeName) {
     CSINode node = client.storage().v1().csiNodes().withName(nodeName).get();
-    return node == null
+    return node == null || node.getSpec().getDrivers() == null
         ? null
         : node.getSpec().getDrivers().stream()
             .filter(d -> DRIVER.equals(d.getName()))
