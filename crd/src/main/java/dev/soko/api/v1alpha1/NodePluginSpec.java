@@ -54,16 +54,23 @@ public class NodePluginSpec extends Placement {
       message =
           "type must be RollingUpdate or OnDelete; rollingUpdate only with RollingUpdate, its"
               + " maxUnavailable and maxSurge a non-negative number or a percentage such as 10%")
-  // The DaemonSet defaults maxUnavailable to 1 and maxSurge to 0; both 0 is refused there.
+  // A surge pod runs beside the old one on the same node: its driver cannot bind the sockets the
+  // old one still listens on, so it never becomes ready and the DaemonSet never removes the old
+  // pod. The rollout is one node at a time (maxSurge 0) and needs maxUnavailable above 0.
+  @ValidationRule(
+      value =
+          "!has(self.rollingUpdate) || !has(self.rollingUpdate.maxSurge)"
+              + " || string(self.rollingUpdate.maxSurge) in ['0', '0%']",
+      message =
+          "rollingUpdate.maxSurge must be 0: a surge pod's driver cannot take over the node's CSI"
+              + " and registration sockets while the old pod serves them")
   @ValidationRule(
       value =
           "!has(self.rollingUpdate) || !has(self.rollingUpdate.maxUnavailable)"
-              + " || !(string(self.rollingUpdate.maxUnavailable) in ['0', '0%'])"
-              + " || has(self.rollingUpdate.maxSurge)"
-              + " && !(string(self.rollingUpdate.maxSurge) in ['0', '0%'])",
+              + " || !(string(self.rollingUpdate.maxUnavailable) in ['0', '0%'])",
       message =
-          "rollingUpdate.maxUnavailable and rollingUpdate.maxSurge must not both be 0 (maxSurge"
-              + " defaults to 0)")
+          "rollingUpdate.maxUnavailable must not be 0: with maxSurge 0 the rollout could not"
+              + " start")
   private DaemonSetUpdateStrategy updateStrategy;
 
   @JsonPropertyDescription(

@@ -286,12 +286,22 @@ class StorageClusterValidationIT {
                 "spec.nodePlugin.updateStrategy",
                 "nodePlugin: {updateStrategy: {rollingUpdate: {maxUnavailable: 0, maxSurge: '0%'}}}",
                 "spec.nodePlugin.updateStrategy",
-                "must not both be 0"),
+                "maxUnavailable must not be 0"),
             row(
                 "spec.nodePlugin.updateStrategy",
                 "nodePlugin: {updateStrategy: {rollingUpdate: {maxUnavailable: '0%'}}}",
                 "spec.nodePlugin.updateStrategy",
-                "must not both be 0"),
+                "maxUnavailable must not be 0"),
+            row(
+                "spec.nodePlugin.updateStrategy",
+                "nodePlugin: {updateStrategy: {rollingUpdate: {maxUnavailable: 0, maxSurge: 1}}}",
+                "spec.nodePlugin.updateStrategy",
+                "maxSurge must be 0"),
+            row(
+                "spec.nodePlugin.updateStrategy",
+                "nodePlugin: {updateStrategy: {rollingUpdate: {maxSurge: '10%'}}}",
+                "spec.nodePlugin.updateStrategy",
+                "surge pod"),
             row(
                 "spec.nodePlugin.updateStrategy",
                 "nodePlugin: {updateStrategy: {type: OnDelete, rollingUpdate: {maxUnavailable: 1}}}",
