@@ -75,9 +75,11 @@ enum Flag {
       "",
       Use.ONCE,
       "Serve the liveness check at http://HOST:PORT/healthz: 200 \"ok\" when Probe would answer"
-          + " ready, else 500 with the reason (the pools that are not usable yet); empty or"
-          + " absent: off. Given the address of --metrics-address, one server answers both"
-          + " paths. Replaces the livenessprobe sidecar."),
+          + " ready, else 500 with the reason (the pools that are not usable yet); and the"
+          + " readiness check at /readyz: the same, and, with --registration-dir, only once the"
+          + " kubelet has registered the driver. Empty or absent: off. Given the address of"
+          + " --metrics-address, one server answers every path. Replaces the livenessprobe"
+          + " sidecar."),
   KUBELET_REGISTRATION_PATH(
       "--kubelet-registration-path",
       "PATH",
