@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -68,7 +69,9 @@ final class LocalCluster {
         Files.readAllLines(Path.of(state, "nodes.list")),
         System.getenv().getOrDefault("SOKO_CLUSTER_IMAGE_REGISTRY", "soko.local"),
         Path.of(cache, "bin", "helm"),
-        System.getProperty("soko.version", "0.1.0-SNAPSHOT"));
+        Objects.requireNonNull(
+            System.getProperty("soko.version"),
+            "soko.version (the project version, set by the operator's pom) names the images"));
   }
 
   KubernetesClient client() throws IOException {
