@@ -10,6 +10,10 @@ require_root "the end-to-end tier on a real node"
 ROOT=$(soko_root)
 cluster=$ROOT/hack/local-cluster.sh
 
+# The upgrade tier starts from the newest release, built from its commit (cached).
+# Its images are imported beside the working tree's, also when a test restarts a node.
+SOKO_PREVIOUS_RELEASE=$(bash "$ROOT/hack/previous-release.sh")
+export SOKO_PREVIOUS_RELEASE SOKO_CLUSTER_EXTRA_IMAGES=$SOKO_PREVIOUS_RELEASE
 trap 'bash "$cluster" down' EXIT
 SOKO_CLUSTER_NODES=${SOKO_CLUSTER_NODES:-2} bash "$cluster" up
 eval "$(bash "$cluster" env)"

@@ -43,7 +43,8 @@
 # host's loopback port of the API server, default 16443), SOKO_CLUSTER_NODES (how many nodes, 1 to
 # 4, default 1), SOKO_CLUSTER_POOL_SIZE (the first node's pool filesystem, default 8G),
 # SOKO_CLUSTER_OTHER_POOL_SIZE (every other node's, default 16G: pools of different sizes, for
-# placement by capacity).
+# placement by capacity), SOKO_CLUSTER_EXTRA_IMAGES (a folder of soko-<name>-<version>.oci.tar
+# archives imported beside the working tree's, e.g. a previous release for the upgrade tier).
 set -euo pipefail
 SOKO_LOG_TAG=cluster
 source "$(dirname "$0")/lib.sh"
@@ -184,7 +185,7 @@ build_node_images() {
 # import_images N: the archives imported into node N's runtime: the node images and Soko's own
 # (hack/images.sh), renamed into $IMAGE_REGISTRY.
 import_images() {
-  local n=$1 archive version name ref
+  local n=$1 archive version name
   for archive in "$IMAGES_DIR"/*.oci.tar; do
     ctr --node "$n" images import --platform linux/amd64 "$archive" >/dev/null 2>>"$STATE/logs/ctr.log" ||
       die "cannot import $archive"
@@ -193,15 +194,31 @@ import_images() {
   for name in driver operator; do
     archive=$ROOT/target/images/soko-$name-$version.oci.tar
     [ -f "$archive" ] || die "$archive is missing (run: make images)"
-    ctr --node "$n" images import --platform linux/amd64 "$archive" >/dev/null 2>>"$STATE/logs/ctr.log" ||
-      die "cannot import $archive"
-    # podman names the image in the archive after its build (localhost/..., or IMAGE_REGISTRY).
-    ref=$(tar -xOf "$archive" index.json |
-      python3 -c 'import json,sys; print(json.load(sys.stdin)["manifests"][0]["annotations"]["org.opencontainers.image.ref.name"])')
-    { ctr --node "$n" images tag --force "$ref" "$IMAGE_REGISTRY/soko-$name:$version" &&
-      ctr --node "$n" images rm "$ref"; } >/dev/null 2>>"$STATE/logs/ctr.log" ||
-      die "cannot name $ref $IMAGE_REGISTRY/soko-$name:$version"
+    import_soko_image "$n" "$archive" "$name" "$version"
   done
+  if [ -n "${SOKO_CLUSTER_EXTRA_IMAGES:-}" ]; then
+    for archive in "$SOKO_CLUSTER_EXTRA_IMAGES"/soko-*-*.oci.tar; do
+      [ -f "$archive" ] || die "no soko-<name>-<version>.oci.tar in $SOKO_CLUSTER_EXTRA_IMAGES"
+      name=${archive##*/soko-}
+      name=${name%%-*}
+      version=${archive##*/soko-"$name"-}
+      import_soko_image "$n" "$archive" "$name" "${version%.oci.tar}"
+    done
+  fi
+}
+
+# import_soko_image N ARCHIVE NAME VERSION: one of Soko's images into node N as
+# $IMAGE_REGISTRY/soko-NAME:VERSION.
+import_soko_image() {
+  local n=$1 archive=$2 name=$3 version=$4 ref
+  ctr --node "$n" images import --platform linux/amd64 "$archive" >/dev/null 2>>"$STATE/logs/ctr.log" ||
+    die "cannot import $archive"
+  # podman names the image in the archive after its build (localhost/..., or IMAGE_REGISTRY).
+  ref=$(tar -xOf "$archive" index.json |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["manifests"][0]["annotations"]["org.opencontainers.image.ref.name"])')
+  { ctr --node "$n" images tag --force "$ref" "$IMAGE_REGISTRY/soko-$name:$version" &&
+    ctr --node "$n" images rm "$ref"; } >/dev/null 2>>"$STATE/logs/ctr.log" ||
+    die "cannot name $ref $IMAGE_REGISTRY/soko-$name:$version"
 }
 
 # --- certificates ---------------------------------------------------------------------------------

@@ -43,20 +43,25 @@ final class DefaultInstall {
 
   /** {@code helm install} of the chart with {@link #values} into a fresh release. */
   static void helmInstall(LocalCluster cluster) throws Exception {
-    Path values = Files.createTempFile("soko-e2e-values", ".yaml");
-    Files.writeString(values, values(cluster.imageRegistry));
+    helm(cluster, "install", LocalCluster.REPO.resolve("helm/soko"), values(cluster.imageRegistry));
+  }
+
+  /** {@code helm install} or {@code helm upgrade} of {@code chart} as {@link #RELEASE}. */
+  static void helm(LocalCluster cluster, String verb, Path chart, String values) throws Exception {
+    Path file = Files.createTempFile("soko-e2e-values", ".yaml");
+    Files.writeString(file, values);
     try {
       cluster.helm(
-          "install",
+          verb,
           RELEASE,
-          LocalCluster.REPO.resolve("helm/soko").toString(),
+          chart.toString(),
           "--namespace",
           OPERATOR,
           "--create-namespace",
           "--values",
-          values.toString());
+          file.toString());
     } finally {
-      Files.deleteIfExists(values);
+      Files.deleteIfExists(file);
     }
   }
 

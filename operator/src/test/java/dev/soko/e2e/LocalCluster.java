@@ -51,6 +51,29 @@ final class LocalCluster {
     this.projectVersion = version;
   }
 
+  /**
+   * The release the upgrade tier starts from: its version and its chart, built from its commit by
+   * hack/previous-release.sh (whose folder hack/e2e-node.sh passes as SOKO_PREVIOUS_RELEASE), its
+   * images imported into the nodes.
+   */
+  record PreviousRelease(String version, Path chart) {}
+
+  static PreviousRelease previousRelease() throws IOException {
+    String dir = System.getenv("SOKO_PREVIOUS_RELEASE");
+    if (dir == null) {
+      throw new IllegalStateException(
+          "SOKO_PREVIOUS_RELEASE is not set: run the tier with hack/e2e-node.sh");
+    }
+    Path chart = Path.of(dir, "chart");
+    String version =
+        Files.readAllLines(chart.resolve("Chart.yaml")).stream()
+            .filter(l -> l.startsWith("appVersion:"))
+            .map(l -> l.substring("appVersion:".length()).trim())
+            .findFirst()
+            .orElseThrow(() -> new IllegalStateException("no appVersion in " + chart));
+    return new PreviousRelease(version, chart);
+  }
+
   /** The running cluster, or a failure that says how to start one. */
   static LocalCluster fromEnvironment() throws IOException {
     String kubeconfig = System.getenv("KUBECONFIG");
@@ -81,6 +104,16 @@ final class LocalCluster {
   }
 
   /** Runs the pinned helm against this cluster; fails with its output when it exits non-zero. */
+  /** kubectl of the tools cache (beside helm) against this cluster. */
+  String kubectl(String... args) throws IOException, InterruptedException {
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                helm.resolveSibling("kubectl").toString(), "--kubeconfig", kubeconfig.toString()));
+    command.addAll(List.of(args));
+    return run(command, 180);
+  }
+
   String helm(String... args) throws IOException, InterruptedException {
     List<String> command =
         new ArrayList<>(List.of(helm.toString(), "--kubeconfig", kubeconfig.toString()));
