@@ -3,11 +3,8 @@ package dev.soko.operator.support;
 import dev.soko.api.v1alpha1.DriverSpec;
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.api.v1alpha1.StorageNode;
-import dev.soko.operator.model.Component;
 import dev.soko.operator.model.Names;
 import dev.soko.operator.model.VersionsTable;
-import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
@@ -15,15 +12,9 @@ import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.ExecWatch;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -36,15 +27,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.Callable;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -72,9 +56,6 @@ public final class SupportBundle {
   public static final String OPERATOR_POD_VALUE = "soko-operator";
   static final String SNAPSHOT_API = "snapshot.storage.k8s.io/v1";
 
-  /** Per log; the rest is left out, and the cut recorded. */
-  static final long MAX_LOG_BYTES = 128L << 20;
-
   /** What was written. */
   public record Summary(
       Path archive,
@@ -93,6 +74,28 @@ public final class SupportBundle {
   private final Map<String, Integer> counts = new TreeMap<>();
   private TarArchive tar;
   private ExecutorService executor;
+  private final BundleSink sink =
+      new BundleSink() {
+        @Override
+        public void add(String entry, String text) {
+          SupportBundle.this.add(entry, text);
+        }
+
+        @Override
+        public void addFile(String entry, Path file) throws IOException {
+          tar.add(entry, file);
+        }
+
+        @Override
+        public void failed(String failure) {
+          failures.add(failure);
+        }
+
+        @Override
+        public void count(String kind) {
+          SupportBundle.this.count(kind);
+        }
+      };
 
   SupportBundle(KubernetesClient client, Duration since, Duration execTimeout, Clock clock) {
     this.client = client;
@@ -216,13 +219,15 @@ public final class SupportBundle {
     }
     List<Pod> logged = new ArrayList<>(operatorPods == null ? List.of() : operatorPods);
     logged.addAll(operandPods);
+    PodLogs logs = new PodLogs(client, since, sink);
     for (Pod pod : logged) {
-      collectLogs(pod);
+      logs.collect(pod);
     }
-    collectNodes(
-        operandPods.stream()
-            .filter(p -> Names.NODE.equals(label(p, "app.kubernetes.io/component")))
-            .toList());
+    new NodeViews(client, execTimeout, executor, sink)
+        .collect(
+            operandPods.stream()
+                .filter(p -> Names.NODE.equals(label(p, "app.kubernetes.io/component")))
+                .toList());
   }
 
   private void collectClusterScoped(Set<String> drivers) {
@@ -311,261 +316,6 @@ public final class SupportBundle {
     list(dir, "RoleBinding", () -> client.rbac().roleBindings().inNamespace(ns).list());
     list(dir, "Lease", () -> client.leases().inNamespace(ns).list());
     list(dir, "Event", () -> client.v1().events().inNamespace(ns).list());
-  }
-
-  private void collectLogs(Pod pod) {
-    String ns = pod.getMetadata().getNamespace();
-    String name = pod.getMetadata().getName();
-    Map<String, Integer> restarts = new LinkedHashMap<>();
-    if (pod.getStatus() != null) {
-      for (List<ContainerStatus> statuses :
-          List.of(
-              pod.getStatus().getInitContainerStatuses(), pod.getStatus().getContainerStatuses())) {
-        for (ContainerStatus s : statuses) {
-          restarts.put(s.getName(), s.getRestartCount() == null ? 0 : s.getRestartCount());
-        }
-      }
-    }
-    List<Container> containers = new ArrayList<>(pod.getSpec().getInitContainers());
-    containers.addAll(pod.getSpec().getContainers());
-    int seconds = (int) Math.min(Integer.MAX_VALUE, Math.max(1, since.toSeconds()));
-    for (Container c : containers) {
-      String base = "logs/" + ns + "/" + name + "/" + c.getName();
-      log(
-          base + ".log",
-          () ->
-              client
-                  .pods()
-                  .inNamespace(ns)
-                  .withName(name)
-                  .inContainer(c.getName())
-                  .sinceSeconds(seconds)
-                  .getLogInputStream());
-      if (restarts.getOrDefault(c.getName(), 0) > 0) {
-        log(
-            base + ".previous.log",
-            () ->
-                client
-                    .pods()
-                    .inNamespace(ns)
-                    .withName(name)
-                    .inContainer(c.getName())
-                    .terminated()
-                    .sinceSeconds(seconds)
-                    .getLogInputStream());
-      }
-    }
-  }
-
-  /**
-   * Copies one log into the archive through a temporary file: the archive needs its size before its
-   * bytes, and a day of a debug-level driver log is more than the operator's heap.
-   */
-  private void log(String entry, Supplier<InputStream> open) {
-    Path tmp = null;
-    try {
-      tmp = Files.createTempFile("soko-support-", ".log");
-      boolean cut;
-      try (InputStream in = open.get();
-          OutputStream file = Files.newOutputStream(tmp)) {
-        cut = copy(in, file, MAX_LOG_BYTES);
-        if (cut) {
-          file.write(
-              ("\n[cut at " + (MAX_LOG_BYTES >> 20) + " MiB by the support bundle]\n")
-                  .getBytes(StandardCharsets.UTF_8));
-        }
-      }
-      tar.add(entry, tmp);
-      count("log");
-      if (cut) {
-        failures.add(entry + ": cut at " + (MAX_LOG_BYTES >> 20) + " MiB");
-      }
-    } catch (IOException | RuntimeException e) {
-      fail(entry, e);
-      add(entry + ".ERROR.txt", message(e) + "\n");
-    } finally {
-      if (tmp != null) {
-        try {
-          Files.deleteIfExists(tmp);
-        } catch (IOException e) {
-          // A temporary file left behind costs nothing the bundle needs.
-        }
-      }
-    }
-  }
-
-  /** Copies at most {@code max} bytes; true when there was more. */
-  static boolean copy(InputStream in, OutputStream out, long max) throws IOException {
-    byte[] buffer = new byte[1 << 16];
-    long left = max;
-    while (left > 0) {
-      int n = in.read(buffer, 0, (int) Math.min(buffer.length, left));
-      if (n < 0) {
-        return false;
-      }
-      out.write(buffer, 0, n);
-      left -= n;
-    }
-    return in.read() >= 0;
-  }
-
-  /** The node plugins' view, one node at a time, each exec bounded by {@link #execTimeout}. */
-  private void collectNodes(List<Pod> nodePods) {
-    Map<String, List<Pod>> byNode = new TreeMap<>();
-    for (Pod pod : nodePods) {
-      String node = pod.getSpec().getNodeName();
-      if (node != null) {
-        byNode.computeIfAbsent(node, k -> new ArrayList<>()).add(pod);
-      }
-    }
-    for (var e : byNode.entrySet()) {
-      String dir = "nodes/" + e.getKey() + "/";
-      StringBuilder errors = new StringBuilder();
-      Pod first = e.getValue().get(0);
-      nodeFile(dir + "mountinfo", first, errors, "cat", "/proc/self/mountinfo");
-      nodeFile(dir + "loop-devices.json", first, errors, "losetup", "--list", "--json");
-      StringBuilder pools = new StringBuilder();
-      for (Pod pod : e.getValue()) {
-        for (Map.Entry<String, String> pool : pools(pod).entrySet()) {
-          String path = pool.getValue();
-          String where = label(pod, Names.LABEL_CLUSTER) + " pool " + pool.getKey() + " at " + path;
-          for (String[] cmd :
-              List.of(
-                  new String[] {"ls", "-la", path}, new String[] {"du", "-k", "-d", "1", path})) {
-            pools.append("### ").append(where).append(": ").append(String.join(" ", cmd));
-            pools.append('\n');
-            try {
-              pools.append(exec(pod, cmd));
-            } catch (IOException | RuntimeException ex) {
-              String m = String.join(" ", cmd) + " in " + podName(pod) + ": " + message(ex);
-              pools.append("failed: ").append(m).append('\n');
-              errors.append(m).append('\n');
-              failures.add(dir + "pools.txt: " + m);
-            }
-            pools.append('\n');
-          }
-        }
-      }
-      if (!pools.isEmpty()) {
-        add(dir + "pools.txt", pools.toString());
-      }
-      if (!errors.isEmpty()) {
-        add(dir + "ERROR.txt", errors.toString());
-      } else {
-        count("node");
-      }
-    }
-  }
-
-  private void nodeFile(String entry, Pod pod, StringBuilder errors, String... cmd) {
-    try {
-      add(entry, exec(pod, cmd));
-    } catch (IOException | RuntimeException e) {
-      String m = String.join(" ", cmd) + " in " + podName(pod) + ": " + message(e);
-      errors.append(m).append('\n');
-      failures.add(entry + ": " + m);
-    }
-  }
-
-  /** The pools of a node plugin pod: name to path, from its driver container's --pool args. */
-  static Map<String, String> pools(Pod pod) {
-    Map<String, String> pools = new LinkedHashMap<>();
-    for (Container c : pod.getSpec().getContainers()) {
-      if (!Component.DRIVER.key().equals(c.getName())) {
-        continue;
-      }
-      for (String arg : c.getArgs()) {
-        if (!arg.startsWith("--pool=")) {
-          continue;
-        }
-        String name = null;
-        String path = null;
-        for (String field : arg.substring("--pool=".length()).split(",")) {
-          if (field.startsWith("name=")) {
-            name = field.substring(5);
-          } else if (field.startsWith("path=")) {
-            path = field.substring(5);
-          }
-        }
-        if (path != null) {
-          pools.put(name == null ? path : name, path);
-        }
-      }
-    }
-    return pools;
-  }
-
-  /** Runs a command in the pod's driver container, bounded as a whole by the exec timeout. */
-  private String exec(Pod pod, String... cmd) throws IOException {
-    ByteArrayOutputStream stdout = new ByteArrayOutputStream();
-    ByteArrayOutputStream stderr = new ByteArrayOutputStream();
-    AtomicReference<ExecWatch> opened = new AtomicReference<>();
-    try {
-      Integer code =
-          within(
-              execTimeout,
-              executor,
-              () -> {
-                ExecWatch watch =
-                    client
-                        .pods()
-                        .inNamespace(pod.getMetadata().getNamespace())
-                        .withName(pod.getMetadata().getName())
-                        .inContainer(Component.DRIVER.key())
-                        .writingOutput(stdout)
-                        .writingError(stderr)
-                        .exec(cmd);
-                opened.set(watch);
-                return watch.exitCode().get();
-              });
-      if (code == null) {
-        throw new IOException("the connection closed without an exit status");
-      }
-      if (code != 0) {
-        throw new IOException(
-            "exit code " + code + ": " + stderr.toString(StandardCharsets.UTF_8).strip());
-      }
-      return stdout.toString(StandardCharsets.UTF_8);
-    } finally {
-      ExecWatch watch = opened.get();
-      if (watch != null) {
-        watch.close();
-      }
-    }
-  }
-
-  /**
-   * The task's result if it comes within the timeout. The task runs on the executor, so that a step
-   * which blocks where no timeout of its own applies (an exec's connection to a kubelet that does
-   * not answer, retried by the client) is given up on all the same.
-   */
-  static <T> T within(Duration timeout, ExecutorService executor, Callable<T> task)
-      throws IOException {
-    Future<T> result = executor.submit(task);
-    try {
-      return result.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (TimeoutException e) {
-      throw new IOException("no answer within " + format(timeout));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted");
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      while ((cause instanceof ExecutionException || cause instanceof CompletionException)
-          && cause.getCause() != null) {
-        cause = cause.getCause();
-      }
-      if (cause instanceof IOException io) {
-        throw io;
-      }
-      throw new IOException(message(cause), cause);
-    } finally {
-      result.cancel(true);
-    }
-  }
-
-  private static String format(Duration d) {
-    return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
   }
 
   private <T extends HasMetadata> List<T> list(
@@ -685,17 +435,17 @@ public final class SupportBundle {
             || OPERATOR_POD_VALUE.equals(labels.get(OPERATOR_POD_LABEL)));
   }
 
-  private static String label(HasMetadata o, String key) {
+  static String label(HasMetadata o, String key) {
     Map<String, String> labels = o.getMetadata().getLabels();
     return labels == null ? null : labels.get(key);
   }
 
-  private static String podName(Pod pod) {
+  static String podName(Pod pod) {
     return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
   }
 
   /** The failure and, when it has one, the reason below it (a refused connection, a timeout). */
-  private static String message(Throwable e) {
+  static String message(Throwable e) {
     String m = e.getMessage();
     String own =
         e instanceof IOException && m != null

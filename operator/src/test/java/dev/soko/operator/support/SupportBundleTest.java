@@ -393,7 +393,7 @@ class SupportBundleTest {
       long start = System.nanoTime();
       assertThatThrownBy(
               () ->
-                  SupportBundle.within(
+                  NodeViews.within(
                       Duration.ofMillis(200),
                       executor,
                       () -> {
@@ -403,10 +403,10 @@ class SupportBundleTest {
           .isInstanceOf(IOException.class)
           .hasMessage("no answer within 200ms");
       assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
-      assertThat(SupportBundle.within(Duration.ofSeconds(1), executor, () -> 7)).isEqualTo(7);
+      assertThat(NodeViews.within(Duration.ofSeconds(1), executor, () -> 7)).isEqualTo(7);
       assertThatThrownBy(
               () ->
-                  SupportBundle.within(
+                  NodeViews.within(
                       Duration.ofSeconds(1),
                       executor,
                       () -> {
@@ -423,10 +423,10 @@ class SupportBundleTest {
   void aLogIsCopiedUpToItsLimitAndACutIsReported() throws IOException {
     byte[] log = "0123456789".getBytes(StandardCharsets.UTF_8);
     var out = new java.io.ByteArrayOutputStream();
-    assertThat(SupportBundle.copy(new java.io.ByteArrayInputStream(log), out, 4)).isTrue();
+    assertThat(PodLogs.copy(new java.io.ByteArrayInputStream(log), out, 4)).isTrue();
     assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("0123");
     out.reset();
-    assertThat(SupportBundle.copy(new java.io.ByteArrayInputStream(log), out, 10)).isFalse();
+    assertThat(PodLogs.copy(new java.io.ByteArrayInputStream(log), out, 10)).isFalse();
     assertThat(out.toByteArray()).isEqualTo(log);
   }
 
@@ -458,7 +458,7 @@ class SupportBundleTest {
         new PodBuilder()
             .withSpec(desired.nodeDaemonSet().getSpec().getTemplate().getSpec())
             .build();
-    assertThat(SupportBundle.pools(pod)).containsExactly(Map.entry("nvme", "/var/lib/soko/nvme"));
+    assertThat(NodeViews.pools(pod)).containsExactly(Map.entry("nvme", "/var/lib/soko/nvme"));
   }
 
   private static String text(Map<String, byte[]> entries, String name) {
