@@ -7,20 +7,26 @@ import static dev.soko.e2e.Installed.condition;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.soko.api.v1alpha1.StorageNode;
+import dev.soko.operator.support.SupportBundle;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.TypedLocalObjectReference;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -240,8 +246,74 @@ class UpgradeE2E {
         Objects::isNull);
   }
 
+  /**
+   * The support bundle of the upgraded installation, through the API only: the StorageCluster and
+   * every node's report, each node plugin's driver log, and each node's mounts as its node plugin
+   * sees them, with the writers' volumes in them; no Secret, not even one in Soko's namespaces.
+   */
   @Test
   @Order(4)
+  void theSupportBundleHoldsEachNodesViewAndNoSecret() throws Exception {
+    String secretValue = "e2e-secret-" + UUID.randomUUID();
+    for (String ns : List.of(OPERATOR, DefaultInstall.SYSTEM)) {
+      client
+          .resource(
+              new SecretBuilder()
+                  .withNewMetadata()
+                  .withName("e2e-bundle-secret")
+                  .withNamespace(ns)
+                  .endMetadata()
+                  .addToStringData("password", secretValue)
+                  .build())
+          .create();
+    }
+    Path dir = Files.createTempDirectory("soko-e2e-bundle");
+    Path archive = dir.resolve("bundle.tar.gz");
+    SupportBundle.Summary summary = SupportBundle.write(client, archive, Duration.ofHours(1));
+    assertThat(summary.failures()).as("steps of the bundle that failed").isEmpty();
+    Path tree = Files.createDirectories(dir.resolve("tree"));
+    LocalCluster.run(List.of("tar", "-xzf", archive.toString(), "-C", tree.toString()), 60);
+
+    assertThat(tree.resolve("cluster/StorageCluster/" + RELEASE + ".yaml")).exists();
+    for (String node : cluster.nodes) {
+      assertThat(tree.resolve("cluster/StorageNode/" + RELEASE + "." + node + ".yaml")).exists();
+      assertThat(tree.resolve("nodes/" + node + "/loop-devices.json")).exists();
+      assertThat(tree.resolve("nodes/" + node + "/pools.txt")).content().contains("default");
+    }
+    for (Pod plugin : nodePluginPods()) {
+      assertThat(
+              tree.resolve(
+                  "logs/"
+                      + DefaultInstall.SYSTEM
+                      + "/"
+                      + plugin.getMetadata().getName()
+                      + "/soko-driver.log"))
+          .content()
+          .contains("registered with the kubelet");
+    }
+    for (String writer : List.of("xfs", "ext4")) {
+      String node = apps.nodesOf(apps.claimNamed(writer)).get(0);
+      assertThat(tree.resolve("nodes/" + node + "/mountinfo"))
+          .as("the node plugin's mounts on " + node + " hold the " + writer + " writer's volume")
+          .content()
+          .contains(apps.claimNamed(writer).getSpec().getVolumeName());
+    }
+    String encoded =
+        Base64.getEncoder().encodeToString(secretValue.getBytes(StandardCharsets.UTF_8));
+    try (var files = Files.walk(tree)) {
+      for (Path file : files.filter(Files::isRegularFile).toList()) {
+        assertThat(file.getFileName().toString()).doesNotContain("e2e-bundle-secret");
+        String text = Files.readString(file, StandardCharsets.ISO_8859_1);
+        assertThat(text).as(file + " holds no Secret value").doesNotContain(secretValue, encoded);
+      }
+    }
+    for (String ns : List.of(OPERATOR, DefaultInstall.SYSTEM)) {
+      client.secrets().inNamespace(ns).withName("e2e-bundle-secret").delete();
+    }
+  }
+
+  @Test
+  @Order(5)
   void uninstallRemovesEverything() throws Exception {
     client.pods().inNamespace(APPS).delete();
     Await.until(
@@ -338,14 +410,17 @@ class UpgradeE2E {
         BLOCK, "dd if=/dev/xvda bs=4096 skip=16 count=256 status=none | sha256sum | cut -d' ' -f1");
   }
 
-  private List<String> nodePluginImages() {
+  private List<Pod> nodePluginPods() {
     return client
         .pods()
         .inNamespace(DefaultInstall.SYSTEM)
         .withLabels(installed.nodePluginDaemonSet().getSpec().getSelector().getMatchLabels())
         .list()
-        .getItems()
-        .stream()
+        .getItems();
+  }
+
+  private List<String> nodePluginImages() {
+    return nodePluginPods().stream()
         .flatMap(p -> p.getSpec().getContainers().stream())
         .filter(c -> c.getName().equals("soko-driver"))
         .map(c -> c.getImage())
