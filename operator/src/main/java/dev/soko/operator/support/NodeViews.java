@@ -75,12 +75,7 @@ final class NodeViews {
             try {
               pools.append(exec(pod, cmd));
             } catch (IOException | RuntimeException ex) {
-              String m =
-                  String.join(" ", cmd)
-                      + " in "
-                      + SupportBundle.podName(pod)
-                      + ": "
-                      + SupportBundle.message(ex);
+              String m = failure(pod, cmd, ex);
               pools.append("failed: ").append(m).append('\n');
               errors.append(m).append('\n');
               sink.failed(dir + "pools.txt: " + m);
@@ -104,15 +99,18 @@ final class NodeViews {
     try {
       sink.add(entry, exec(pod, cmd));
     } catch (IOException | RuntimeException e) {
-      String m =
-          String.join(" ", cmd)
-              + " in "
-              + SupportBundle.podName(pod)
-              + ": "
-              + SupportBundle.message(e);
+      String m = failure(pod, cmd, e);
       errors.append(m).append('\n');
       sink.failed(entry + ": " + m);
     }
+  }
+
+  private static String failure(Pod pod, String[] cmd, Exception e) {
+    return String.join(" ", cmd)
+        + " in "
+        + SupportBundle.podName(pod)
+        + ": "
+        + SupportBundle.message(e);
   }
 
   /** The pools of a node plugin pod: name to path, from its driver container's --pool args. */

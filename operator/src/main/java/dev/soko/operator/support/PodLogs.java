@@ -53,30 +53,18 @@ final class PodLogs {
     int seconds = (int) Math.min(Integer.MAX_VALUE, Math.max(1, since.toSeconds()));
     for (Container c : containers) {
       String base = "logs/" + ns + "/" + name + "/" + c.getName();
-      log(
-          base + ".log",
-          () ->
-              client
-                  .pods()
-                  .inNamespace(ns)
-                  .withName(name)
-                  .inContainer(c.getName())
-                  .sinceSeconds(seconds)
-                  .getLogInputStream());
+      log(base + ".log", () -> stream(ns, name, c.getName(), false, seconds));
       if (restarts.getOrDefault(c.getName(), 0) > 0) {
-        log(
-            base + ".previous.log",
-            () ->
-                client
-                    .pods()
-                    .inNamespace(ns)
-                    .withName(name)
-                    .inContainer(c.getName())
-                    .terminated()
-                    .sinceSeconds(seconds)
-                    .getLogInputStream());
+        log(base + ".previous.log", () -> stream(ns, name, c.getName(), true, seconds));
       }
     }
+  }
+
+  /** The container's log of the last {@code seconds}, of its previous run when {@code previous}. */
+  private InputStream stream(
+      String ns, String pod, String container, boolean previous, int seconds) {
+    var logs = client.pods().inNamespace(ns).withName(pod).inContainer(container);
+    return (previous ? logs.terminated() : logs).sinceSeconds(seconds).getLogInputStream();
   }
 
   /**
