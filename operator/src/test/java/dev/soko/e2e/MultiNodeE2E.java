@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -181,7 +182,13 @@ class MultiNodeE2E {
   @Order(4)
   void aLostNodesVolumesAreKeptUnderRetainAndServedWithTheirDataWhenTheNodeComesBack()
       throws Exception {
-    String replica = SET + "-1";
+    // The first node runs the control plane and cannot die: the replica on another node is lost.
+    String replica =
+        IntStream.range(0, cluster.nodes.size())
+            .mapToObj(i -> SET + "-" + i)
+            .filter(r -> !cluster.node.equals(nodeOf(r)))
+            .findFirst()
+            .orElseThrow();
     String node = nodeOf(replica);
     String pv = apps.claimNamed("data-" + replica).getSpec().getVolumeName();
 
