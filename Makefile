@@ -108,8 +108,9 @@ tools-e2e: ## Build the pinned Go tools of the end-to-end test and the demo
 	  csi-resizer csi-snapshotter snapshot-controller snapshot-crds
 
 .PHONY: tools-node
-tools-node: tools-e2e ## Build the local cluster's node (kubelet, kube-scheduler, kube-proxy, containerd) and helm
-	bash hack/tools.sh kube-scheduler kubelet kube-proxy containerd containerd-shim-runc-v2 ctr helm
+tools-node: tools-e2e ## Build the local cluster's node (kubelet, kube-scheduler, kube-proxy, containerd), helm and OLM
+	bash hack/tools.sh kube-scheduler kubelet kube-proxy containerd containerd-shim-runc-v2 ctr helm \
+	  olm catalog package-server copy-content cpb opm grpc_health_probe olm-manifests
 
 .PHONY: tools-suite
 tools-suite: ## Build Kubernetes' e2e suite (e2e.test), its runner (ginkgo) and its test image program (agnhost)

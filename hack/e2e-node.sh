@@ -14,6 +14,9 @@ cluster=$ROOT/hack/local-cluster.sh
 # Its images are imported beside the working tree's, also when a test restarts a node.
 SOKO_PREVIOUS_RELEASE=$(bash "$ROOT/hack/previous-release.sh")
 export SOKO_PREVIOUS_RELEASE SOKO_CLUSTER_EXTRA_IMAGES=$SOKO_PREVIOUS_RELEASE
+# The OLM tier installs from a catalog of that release's bundle and this tree's.
+SOKO_OLM_CATALOG=$(bash "$ROOT/hack/olm-catalog.sh" "$SOKO_PREVIOUS_RELEASE")
+export SOKO_OLM_CATALOG
 trap 'bash "$cluster" down' EXIT
 SOKO_CLUSTER_NODES=${SOKO_CLUSTER_NODES:-2} bash "$cluster" up
 eval "$(bash "$cluster" env)"

@@ -4,6 +4,11 @@
 # Absolute path of the repository root.
 soko_root() { cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd; }
 
+# The name under which the local cluster's nodes import Soko's and the cluster's own images; the
+# StorageCluster, the chart and the OLM bundle point their image registry at it, as an air-gapped
+# cluster points them at its own registry.
+cluster_registry() { echo soko.local; }
+
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 
 # A message on stderr, and a fatal one; tagged "[TAG] " when the script sets SOKO_LOG_TAG.

@@ -6,7 +6,7 @@
 #
 #   hack/local-cluster.sh up        start it (after removing whatever a killed run left); prints KUBECONFIG
 #   hack/local-cluster.sh down      stop it and remove everything it made; checks that nothing is left
-#   hack/local-cluster.sh images    (re)build the node's images: pause, CSI sidecars, busybox
+#   hack/local-cluster.sh images    (re)build the node's images: pause, CSI sidecars, busybox, OLM
 #   hack/local-cluster.sh env       print the variables a client needs (KUBECONFIG, ...)
 #   hack/local-cluster.sh nodes     print the nodes' names, one per line, the first node first
 #   hack/local-cluster.sh usage     print each node's resident memory, by program
@@ -69,9 +69,7 @@ API_IP=10.250.0.1
 SERVICE_CIDR=10.0.0.0/24
 CLUSTER_CIDR=10.244.0.0/16
 BRIDGE=sokocni0
-# The name under which the node's images are imported; the StorageCluster and the chart point their
-# image registry at it, as an air-gapped cluster points them at its own registry.
-IMAGE_REGISTRY=soko.local
+IMAGE_REGISTRY=$(cluster_registry)
 # Folders the node's processes expect at their usual places, each a bind mount from the node's
 # folder in $STATE.
 NODE_DIRS=(/var/lib/kubelet /var/lib/containerd /var/log/pods /var/log/containers /var/lib/cni)
@@ -182,6 +180,46 @@ build_node_images() {
   rm -rf "$tmp"
 }
 
+olm_image() { printf '%s/olm:%s\n' "$IMAGE_REGISTRY" "$OLM_VERSION"; }
+
+# OLM's install manifests in $IMAGES_DIR/olm: crds.yaml, and olm.yaml rendered from OLM's chart
+# with the values upstream releases it with, but every container on that image and never pulling,
+# one package server replica (2 cores), and without upstream's default catalog (a remote one).
+write_olm_manifests() {
+  local chart=$BIN/../olm/manifests image
+  [ -f "$chart/values.yaml" ] || die "OLM's chart is missing (run: make tools-node)"
+  image=$(olm_image)
+  mkdir -p "$IMAGES_DIR/olm"
+  local crd
+  for crd in "$chart"/chart/crds/*.yaml; do
+    printf -- '---\n'
+    cat "$crd"
+  done >"$IMAGES_DIR/olm/crds.yaml"
+  "$BIN/helm" template olm "$chart/chart" --values "$chart/values.yaml" \
+    --set "olm.image.ref=$image,catalog.image.ref=$image,package.image.ref=$image" \
+    --set "olm.image.pullPolicy=IfNotPresent,catalog.image.pullPolicy=IfNotPresent" \
+    --set "package.image.pullPolicy=IfNotPresent,package.replicaCount=1,installType=" \
+    --set "catalog.commandArgs=--configmapServerImage=$image,catalog.opmImageArgs=--opmImage=$image" \
+    >"$IMAGES_DIR/olm/olm.yaml" || die "cannot render OLM's chart"
+}
+
+# OLM's image, as upstream's holds it: its operators and package server, the bundle copier (cpb,
+# which unpack jobs run inside each bundle image, copied there with cp), opm (which extracts the
+# bundles) and grpc_health_probe; all static Go programs, with busybox for cp.
+build_olm_image() {
+  local name files=()
+  for name in olm catalog package-server copy-content cpb opm grpc_health_probe; do
+    [ -x "$BIN/$name" ] || die "$name is missing in $BIN (run: make tools-node)"
+    files+=(--file "$(readlink -f "$BIN/$name"):/bin/$name")
+  done
+  python3 "$ROOT/hack/oci-image.py" --name "$(olm_image)" --out "$IMAGES_DIR/olm.oci.tar.partial" \
+    "${files[@]}" --file /bin/busybox:/bin/busybox --symlink /bin/cp:busybox --dir /tmp:1777 \
+    --env PATH=/bin --user 1001 --entrypoint /bin/olm
+  mkdir -p "$IMAGES_DIR/olm"
+  echo "$OLM_VERSION" >"$IMAGES_DIR/olm/version"
+  mv "$IMAGES_DIR/olm.oci.tar.partial" "$IMAGES_DIR/olm.oci.tar"
+}
+
 # import_images N: the archives imported into node N's runtime: the node images and Soko's own
 # (hack/images.sh), renamed into $IMAGE_REGISTRY.
 import_images() {
@@ -194,31 +232,44 @@ import_images() {
   for name in driver operator; do
     archive=$ROOT/target/images/soko-$name-$version.oci.tar
     [ -f "$archive" ] || die "$archive is missing (run: make images)"
-    import_soko_image "$n" "$archive" "$name" "$version"
+  done
+  # The driver and operator, and the OLM bundle and catalog when they were built.
+  for archive in "$ROOT"/target/images/soko-*-"$version".oci.tar; do
+    import_soko_image "$n" "$archive"
   done
   if [ -n "${SOKO_CLUSTER_EXTRA_IMAGES:-}" ]; then
     for archive in "$SOKO_CLUSTER_EXTRA_IMAGES"/soko-*-*.oci.tar; do
       [ -f "$archive" ] || die "no soko-<name>-<version>.oci.tar in $SOKO_CLUSTER_EXTRA_IMAGES"
-      name=${archive##*/soko-}
-      name=${name%%-*}
-      version=${archive##*/soko-"$name"-}
-      import_soko_image "$n" "$archive" "$name" "${version%.oci.tar}"
+      import_soko_image "$n" "$archive"
     done
   fi
 }
 
-# import_soko_image N ARCHIVE NAME VERSION: one of Soko's images into node N as
+# import_soko_image N ARCHIVE: one of Soko's images, soko-NAME-VERSION.oci.tar (NAME without digits,
+# e.g. operator-bundle; VERSION from its first digit on), into node N as
 # $IMAGE_REGISTRY/soko-NAME:VERSION.
 import_soko_image() {
-  local n=$1 archive=$2 name=$3 version=$4 ref
+  local n=$1 archive=$2 name version ref digest target
+  [[ ${archive##*/} =~ ^soko-([a-z-]+)-([0-9][^/]*)\.oci\.tar$ ]] ||
+    die "$archive is not named soko-<name>-<version>.oci.tar"
+  name=${BASH_REMATCH[1]} version=${BASH_REMATCH[2]}
   ctr --node "$n" images import --platform linux/amd64 "$archive" >/dev/null 2>>"$STATE/logs/ctr.log" ||
     die "cannot import $archive"
-  # podman names the image in the archive after its build (localhost/..., or IMAGE_REGISTRY).
-  ref=$(tar -xOf "$archive" index.json |
-    python3 -c 'import json,sys; print(json.load(sys.stdin)["manifests"][0]["annotations"]["org.opencontainers.image.ref.name"])')
-  { ctr --node "$n" images tag --force "$ref" "$IMAGE_REGISTRY/soko-$name:$version" &&
-    ctr --node "$n" images rm "$ref"; } >/dev/null 2>>"$STATE/logs/ctr.log" ||
-    die "cannot name $ref $IMAGE_REGISTRY/soko-$name:$version"
+  # podman names the image in the archive after its build (localhost/..., or IMAGE_REGISTRY);
+  # hack/oci-image.py names it as containerd does.
+  read -r ref digest < <(tar -xOf "$archive" index.json | python3 -c 'import json, sys
+image = json.load(sys.stdin)["manifests"][0]
+notes = image["annotations"]
+print(notes.get("io.containerd.image.name") or notes["org.opencontainers.image.ref.name"], image["digest"])')
+  target=$IMAGE_REGISTRY/soko-$name
+  if [ "$ref" != "$target:$version" ]; then
+    { ctr --node "$n" images tag --force "$ref" "$target:$version" &&
+      ctr --node "$n" images rm "$ref"; } >/dev/null 2>>"$STATE/logs/ctr.log" ||
+      die "cannot name $ref $target:$version"
+  fi
+  # Also by digest, as a pull by digest names it: OLM runs catalog and bundle images by digest.
+  ctr --node "$n" images tag --force "$target:$version" "$target@$digest" >/dev/null 2>>"$STATE/logs/ctr.log" ||
+    die "cannot name $target:$version $target@$digest"
 }
 
 # --- certificates ---------------------------------------------------------------------------------
@@ -279,6 +330,18 @@ make_pki() {
     done
     openssl genrsa -out sa.key 2048 2>/dev/null
     openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
+    # The aggregation layer, as kubeadm sets it up: the API server proxies to aggregated API servers
+    # (OLM's package server) with a client certificate of a CA of its own, which those servers
+    # trust for the user and groups it passes on in request headers.
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout front-proxy-ca.key -out front-proxy-ca.crt \
+      -days 7 -subj /CN=soko-local-front-proxy-ca -addext basicConstraints=critical,CA:TRUE \
+      -addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null
+    openssl req -newkey rsa:2048 -nodes -keyout front-proxy-client.key -out front-proxy-client.csr \
+      -subj /CN=front-proxy-client 2>/dev/null
+    printf 'extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature,keyEncipherment\n' >front-proxy-client.ext
+    openssl x509 -req -in front-proxy-client.csr -CA front-proxy-ca.crt -CAkey front-proxy-ca.key \
+      -CAcreateserial -days 7 -extfile front-proxy-client.ext -out front-proxy-client.crt 2>/dev/null
+    rm -f front-proxy-client.csr front-proxy-client.ext
   ) || die "openssl failed to make the certificates"
   for name in admin controller-manager scheduler; do
     kubeconfig "$STATE/pki/$name.kubeconfig" "$name" https://127.0.0.1:6443
@@ -549,6 +612,10 @@ start_control_plane() {
     --bind-address 0.0.0.0 --secure-port 6443 --advertise-address "$API_IP" \
     --tls-cert-file "$pki/apiserver.crt" --tls-private-key-file "$pki/apiserver.key" \
     --client-ca-file "$pki/ca.crt" \
+    --requestheader-client-ca-file "$pki/front-proxy-ca.crt" --requestheader-allowed-names front-proxy-client \
+    --requestheader-username-headers X-Remote-User --requestheader-group-headers X-Remote-Group \
+    --requestheader-extra-headers-prefix X-Remote-Extra- \
+    --proxy-client-cert-file "$pki/front-proxy-client.crt" --proxy-client-key-file "$pki/front-proxy-client.key" \
     --kubelet-client-certificate "$pki/apiserver-kubelet-client.crt" \
     --kubelet-client-key "$pki/apiserver-kubelet-client.key" \
     --kubelet-certificate-authority "$pki/ca.crt" --kubelet-preferred-address-types InternalIP \
@@ -769,6 +836,10 @@ up() {
   check_tools
   ((NODE_COUNT >= 1 && NODE_COUNT <= MAX_NODES)) || die "SOKO_CLUSTER_NODES: 1 to $MAX_NODES, not '$NODE_COUNT'"
   [ -f "$IMAGES_DIR/pause.oci.tar" ] || build_node_images
+  if [ ! -f "$IMAGES_DIR/olm.oci.tar" ] || [ "$(cat "$IMAGES_DIR/olm/version" 2>/dev/null)" != "$OLM_VERSION" ]; then
+    build_olm_image
+  fi
+  write_olm_manifests
   down quiet
   local started=$SECONDS i
   mkdir -p "$STATE/logs" "$STATE/pids"
@@ -805,6 +876,8 @@ env_vars() {
   echo "export SOKO_CLUSTER_NODE=$(node_name 1)"
   echo "export SOKO_CLUSTER_NODES=$NODE_COUNT"
   echo "export SOKO_CLUSTER_IMAGE_REGISTRY=$IMAGE_REGISTRY"
+  echo "export SOKO_CLUSTER_OLM_MANIFESTS=$IMAGES_DIR/olm"
+  echo "export SOKO_CLUSTER_OLM_IMAGE=$(olm_image)"
 }
 
 # --- teardown -------------------------------------------------------------------------------------
@@ -954,7 +1027,7 @@ down() {
 case ${1:-} in
 up) up ;;
 down) down ;;
-images) build_node_images ;;
+images) build_node_images && build_olm_image ;;
 env) cat "$STATE/env" ;;
 nodes) cat "$STATE/nodes.list" ;;
 usage) usage ;;

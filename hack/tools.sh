@@ -12,6 +12,7 @@
 #   wrappers/...                         generated wrapper modules (go.mod/go.sum only)
 #   logs/NAME.log                        output of the last build of NAME
 #   crds/snapshot/                       VolumeSnapshot CRDs of the pinned external-snapshotter
+#   olm/manifests/                       OLM's Helm chart and upstream's values for it, of the pin
 #   kube-api-test/k8s/1.36.3-linux-amd64/{etcd,kube-apiserver,kubectl}   see below
 #
 # kube-api-test (io.fabric8:kube-api-test 7.5.2) — what Java tests pass. `hack/tools.sh kube-api-test`
@@ -41,13 +42,14 @@ export GOTOOLCHAIN=local
 
 BUILT_TOOLS=(csi-sanity kube-apiserver etcd kubectl helm csi-provisioner csi-resizer csi-snapshotter
   snapshot-controller kube-controller-manager operator-verify kube-scheduler kubelet kube-proxy
-  containerd containerd-shim-runc-v2 ctr e2e.test ginkgo agnhost)
+  containerd containerd-shim-runc-v2 ctr e2e.test ginkgo agnhost olm catalog package-server
+  copy-content cpb opm grpc_health_probe)
 # Pinned, but every version of their module is refused by the module proxy reachable here
 # (403 "This module version is not available"). Named explicitly they are attempted and fail loudly;
 # `all` skips them with a warning.
 UNSERVED_TOOLS=(csi-node-driver-registrar livenessprobe hostpathplugin)
 # Not binaries: a folder layout and files taken from a module.
-DERIVED=(kube-api-test snapshot-crds)
+DERIVED=(kube-api-test snapshot-crds olm-manifests)
 
 say() { printf '==> %s\n' "$*" >&2; }
 fail() {
@@ -103,6 +105,19 @@ recipe() {
     mod=$CONTAINERD_MODULE ver=$CONTAINERD_VERSION pkg=$mod/cmd/$1
     tags="no_btrfs no_devmapper no_zfs urfave_cli_no_docs"
     ldflags="-X $mod/version.Version=$ver" ;;
+  olm | catalog | package-server | copy-content)
+    mod=$OLM_MODULE ver=$OLM_VERSION pkg=$mod/cmd/$1
+    ldflags="-X $mod/pkg/version.OLMVersion=$ver" ;;
+  cpb)
+    # The bundle unpacker's copier, which OLM's unpack jobs run inside each bundle image.
+    mod=$OLM_MODULE ver=$OLM_VERSION pkg=$mod/util/cpb ;;
+  opm)
+    # Without cgo its SQLite catalogs do not work; Soko's catalog is file-based, which needs none.
+    # Image signatures are checked with Go's OpenPGP instead of the C library gpgme (upstream's tag).
+    mod=$OPM_MODULE ver=$OPM_VERSION pkg=$mod/cmd/opm tags="containers_image_openpgp"
+    ldflags="-X $mod/cmd/opm/version.gitCommit=$ver -X $mod/cmd/opm/version.opmVersion=$ver" ;;
+  grpc_health_probe)
+    mod=$GRPC_HEALTH_PROBE_MODULE ver=$GRPC_HEALTH_PROBE_VERSION pkg=$mod ;;
   operator-verify)
     mod=$OPERATOR_VERIFY_MODULE ver=$OPERATOR_VERIFY_VERSION pkg=$mod/cmd/operator-verify ;;
   *) fail "unknown tool '$1' (hack/tools.sh --list shows the names)" ;;
@@ -353,10 +368,38 @@ ensure_snapshot_crds() {
   }
 }
 
+# Prints the folder of module $1@$2 in the module cache, downloading it through the proxy.
+module_dir() {
+  (cd "${TMPDIR:-/tmp}" && GOFLAGS=-mod=mod go mod download -json "$1@$2" |
+    sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+}
+
+# OLM's own install: its Helm chart (deploy/chart, CRDs included) and the values upstream renders
+# its release manifests with (deploy/upstream/values.yaml), from the pinned OLM module;
+# hack/local-cluster.sh renders them for the node's images.
+ensure_olm_manifests() {
+  local dir=$cache/olm/manifests-$OLM_VERSION src
+  if [ ! -f "$dir/values.yaml" ]; then
+    src=$(module_dir "$OLM_MODULE" "$OLM_VERSION")/deploy
+    if [ ! -f "$src/chart/Chart.yaml" ] || [ ! -f "$src/upstream/values.yaml" ]; then
+      fail "olm-manifests: no chart/Chart.yaml and upstream/values.yaml in $src"
+    fi
+    rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+    cp -r "$src/chart" "$dir.tmp/chart"
+    cp "$src/upstream/values.yaml" "$dir.tmp/values.yaml"
+    chmod -R u+w "$dir.tmp" # the module cache is read-only
+    rm -rf "$dir" && mv "$dir.tmp" "$dir"
+  fi
+  [ "$(readlink "$cache/olm/manifests" 2>/dev/null)" = "$dir" ] || {
+    ln -sfn "$dir" "$cache/olm/.manifests.tmp" && mv -Tf "$cache/olm/.manifests.tmp" "$cache/olm/manifests"
+  }
+}
+
 ensure() {
   case $1 in
   kube-api-test) ensure_kube_api_test ;;
   snapshot-crds) ensure_snapshot_crds ;;
+  olm-manifests) ensure_olm_manifests ;;
   *) ensure_tool "$1" ;;
   esac
 }

@@ -87,28 +87,36 @@ final class DefaultInstall {
   /** The chart's values: images from the node's registry name, and the StorageCluster. */
   static String values(String registry) {
     return """
-        image:
-          registry: %s
-        imageRegistry: %s
-        storageCluster:
-          create: true
-          name: %s
-          spec:
-            pools:
-              - name: %s
-                path: %s
-            storageClasses:
-              - name: %s
-                pool: %s
-                fsType: xfs
-                default: true
-              - name: %s
-                pool: %s
-                fsType: ext4
-            snapshots:
-              enabled: true
-              className: %s
+            image:
+              registry: %s
+            imageRegistry: %s
+            storageCluster:
+              create: true
+              name: %s
+              spec:
+            """
+            .formatted(registry, registry, RELEASE)
+        + spec().indent(4);
+  }
+
+  /** The StorageCluster's spec: the pool, its xfs (default) and ext4 classes, and snapshots. */
+  static String spec() {
+    return """
+        pools:
+          - name: %s
+            path: %s
+        storageClasses:
+          - name: %s
+            pool: %s
+            fsType: xfs
+            default: true
+          - name: %s
+            pool: %s
+            fsType: ext4
+        snapshots:
+          enabled: true
+          className: %s
         """
-        .formatted(registry, registry, RELEASE, POOL, POOL_PATH, XFS, POOL, EXT4, POOL, SNAPSHOTS);
+        .formatted(POOL, POOL_PATH, XFS, POOL, EXT4, POOL, SNAPSHOTS);
   }
 }

@@ -2,8 +2,11 @@ package dev.soko.e2e;
 
 import dev.soko.api.v1alpha1.StorageCluster;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.List;
+import java.util.Objects;
 
 /** The installation's side of a real-node test: the default StorageCluster and what it runs. */
 final class Installed {
@@ -23,6 +26,41 @@ final class Installed {
         .findFirst()
         .orElseThrow(
             () -> new AssertionError("no node plugin DaemonSet in " + DefaultInstall.SYSTEM));
+  }
+
+  List<Pod> nodePluginPods() {
+    return client
+        .pods()
+        .inNamespace(DefaultInstall.SYSTEM)
+        .withLabels(nodePluginDaemonSet().getSpec().getSelector().getMatchLabels())
+        .list()
+        .getItems();
+  }
+
+  /** The image of each node plugin pod's driver container. */
+  List<String> nodePluginImages() {
+    return nodePluginPods().stream()
+        .flatMap(p -> p.getSpec().getContainers().stream())
+        .filter(c -> c.getName().equals("soko-driver"))
+        .map(c -> c.getImage())
+        .toList();
+  }
+
+  /**
+   * Whether the node plugin DaemonSet runs the driver of {@code version} on all {@code nodes},
+   * every pod of it Ready: the rollout is over.
+   */
+  boolean rolledOutTo(DaemonSet ds, String version, int nodes) {
+    var status = ds.getStatus();
+    List<String> images = nodePluginImages();
+    return ds.getSpec().getTemplate().getSpec().getContainers().stream()
+            .anyMatch(c -> c.getImage().endsWith("/soko-driver:" + version))
+        && Objects.equals(status.getObservedGeneration(), ds.getMetadata().getGeneration())
+        && Objects.equals(status.getUpdatedNumberScheduled(), nodes)
+        && Objects.equals(status.getNumberReady(), nodes)
+        && Objects.requireNonNullElse(status.getNumberUnavailable(), 0) == 0
+        && images.size() == nodes
+        && images.stream().allMatch(i -> i.endsWith(":" + version));
   }
 
   /** The condition of that type, or null while the status has none. */

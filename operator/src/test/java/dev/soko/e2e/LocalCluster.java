@@ -103,7 +103,6 @@ final class LocalCluster {
         .build();
   }
 
-  /** Runs the pinned helm against this cluster; fails with its output when it exits non-zero. */
   /** kubectl of the tools cache (beside helm) against this cluster. */
   String kubectl(String... args) throws IOException, InterruptedException {
     List<String> command =
@@ -114,6 +113,7 @@ final class LocalCluster {
     return run(command, 180);
   }
 
+  /** Runs the pinned helm against this cluster; fails with its output when it exits non-zero. */
   String helm(String... args) throws IOException, InterruptedException {
     List<String> command =
         new ArrayList<>(List.of(helm.toString(), "--kubeconfig", kubeconfig.toString()));

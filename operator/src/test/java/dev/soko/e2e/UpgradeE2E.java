@@ -8,21 +8,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.soko.api.v1alpha1.StorageNode;
 import dev.soko.operator.support.SupportBundle;
-import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.TypedLocalObjectReference;
-import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -58,25 +55,12 @@ class UpgradeE2E {
   private static final Map<String, String> FILESYSTEM_WRITERS =
       Map.of("xfs", DefaultInstall.XFS, "ext4", DefaultInstall.EXT4, "btrfs", BTRFS_CLASS);
 
-  private static final String BLOCK = "block";
-
-  /** Appends a line per step and fsyncs it; the first failed write ends the container. */
-  private static final String FILESYSTEM_WRITER =
-      "set -e; trap 'exit 0' TERM; i=0; while true; do i=$((i+1)); echo $i >> /data/log;"
-          + " sync -d /data/log; sleep 0.2; done";
-
-  /** Writes the step number to the device's second 4 KiB block with fsync each time. */
-  private static final String BLOCK_WRITER =
-      "set -e; trap 'exit 0' TERM; i=0; while true; do i=$((i+1)); echo $i |"
-          + " dd of=/dev/xvda bs=4096 seek=1 conv=notrunc,fsync status=none; sleep 0.2; done";
-
   private LocalCluster cluster;
   private LocalCluster.PreviousRelease previous;
   private KubernetesClient client;
   private Workloads apps;
   private Installed installed;
-  private final Map<String, String> beforeSums = new LinkedHashMap<>();
-  private final Map<String, Long> stepsBefore = new LinkedHashMap<>();
+  private Writers writers;
 
   @BeforeAll
   void connect() throws Exception {
@@ -85,6 +69,13 @@ class UpgradeE2E {
     client = cluster.client();
     apps = new Workloads(client, APPS, cluster.imageRegistry);
     installed = new Installed(client);
+    writers =
+        new Writers(
+            client,
+            apps,
+            FILESYSTEM_WRITERS,
+            DefaultInstall.XFS,
+            Map.of("btrfs", Map.of(BTRFS_LABEL, "yes")));
   }
 
   @AfterAll
@@ -106,34 +97,15 @@ class UpgradeE2E {
         LONG,
         installed::storageCluster,
         sc -> "True".equals(condition(sc, "Ready")));
-    assertThat(nodePluginImages()).allMatch(image -> image.endsWith(":" + previous.version()));
+    assertThat(installed.nodePluginImages())
+        .allMatch(image -> image.endsWith(":" + previous.version()));
     client
         .resource(new NamespaceBuilder().withNewMetadata().withName(APPS).endMetadata().build())
         .serverSideApply();
 
-    for (var writer : FILESYSTEM_WRITERS.entrySet()) {
-      apps.create(apps.claim(writer.getKey(), writer.getValue(), "320Mi", false));
-      apps.create(writerPod(writer.getKey(), false, FILESYSTEM_WRITER));
-    }
-    apps.create(apps.claim(BLOCK, DefaultInstall.XFS, "64Mi", true));
-    apps.create(writerPod(BLOCK, true, BLOCK_WRITER));
-    for (String writer : writers()) {
-      apps.awaitRunning(writer, LONG);
-    }
-    for (String fs : FILESYSTEM_WRITERS.keySet()) {
-      apps.sh(fs, "head -c 1048576 /dev/urandom > /data/before && sync -d /data/before");
-      beforeSums.put(fs, apps.sh(fs, "sha256sum /data/before | cut -d' ' -f1"));
-    }
-    apps.sh(
-        BLOCK,
-        "dd if=/dev/urandom of=/dev/xvda bs=4096 seek=16 count=256 conv=notrunc,fsync status=none");
-    beforeSums.put(BLOCK, blockSum());
+    writers.start(LONG);
     apps.snapshot("xfs-before", "xfs", SNAPSHOTS, LONG);
     apps.snapshot("btrfs-before", "btrfs", SNAPSHOTS, LONG);
-    for (String writer : writers()) {
-      stepsBefore.put(writer, steps(writer));
-    }
-    assertThat(stepsBefore.values()).allMatch(steps -> steps > 0);
   }
 
   @Test
@@ -152,7 +124,7 @@ class UpgradeE2E {
         "the node plugin rolled out with the images of " + cluster.projectVersion,
         LONG,
         installed::nodePluginDaemonSet,
-        this::rolledOut);
+        ds -> installed.rolledOutTo(ds, cluster.projectVersion, cluster.nodes.size()));
     Await.until(
         "every node's StorageNode written by the driver of " + cluster.projectVersion,
         LONG,
@@ -167,28 +139,7 @@ class UpgradeE2E {
         installed::storageCluster,
         sc -> "True".equals(condition(sc, "Ready")));
 
-    for (String writer : writers()) {
-      Pod pod = client.pods().inNamespace(APPS).withName(writer).get();
-      ContainerStatus app = pod.getStatus().getContainerStatuses().get(0);
-      assertThat(app.getRestartCount()).as(writer + ": no write failed, so no restart").isZero();
-      assertThat(app.getState().getRunning()).as(writer + " running").isNotNull();
-      assertThat(steps(writer))
-          .as(writer + ": the writes went on through the upgrade")
-          .isGreaterThan(stepsBefore.get(writer));
-    }
-    for (String fs : FILESYSTEM_WRITERS.keySet()) {
-      assertThat(apps.sh(fs, "grep -c ' /data ' /proc/mounts"))
-          .as(fs + " still mounted")
-          .isEqualTo("1");
-      assertThat(apps.sh(fs, "awk 'NR != $1 {print NR; exit}' /data/log"))
-          .as(fs + ": every line written before, during and after, in order, none lost")
-          .isEmpty();
-      assertThat(apps.sh(fs, "sha256sum /data/before | cut -d' ' -f1"))
-          .isEqualTo(beforeSums.get(fs));
-    }
-    assertThat(blockSum())
-        .as("the block device's data from before")
-        .isEqualTo(beforeSums.get(BLOCK));
+    writers.assertNothingLostThrough("the upgrade");
   }
 
   @Test
@@ -211,14 +162,13 @@ class UpgradeE2E {
     for (String pod : List.of("xfs-restored", "btrfs-restored", "ext4-clone", "fresh")) {
       apps.awaitRunning(pod, LONG);
     }
-    assertThat(apps.sh("xfs-restored", "sha256sum /data/before | cut -d' ' -f1"))
+    assertThat(writers.beforeSum("xfs-restored"))
         .as("a snapshot taken before the upgrade, restored after it")
-        .isEqualTo(beforeSums.get("xfs"));
-    assertThat(apps.sh("btrfs-restored", "sha256sum /data/before | cut -d' ' -f1"))
-        .isEqualTo(beforeSums.get("btrfs"));
-    assertThat(apps.sh("ext4-clone", "sha256sum /data/before | cut -d' ' -f1"))
+        .isEqualTo(writers.recordedSum("xfs"));
+    assertThat(writers.beforeSum("btrfs-restored")).isEqualTo(writers.recordedSum("btrfs"));
+    assertThat(writers.beforeSum("ext4-clone"))
         .as("a clone of a volume made before the upgrade")
-        .isEqualTo(beforeSums.get("ext4"));
+        .isEqualTo(writers.recordedSum("ext4"));
     apps.sh("fresh", "echo new > /data/new && sync -d /data/new");
     assertThat(apps.sh("fresh", "cat /data/new")).isEqualTo("new");
 
@@ -231,14 +181,14 @@ class UpgradeE2E {
         bytes -> bytes >= 640L << 20);
     assertThat(before).isLessThan(640L << 20);
 
-    String blockVolume = apps.claimNamed(BLOCK).getSpec().getVolumeName();
-    client.pods().inNamespace(APPS).withName(BLOCK).delete();
+    String blockVolume = apps.claimNamed(Writers.BLOCK).getSpec().getVolumeName();
+    client.pods().inNamespace(APPS).withName(Writers.BLOCK).delete();
     Await.until(
-        "pod " + BLOCK + " gone",
+        "pod " + Writers.BLOCK + " gone",
         LONG,
-        () -> client.pods().inNamespace(APPS).withName(BLOCK).get(),
+        () -> client.pods().inNamespace(APPS).withName(Writers.BLOCK).get(),
         Objects::isNull);
-    client.persistentVolumeClaims().inNamespace(APPS).withName(BLOCK).delete();
+    client.persistentVolumeClaims().inNamespace(APPS).withName(Writers.BLOCK).delete();
     Await.until(
         "the block volume made before the upgrade deleted by the new driver",
         LONG,
@@ -280,7 +230,7 @@ class UpgradeE2E {
       assertThat(tree.resolve("nodes/" + node + "/loop-devices.json")).exists();
       assertThat(tree.resolve("nodes/" + node + "/pools.txt")).content().contains("default");
     }
-    for (Pod plugin : nodePluginPods()) {
+    for (Pod plugin : installed.nodePluginPods()) {
       assertThat(
               tree.resolve(
                   "logs/"
@@ -315,20 +265,7 @@ class UpgradeE2E {
   @Test
   @Order(5)
   void uninstallRemovesEverything() throws Exception {
-    client.pods().inNamespace(APPS).delete();
-    Await.until(
-        "the workloads' pods gone",
-        LONG,
-        () -> client.pods().inNamespace(APPS).list().getItems(),
-        List::isEmpty);
-    // Claims first: a claim restoring from a snapshot holds the snapshot until it goes.
-    client.persistentVolumeClaims().inNamespace(APPS).delete();
-    apps.deleteSnapshots();
-    Await.until(
-        "every PV of the driver gone",
-        LONG,
-        () -> client.persistentVolumes().list().getItems(),
-        List::isEmpty);
+    apps.deleteAllAndAwaitTheVolumesGone(LONG);
     Await.until(
         "every VolumeSnapshot gone, while the driver still runs to delete their snapshots",
         LONG,
@@ -354,10 +291,6 @@ class UpgradeE2E {
 
   // --- helpers --------------------------------------------------------------------------------
 
-  private List<String> writers() {
-    return List.of("xfs", "ext4", "btrfs", BLOCK);
-  }
-
   /** {@code helm install} or {@code helm upgrade} of {@code chart} with the tier's values. */
   private void helm(String verb, Path chart) throws Exception {
     DefaultInstall.helm(cluster, verb, chart, values());
@@ -381,62 +314,9 @@ class UpgradeE2E {
                 .formatted(BTRFS_DISK, BTRFS_LABEL, BTRFS_CLASS));
   }
 
-  private PodBuilder writerPod(String name, boolean block, String script) {
-    PodBuilder pod = apps.pod(name, name, block, false);
-    pod.editSpec().editFirstContainer().withCommand("sh", "-c", script).endContainer().endSpec();
-    if (name.equals("btrfs")) {
-      pod.editSpec().addToNodeSelector(BTRFS_LABEL, "yes").endSpec();
-    }
-    return pod;
-  }
-
   /** {@code pod} with a node selector for the node of claim {@code source}'s volume. */
   private PodBuilder pinnedBeside(PodBuilder pod, String source) {
     String node = apps.nodesOf(apps.claimNamed(source)).get(0);
     return pod.editSpec().addToNodeSelector("kubernetes.io/hostname", node).endSpec();
-  }
-
-  /** How many steps the writer has made: lines of its log, or the number on its device. */
-  private long steps(String writer) {
-    String out =
-        writer.equals(BLOCK)
-            ? apps.sh(writer, "dd if=/dev/xvda bs=4096 skip=1 count=1 status=none | head -1")
-            : apps.sh(writer, "wc -l < /data/log");
-    return Long.parseLong(out.trim());
-  }
-
-  private String blockSum() {
-    return apps.sh(
-        BLOCK, "dd if=/dev/xvda bs=4096 skip=16 count=256 status=none | sha256sum | cut -d' ' -f1");
-  }
-
-  private List<Pod> nodePluginPods() {
-    return client
-        .pods()
-        .inNamespace(DefaultInstall.SYSTEM)
-        .withLabels(installed.nodePluginDaemonSet().getSpec().getSelector().getMatchLabels())
-        .list()
-        .getItems();
-  }
-
-  private List<String> nodePluginImages() {
-    return nodePluginPods().stream()
-        .flatMap(p -> p.getSpec().getContainers().stream())
-        .filter(c -> c.getName().equals("soko-driver"))
-        .map(c -> c.getImage())
-        .toList();
-  }
-
-  private boolean rolledOut(DaemonSet ds) {
-    var status = ds.getStatus();
-    int nodes = cluster.nodes.size();
-    return ds.getSpec().getTemplate().getSpec().getContainers().stream()
-            .anyMatch(c -> c.getImage().endsWith("/soko-driver:" + cluster.projectVersion))
-        && Objects.equals(status.getObservedGeneration(), ds.getMetadata().getGeneration())
-        && Objects.equals(status.getUpdatedNumberScheduled(), nodes)
-        && Objects.equals(status.getNumberReady(), nodes)
-        && Objects.requireNonNullElse(status.getNumberUnavailable(), 0) == 0
-        && nodePluginImages().size() == nodes
-        && nodePluginImages().stream().allMatch(i -> i.endsWith(":" + cluster.projectVersion));
   }
 }

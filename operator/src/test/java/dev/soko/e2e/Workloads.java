@@ -215,6 +215,27 @@ final class Workloads {
     client.genericKubernetesResources(VOLUME_SNAPSHOTS).inNamespace(namespace).delete();
   }
 
+  /**
+   * Deletes the namespace's pods, then its claims and snapshots (claims first: a claim restored
+   * from a snapshot holds the snapshot until it goes), and waits until the driver has deleted every
+   * PersistentVolume of the cluster.
+   */
+  void deleteAllAndAwaitTheVolumesGone(Duration timeout) {
+    client.pods().inNamespace(namespace).delete();
+    Await.until(
+        "the pods of " + namespace + " gone",
+        timeout,
+        () -> client.pods().inNamespace(namespace).list().getItems(),
+        List::isEmpty);
+    client.persistentVolumeClaims().inNamespace(namespace).delete();
+    deleteSnapshots();
+    Await.until(
+        "every PV of the driver gone",
+        timeout,
+        () -> client.persistentVolumes().list().getItems(),
+        List::isEmpty);
+  }
+
   /** A field of an untyped object by its path, or null when a step is missing. */
   @SuppressWarnings("unchecked")
   static Object field(GenericKubernetesResource r, String... path) {
