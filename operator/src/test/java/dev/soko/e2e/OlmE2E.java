@@ -12,6 +12,8 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -450,16 +452,8 @@ class OlmE2E {
         .genericKubernetesResources(INSTALL_PLANS)
         .inNamespace(OPERATOR)
         .withName(plan.getMetadata().getName())
-        .edit(
-            p -> {
-              spec(p).put("approved", true);
-              return p;
-            });
-  }
-
-  @SuppressWarnings("unchecked")
-  private static Map<String, Object> spec(GenericKubernetesResource resource) {
-    return (Map<String, Object>) resource.getAdditionalProperties().get("spec");
+        // A merge patch, not a read-modify-write: OLM updates the plan's status meanwhile.
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"approved\":true}}");
   }
 
   private Deployment operatorDeployment() {
