@@ -21,12 +21,13 @@ import org.slf4j.LoggerFactory;
 /**
  * A pool: a host directory holding sparse image files for volumes ({@code images/<id>.img}) and
  * snapshots ({@code snapshots/<id>.img}), or for a btrfs-subvolume pool subvolumes ({@code
- * volumes/<id>}, {@code snapshots/<id>}), and their records ({@code .soko/volumes}, {@code
- * .soko/snapshots}). It owns the space accounting: every volume and snapshot reserves its size, and
- * the sum of reservations may not exceed the pool's size times its over-provisioning ratio. Growth
- * is also refused beyond the physical free space of the pool's filesystem, read (statfs) whenever
- * asked: sparse images over-promise, and a physically full pool must take no new volumes while its
- * logical numbers still look healthy. Every path it hands out is built from a validated ID.
+ * volumes/<id>}, {@code snapshots/<id>}), their records ({@code .soko/volumes}, {@code
+ * .soko/snapshots}) and the number of its on-disk format ({@link PoolFormat}). It owns the space
+ * accounting: every volume and snapshot reserves its size, and the sum of reservations may not
+ * exceed the pool's size times its over-provisioning ratio. Growth is also refused beyond the
+ * physical free space of the pool's filesystem, read (statfs) whenever asked: sparse images
+ * over-promise, and a physically full pool must take no new volumes while its logical numbers still
+ * look healthy. Every path it hands out is built from a validated ID.
  */
 public final class Pool implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Pool.class);
@@ -89,9 +90,10 @@ public final class Pool implements AutoCloseable {
       throw PoolException.of(PoolException.Kind.UNUSABLE, "pool path must be absolute: %s", root);
     }
     try {
+      Files.createDirectories(root.resolve(".soko"));
+      PoolFormat.checkOrStamp(config.name(), root.resolve(".soko"));
       Files.createDirectories(root.resolve(layout.volumesDir()));
       Files.createDirectories(root.resolve("snapshots"));
-      Files.createDirectories(root.resolve(".soko"));
       PoolUsage.Reader reader = usage != null ? usage : PoolUsage.of(root);
       PoolUsage now = reader.read();
       ImageFiles files = new ImageFiles(exec, ImageFiles.probeReflink(exec, root.resolve(".soko")));
