@@ -86,6 +86,11 @@ final class DefaultInstall {
 
   /** The chart's values: images from the node's registry name, and the StorageCluster. */
   static String values(String registry) {
+    return values(registry, spec());
+  }
+
+  /** The chart's values with the StorageCluster spec {@code spec}. */
+  static String values(String registry, String spec) {
     return """
             image:
               registry: %s
@@ -96,7 +101,7 @@ final class DefaultInstall {
               spec:
             """
             .formatted(registry, registry, RELEASE)
-        + spec().indent(4);
+        + spec.indent(4);
   }
 
   /** The StorageCluster's spec: the pool, its xfs (default) and ext4 classes, and snapshots. */

@@ -4,6 +4,7 @@ import dev.soko.api.v1alpha1.StorageCluster;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.List;
 import java.util.Objects;
@@ -26,6 +27,14 @@ final class Installed {
         .findFirst()
         .orElseThrow(
             () -> new AssertionError("no node plugin DaemonSet in " + DefaultInstall.SYSTEM));
+  }
+
+  Deployment controllerDeployment() {
+    return client.apps().deployments().inNamespace(DefaultInstall.SYSTEM).list().getItems().stream()
+        .filter(d -> d.getMetadata().getName().endsWith("-controller"))
+        .findFirst()
+        .orElseThrow(
+            () -> new AssertionError("no controller Deployment in " + DefaultInstall.SYSTEM));
   }
 
   List<Pod> nodePluginPods() {

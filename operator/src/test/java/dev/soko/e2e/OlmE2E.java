@@ -34,8 +34,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * Soko through OperatorHub: upstream OLM (its own manifests, its images built from the pinned
  * sources) on the real nodes serves a file-based catalog holding the newest release's bundle and
  * this tree's; an OperatorGroup and a Subscription install the release; approving the channel's
- * next InstallPlan upgrades it to this tree while pods write and fsync to volumes, with no write
- * lost and no pod restarted; deleting the Subscription and the ClusterServiceVersion uninstalls it.
+ * next InstallPlan upgrades it to this tree while pods write and fsync to volumes of every kind
+ * (xfs, ext4, a raw block device, a btrfs subvolume), with no write lost and no pod restarted;
+ * deleting the Subscription and the ClusterServiceVersion uninstalls it.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -72,6 +73,8 @@ class OlmE2E {
           .withNamespaced(true)
           .build();
 
+  private static final BtrfsPool BTRFS = new BtrfsPool("olm");
+
   private LocalCluster cluster;
   private LocalCluster.PreviousRelease previous;
   private KubernetesClient client;
@@ -91,9 +94,10 @@ class OlmE2E {
         new Writers(
             client,
             apps,
-            Map.of("xfs", DefaultInstall.XFS, "ext4", DefaultInstall.EXT4),
+            Map.of(
+                "xfs", DefaultInstall.XFS, "ext4", DefaultInstall.EXT4, "btrfs", BtrfsPool.CLASS),
             DefaultInstall.XFS,
-            Map.of());
+            Map.of("btrfs", BTRFS.nodeSelector()));
     manifests = Path.of(required("SOKO_CLUSTER_OLM_MANIFESTS"));
   }
 
@@ -273,12 +277,13 @@ class OlmE2E {
         () -> csvPhase(OPERATOR, csvName(previous.version())),
         "Succeeded"::equals);
 
+    BTRFS.mountOn(cluster);
     client
         .resource(
             "apiVersion: soko.dev/v1alpha1\nkind: StorageCluster\nmetadata:\n  name: "
                 + RELEASE
                 + "\nspec:\n"
-                + DefaultInstall.spec().indent(2))
+                + BTRFS.spec().indent(2))
         .create();
     Await.until(
         "StorageCluster " + RELEASE + " of release " + previous.version() + " Ready=True",
@@ -365,6 +370,7 @@ class OlmE2E {
       client.namespaces().withName(ns).delete();
     }
     cluster.kubectl("delete", "crd", "storageclusters.soko.dev", "storagenodes.soko.dev");
+    BTRFS.removeFrom(cluster);
     // OLM's own uninstall: its package server's CSV while OLM still runs to finalize it, the
     // APIService it served (otherwise namespaces cannot be deleted: discovery fails), then the
     // rest.

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.soko.api.v1alpha1.StorageNode;
 import dev.soko.operator.support.SupportBundle;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -23,6 +24,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -34,12 +36,13 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The upgrade from the newest release to the working tree, by {@code helm upgrade}, on real nodes,
- * while pods write and fsync to volumes of every kind (xfs, ext4, a raw block device, a btrfs
- * subvolume): no write fails, no writer restarts, every volume stays mounted, and what was written
- * before and during the upgrade reads back after it. Snapshots taken before restore after it; the
- * volumes made before are expanded, cloned and deleted by the new driver, which reads the records
- * the old one wrote.
+ * The upgrade from the newest release to the working tree, by {@code helm upgrade}, on real nodes:
+ * first the operator alone (its operands pinned to the release), which restarts no pod, then the
+ * operands, while pods write and fsync to volumes of every kind (xfs, ext4, a raw block device, a
+ * btrfs subvolume): no write fails, no writer restarts, every volume stays mounted, and what was
+ * written before and during the upgrade reads back after it. Snapshots taken before restore after
+ * it; the volumes made before are expanded, cloned and deleted by the new driver, which reads the
+ * records the old one wrote.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -47,13 +50,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class UpgradeE2E {
   private static final String APPS = "e2e-upgrade";
   private static final Duration LONG = Duration.ofSeconds(240);
-  private static final String BTRFS_DISK = "/var/lib/soko-upgrade-btrfs";
-  private static final String BTRFS_LABEL = "e2e.soko.dev/upgrade-btrfs";
-  private static final String BTRFS_CLASS = "soko-btrfs";
+  private static final BtrfsPool BTRFS = new BtrfsPool("upgrade");
 
   /** Writer pod and claim names by volume kind, each with its class. */
   private static final Map<String, String> FILESYSTEM_WRITERS =
-      Map.of("xfs", DefaultInstall.XFS, "ext4", DefaultInstall.EXT4, "btrfs", BTRFS_CLASS);
+      Map.of("xfs", DefaultInstall.XFS, "ext4", DefaultInstall.EXT4, "btrfs", BtrfsPool.CLASS);
 
   private LocalCluster cluster;
   private LocalCluster.PreviousRelease previous;
@@ -75,7 +76,7 @@ class UpgradeE2E {
             apps,
             FILESYSTEM_WRITERS,
             DefaultInstall.XFS,
-            Map.of("btrfs", Map.of(BTRFS_LABEL, "yes")));
+            Map.of("btrfs", BTRFS.nodeSelector()));
   }
 
   @AfterAll
@@ -89,9 +90,8 @@ class UpgradeE2E {
   @Order(1)
   void thePreviousReleaseInstallsAndItsPodsWriteToVolumesOfEveryKind() throws Exception {
     assertThat(previous.version()).isNotEqualTo(cluster.projectVersion);
-    cluster.mountDisk(cluster.node, BTRFS_DISK, "1G", "btrfs");
-    cluster.kubectl("label", "node", cluster.node, BTRFS_LABEL + "=yes", "--overwrite");
-    helm("install", previous.chart());
+    BTRFS.mountOn(cluster);
+    helm("install", previous.chart(), null);
     Await.until(
         "StorageCluster " + RELEASE + " of release " + previous.version() + " Ready=True",
         LONG,
@@ -108,9 +108,14 @@ class UpgradeE2E {
     apps.snapshot("btrfs-before", "btrfs", SNAPSHOTS, LONG);
   }
 
+  /**
+   * The operator's own upgrade, its operands held at the previous release ({@code driver.image}
+   * pinned to the image the nodes run): the new operator re-renders every object and restarts no
+   * pod whose render did not change. Only the operator's own pod is replaced.
+   */
   @Test
   @Order(2)
-  void helmUpgradeRollsEveryNodeWhileTheWritersGoOnAndNoneRestarts() throws Exception {
+  void theNewOperatorWithTheOldOperandsRestartsNoPod() throws Exception {
     // Helm never changes an installed CRD: the new release's schema is applied first, as the
     // operations guide says.
     cluster.kubectl(
@@ -119,7 +124,40 @@ class UpgradeE2E {
         "--force-conflicts",
         "-f",
         LocalCluster.REPO.resolve("helm/soko/crds").toString());
-    helm("upgrade", LocalCluster.REPO.resolve("helm/soko"));
+    String oldDriver = installed.nodePluginImages().get(0);
+    long nodePlugin = generation(installed.nodePluginDaemonSet());
+    long controller = generation(installed.controllerDeployment());
+    Map<String, String> pods = podsAndRestarts();
+    assertThat(pods.keySet())
+        .as("the node plugin, controller and writer pods")
+        .hasSizeGreaterThan(cluster.nodes.size() + writers.names().size());
+
+    helm("upgrade", LocalCluster.REPO.resolve("helm/soko"), oldDriver);
+    Await.until(
+        "the StorageCluster reconciled by the operator of " + cluster.projectVersion,
+        LONG,
+        installed::storageCluster,
+        sc ->
+            sc.getStatus() != null
+                && cluster.projectVersion.equals(sc.getStatus().getOperatorVersion())
+                && Objects.equals(
+                    sc.getStatus().getObservedGeneration(), sc.getMetadata().getGeneration())
+                && "True".equals(condition(sc, "Ready")));
+
+    assertThat(installed.nodePluginImages()).containsOnly(oldDriver);
+    assertThat(generation(installed.nodePluginDaemonSet()))
+        .as("the node plugin's template, as the new operator renders it for the old driver")
+        .isEqualTo(nodePlugin);
+    assertThat(generation(installed.controllerDeployment()))
+        .as("the controller's template, as the new operator renders it for the old driver")
+        .isEqualTo(controller);
+    assertThat(podsAndRestarts()).as("each pod's UID and restarts").isEqualTo(pods);
+  }
+
+  @Test
+  @Order(3)
+  void helmUpgradeRollsEveryNodeWhileTheWritersGoOnAndNoneRestarts() throws Exception {
+    helm("upgrade", LocalCluster.REPO.resolve("helm/soko"), null);
     Await.until(
         "the node plugin rolled out with the images of " + cluster.projectVersion,
         LONG,
@@ -143,13 +181,13 @@ class UpgradeE2E {
   }
 
   @Test
-  @Order(3)
+  @Order(4)
   void theNewDriverServesTheOldVolumesAndSnapshots() throws Exception {
     // A snapshot and a clone live on their source's node: their pods are pinned there
     // (docs/snapshots.md).
     apps.create(apps.restoredClaim("xfs-restored", DefaultInstall.XFS, "320Mi", "xfs-before"));
     apps.create(pinnedBeside(apps.pod("xfs-restored", "xfs-restored", false, false), "xfs"));
-    apps.create(apps.restoredClaim("btrfs-restored", BTRFS_CLASS, "320Mi", "btrfs-before"));
+    apps.create(apps.restoredClaim("btrfs-restored", BtrfsPool.CLASS, "320Mi", "btrfs-before"));
     apps.create(pinnedBeside(apps.pod("btrfs-restored", "btrfs-restored", false, false), "btrfs"));
     PersistentVolumeClaim clone = apps.claim("ext4-clone", DefaultInstall.EXT4, "320Mi", false);
     clone
@@ -202,7 +240,7 @@ class UpgradeE2E {
    * sees them, with the writers' volumes in them; no Secret, not even one in Soko's namespaces.
    */
   @Test
-  @Order(4)
+  @Order(5)
   void theSupportBundleHoldsEachNodesViewAndNoSecret() throws Exception {
     String secretValue = "e2e-secret-" + UUID.randomUUID();
     for (String ns : List.of(OPERATOR, DefaultInstall.SYSTEM)) {
@@ -263,7 +301,7 @@ class UpgradeE2E {
   }
 
   @Test
-  @Order(5)
+  @Order(6)
   void uninstallRemovesEverything() throws Exception {
     apps.deleteAllAndAwaitTheVolumesGone(LONG);
     Await.until(
@@ -285,33 +323,48 @@ class UpgradeE2E {
         LONG,
         () -> client.namespaces().withName(APPS).get(),
         Objects::isNull);
-    cluster.kubectl("label", "node", cluster.node, BTRFS_LABEL + "-");
-    cluster.umountDisk(cluster.node, BTRFS_DISK);
+    BTRFS.removeFrom(cluster);
   }
 
   // --- helpers --------------------------------------------------------------------------------
 
-  /** {@code helm install} or {@code helm upgrade} of {@code chart} with the tier's values. */
-  private void helm(String verb, Path chart) throws Exception {
-    DefaultInstall.helm(cluster, verb, chart, values());
+  /**
+   * {@code helm install} or {@code helm upgrade} of {@code chart} with the tier's values, the
+   * driver pinned to {@code driverImage} unless it is null.
+   */
+  private void helm(String verb, Path chart, String driverImage) throws Exception {
+    DefaultInstall.helm(cluster, verb, chart, values(driverImage));
   }
 
-  /** The default install's values, with a btrfs pool on the first node and its class. */
-  private String values() {
-    return DefaultInstall.values(cluster.imageRegistry)
-        .replace(
-            "    storageClasses:\n",
-            """
-                  - name: btrfs
-                    path: %s/pool
-                    backend: BtrfsSubvolume
-                    nodeSelector:
-                      %s: "yes"
-                storageClasses:
-                  - name: %s
-                    pool: btrfs
-            """
-                .formatted(BTRFS_DISK, BTRFS_LABEL, BTRFS_CLASS));
+  /**
+   * The default install's values, with the btrfs pool, and {@code spec.driver.image} when {@code
+   * driverImage} is not null.
+   */
+  private String values(String driverImage) {
+    String pinned = driverImage == null ? "" : "driver:\n  image: %s\n".formatted(driverImage);
+    return DefaultInstall.values(cluster.imageRegistry, pinned + BTRFS.spec());
+  }
+
+  private static long generation(HasMetadata object) {
+    return object.getMetadata().getGeneration();
+  }
+
+  /**
+   * Every pod of the operands' and the writers' namespaces by namespace/name: its UID and each
+   * container's restarts. A pod replaced or a container restarted changes it.
+   */
+  private Map<String, String> podsAndRestarts() {
+    Map<String, String> pods = new TreeMap<>();
+    for (String ns : List.of(DefaultInstall.SYSTEM, APPS)) {
+      for (Pod pod : client.pods().inNamespace(ns).list().getItems()) {
+        StringBuilder state = new StringBuilder(pod.getMetadata().getUid());
+        for (var c : pod.getStatus().getContainerStatuses()) {
+          state.append(' ').append(c.getName()).append('=').append(c.getRestartCount());
+        }
+        pods.put(ns + "/" + pod.getMetadata().getName(), state.toString());
+      }
+    }
+    return pods;
   }
 
   /** {@code pod} with a node selector for the node of claim {@code source}'s volume. */

@@ -48,6 +48,11 @@ import io.fabric8.kubernetes.model.annotation.Version;
     type = AdditionalPrinterColumn.Type.STRING,
     priority = 1)
 @AdditionalPrinterColumn(
+    name = "Operator",
+    jsonPath = ".status.operatorVersion",
+    type = AdditionalPrinterColumn.Type.STRING,
+    priority = 1)
+@AdditionalPrinterColumn(
     name = "Age",
     jsonPath = ".metadata.creationTimestamp",
     type = AdditionalPrinterColumn.Type.DATE)

@@ -17,6 +17,11 @@ public class StorageClusterStatus {
   @JsonPropertyDescription("The metadata.generation this status describes.")
   private Long observedGeneration;
 
+  @JsonPropertyDescription(
+      "The release of the operator that wrote this status: after an operator upgrade, the new"
+          + " operator has reconciled this StorageCluster once it names the new release.")
+  private String operatorVersion;
+
   @JsonPropertyDescription("Ready, Progressing, Degraded and Compatible.")
   private List<Condition> conditions = new ArrayList<>();
 
@@ -85,6 +90,14 @@ public class StorageClusterStatus {
 
   public void setObservedGeneration(Long observedGeneration) {
     this.observedGeneration = observedGeneration;
+  }
+
+  public String getOperatorVersion() {
+    return operatorVersion;
+  }
+
+  public void setOperatorVersion(String operatorVersion) {
+    this.operatorVersion = operatorVersion;
   }
 
   public List<Condition> getConditions() {

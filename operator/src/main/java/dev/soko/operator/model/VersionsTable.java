@@ -157,6 +157,14 @@ public final class VersionsTable {
     return driverImage;
   }
 
+  /**
+   * The release this operator belongs to: the tag of its driver image, which the build sets to the
+   * project's version ({@code driver: soko-driver:@project.version@} in the table).
+   */
+  public String release() {
+    return driverImage.substring(driverImage.lastIndexOf(':') + 1);
+  }
+
   /** The newest row whose minimum is not above the version; else the oldest row. */
   public Row rowFor(KubernetesVersion version) {
     return rows.stream()

@@ -45,6 +45,7 @@ final class StatusAggregator {
   private final StorageClusterStatus previous;
   private final StorageClusterStatus s = new StorageClusterStatus();
   private final long generation;
+  private final String operatorVersion;
   private final String now;
   private final List<String> warnings = new ArrayList<>();
   private String errorReason;
@@ -55,10 +56,14 @@ final class StatusAggregator {
   private String stalled;
   private List<PoolStatus> refusedPools = List.of();
 
-  StatusAggregator(StorageCluster sc, String now) {
+  /**
+   * @param operatorVersion the release of this operator, which every status it writes names
+   */
+  StatusAggregator(StorageCluster sc, String operatorVersion, String now) {
     this.previous = sc.getStatus() == null ? new StorageClusterStatus() : sc.getStatus();
     this.generation =
         sc.getMetadata().getGeneration() == null ? 0 : sc.getMetadata().getGeneration();
+    this.operatorVersion = operatorVersion;
     this.now = now;
     // What this reconcile does not observe stays as last observed.
     s.setKubernetesVersion(previous.getKubernetesVersion());
@@ -140,6 +145,7 @@ final class StatusAggregator {
 
   StorageClusterStatus build() {
     s.setObservedGeneration(generation);
+    s.setOperatorVersion(operatorVersion);
     Conditions c = new Conditions(previous.getConditions(), generation, now);
     if (errorReason != null) {
       s.setAppliedObjects(null);

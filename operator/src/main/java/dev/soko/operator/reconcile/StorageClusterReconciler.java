@@ -148,7 +148,7 @@ public final class StorageClusterReconciler
         reports.leftOver(), "its Node, its StorageCluster or its node plugin is gone");
     PoolSummary.Result pools = PoolSummary.of(sc.getSpec(), reports, workloads.capacities());
     StatusAggregator aggregator =
-        new StatusAggregator(sc, now())
+        new StatusAggregator(sc, table.release(), now())
             .applied(desired, objects.size())
             .kubernetesVersion(facts.version().gitVersion())
             .compatibility(Compatibility.problems(sc.getSpec(), table, facts))
@@ -223,7 +223,7 @@ public final class StorageClusterReconciler
   }
 
   private StorageClusterStatus failed(StorageCluster sc, String reason, String message) {
-    return new StatusAggregator(sc, now()).error(reason, message).build();
+    return new StatusAggregator(sc, table.release(), now()).error(reason, message).build();
   }
 
   /**

@@ -412,11 +412,10 @@ public final class SupportBundle {
     return Serialization.asJson(m) + "\n";
   }
 
-  /** This build's version: the tag of the driver image its versions table names. */
+  /** This build's version: the release its versions table names. */
   static String operatorVersion() {
     try {
-      String image = VersionsTable.load().driverImage();
-      return image.substring(image.lastIndexOf(':') + 1);
+      return VersionsTable.load().release();
     } catch (RuntimeException e) {
       return "unknown";
     }

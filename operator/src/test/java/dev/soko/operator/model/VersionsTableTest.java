@@ -40,6 +40,16 @@ class VersionsTableTest {
   }
 
   @Test
+  void theReleaseIsTheProjectVersionTheBuildFilteredIntoTheDriverImage() throws IOException {
+    String pom = Files.readString(Path.of("..", "pom.xml"));
+    Matcher version = Pattern.compile("<version>([^<]+)</version>").matcher(pom);
+    assertThat(version.find()).isTrue();
+    VersionsTable table = VersionsTable.load();
+    assertThat(table.release()).isEqualTo(version.group(1));
+    assertThat(table.driverImage()).isEqualTo("soko-driver:" + table.release());
+  }
+
+  @Test
   void aRowsFeatureGatesBecomeOneSortedFlagOfItsSidecarAndNoneOfTheOthers() {
     VersionsTable.Row row =
         new VersionsTable.Row(

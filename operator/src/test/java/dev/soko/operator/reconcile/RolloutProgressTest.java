@@ -138,7 +138,7 @@ class RolloutProgressTest {
     sc.getMetadata().setGeneration(1L);
     var w = StatusAggregatorTest.workloads(sc, 3, 3, 3);
     StorageClusterStatus s =
-        new StatusAggregator(sc, "2026-01-01T00:00:00Z")
+        new StatusAggregator(sc, "1.2.3", "2026-01-01T00:00:00Z")
             .workloads(w, sc.getSpec().getController().getReplicas())
             .stalled("node plugin rollout made no progress since ...: n1 (soko-driver Pending)")
             .build();

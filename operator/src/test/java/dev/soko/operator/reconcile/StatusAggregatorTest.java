@@ -37,7 +37,7 @@ class StatusAggregatorTest {
   }
 
   private static StorageClusterStatus failed(StorageCluster sc, String reason, String at) {
-    return new StatusAggregator(sc, at).error(reason, "x").build();
+    return new StatusAggregator(sc, "1.2.3", at).error(reason, "x").build();
   }
 
   @Test
@@ -45,8 +45,9 @@ class StatusAggregatorTest {
     StorageCluster sc = Fixtures.sample();
     sc.getMetadata().setGeneration(3L);
     StorageClusterStatus s =
-        new StatusAggregator(sc, T0).error("DriverNameConflict", "taken").build();
+        new StatusAggregator(sc, "1.2.3", T0).error("DriverNameConflict", "taken").build();
     assertThat(s.getObservedGeneration()).isEqualTo(3L);
+    assertThat(s.getOperatorVersion()).isEqualTo("1.2.3");
     assertThat(condition(s, "Degraded").getStatus()).isEqualTo("True");
     assertThat(condition(s, "Degraded").getReason()).isEqualTo("DriverNameConflict");
     assertThat(condition(s, "Degraded").getMessage()).isEqualTo("taken");
@@ -61,7 +62,9 @@ class StatusAggregatorTest {
     assertThat(condition(sc.getStatus(), "Ready").getStatus()).isEqualTo("True");
     sc.getMetadata().setGeneration(2L);
     StorageClusterStatus s =
-        new StatusAggregator(sc, T1).error("AdmissionDenied", "apply of DaemonSet refused").build();
+        new StatusAggregator(sc, "1.2.3", T1)
+            .error("AdmissionDenied", "apply of DaemonSet refused")
+            .build();
     assertThat(condition(s, "Ready").getStatus()).isEqualTo("False");
     assertThat(condition(s, "Ready").getReason()).isEqualTo("AdmissionDenied");
     assertThat(condition(s, "Degraded").getLastTransitionTime()).isEqualTo(T1);
@@ -149,7 +152,7 @@ class StatusAggregatorTest {
         DesiredState.of(
             sc, VersionsTable.load(), ClusterFacts.offline(KubernetesVersion.parse("1.34")));
     StatusAggregator a =
-        new StatusAggregator(sc, T0)
+        new StatusAggregator(sc, "1.2.3", T0)
             .applied(desired, desired.all().size())
             .kubernetesVersion("v1.34.0")
             .compatibility(List.of());
@@ -185,6 +188,19 @@ class StatusAggregatorTest {
             .endStatus()
             .build();
     return new ClusterObserver.Workloads(ds, dep, names, pods, List.of(), List.of());
+  }
+
+  @Test
+  void everyStatusNamesTheOperatorThatWroteItSoAnUpgradedOperatorWritesOnce() {
+    StorageCluster sc = Fixtures.sample();
+    StorageClusterStatus written = applied(sc);
+    assertThat(written.getOperatorVersion()).isEqualTo("1.2.3");
+    sc.setStatus(written);
+    assertThat(StatusAggregator.same(applied(sc), written)).isTrue();
+    sc.getStatus().setOperatorVersion("1.2.2");
+    assertThat(StatusAggregator.same(applied(sc), sc.getStatus()))
+        .as("a status an older operator wrote is written again")
+        .isFalse();
   }
 
   @Test
@@ -264,7 +280,7 @@ class StatusAggregatorTest {
     DesiredState desired =
         DesiredState.of(
             sc, VersionsTable.load(), ClusterFacts.offline(KubernetesVersion.parse("1.34")));
-    return new StatusAggregator(sc, T0)
+    return new StatusAggregator(sc, "1.2.3", T0)
         .applied(desired, desired.all().size())
         .kubernetesVersion("v1.34.0")
         .compatibility(List.of())
