@@ -1,5 +1,6 @@
 package dev.soko.e2e;
 
+import dev.soko.operator.harness.Await;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Files;

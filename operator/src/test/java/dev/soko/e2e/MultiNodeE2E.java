@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.soko.api.v1alpha1.OrphanedVolume;
 import dev.soko.api.v1alpha1.OrphanedVolumes;
 import dev.soko.api.v1alpha1.StorageCluster;
+import dev.soko.operator.harness.Await;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
@@ -19,7 +20,6 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -60,7 +60,6 @@ class MultiNodeE2E {
   private KubernetesClient client;
   private Workloads apps;
   private Installed installed;
-  private Path kubectl;
 
   @BeforeAll
   void install() throws Exception {
@@ -71,7 +70,6 @@ class MultiNodeE2E {
     client = cluster.client();
     apps = new Workloads(client, APPS, cluster.imageRegistry);
     installed = new Installed(client);
-    kubectl = cluster.helm.resolveSibling("kubectl");
     DefaultInstall.helmInstallReady(cluster, client, APPS);
   }
 
@@ -146,7 +144,8 @@ class MultiNodeE2E {
         client.persistentVolumes().withName(pv).get().getSpec().getCsi().getVolumeHandle();
     String plugin = driverPod(node).getMetadata().getName();
 
-    kubectl("drain", node, "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=120s");
+    cluster.kubectl(
+        "drain", node, "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=120s");
 
     Pod pending =
         Await.until(
@@ -168,7 +167,7 @@ class MultiNodeE2E {
         .as("the node plugin stays on the drained node (a DaemonSet pod)")
         .isEqualTo(plugin);
 
-    kubectl("uncordon", node);
+    cluster.kubectl("uncordon", node);
     Await.until(
         replica + " running again",
         LONG,
@@ -244,7 +243,7 @@ class MultiNodeE2E {
     // Placed on the node to be lost by cordoning every other one while it is scheduled.
     List<String> others = cluster.nodes.stream().filter(n -> !n.equals(lost)).toList();
     for (String other : others) {
-      kubectl("cordon", other);
+      cluster.kubectl("cordon", other);
     }
     client.resource(solo()).create();
     Await.until(
@@ -253,7 +252,7 @@ class MultiNodeE2E {
         () -> client.apps().statefulSets().inNamespace(APPS).withName(SOLO).get(),
         s -> s.getStatus() != null && Objects.equals(s.getStatus().getReadyReplicas(), 1));
     for (String other : others) {
-      kubectl("uncordon", other);
+      cluster.kubectl("uncordon", other);
     }
     String replica = SOLO + "-0";
     assertThat(nodeOf(replica)).isEqualTo(lost);
@@ -410,12 +409,5 @@ class MultiNodeE2E {
         .filter(s -> "soko-driver".equals(s.getName()))
         .findFirst()
         .orElseThrow(() -> new AssertionError("no soko-driver container on " + node));
-  }
-
-  private String kubectl(String... args) throws Exception {
-    List<String> command =
-        new ArrayList<>(List.of(kubectl.toString(), "--kubeconfig", cluster.kubeconfig.toString()));
-    command.addAll(List.of(args));
-    return LocalCluster.run(command, 180);
   }
 }

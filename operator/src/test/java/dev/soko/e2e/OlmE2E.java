@@ -6,6 +6,7 @@ import static dev.soko.e2e.Installed.condition;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.soko.api.v1alpha1.StorageCluster;
+import dev.soko.operator.harness.Await;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Service;

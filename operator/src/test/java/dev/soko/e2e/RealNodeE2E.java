@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.soko.api.v1alpha1.PoolStatus;
 import dev.soko.api.v1alpha1.PoolSummaryStatus;
 import dev.soko.api.v1alpha1.StorageCluster;
+import dev.soko.operator.harness.Await;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;

@@ -14,6 +14,7 @@ import dev.soko.api.v1alpha1.PoolSummaryStatus;
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.api.v1alpha1.StorageNode;
 import dev.soko.api.v1alpha1.StorageNodePool;
+import dev.soko.operator.harness.Await;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PodBuilder;

@@ -7,6 +7,7 @@ import static dev.soko.e2e.Installed.condition;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.soko.api.v1alpha1.StorageNode;
+import dev.soko.operator.harness.Await;
 import dev.soko.operator.support.SupportBundle;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;

@@ -7,6 +7,7 @@ import csi.v1.Csi;
 import dev.soko.driver.client.CsiClient;
 import dev.soko.driver.client.Requests;
 import dev.soko.driver.report.ReportIdentity;
+import dev.soko.driver.testing.Await;
 import dev.soko.driver.testing.NodePluginApiServer;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -19,8 +20,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -106,18 +105,22 @@ class PoolNodeSelectorIT {
         assertThat(files).as("nothing written into %s on %s", unused[1], unused[0]).isEmpty();
       }
     }
-    await(
+    Await.until(
         "StorageNode node-a: fast Ready, slow NotSelected",
+        RELABEL_BOUND,
         () -> states("node-a").equals(List.of("fast=Ready", "slow=NotSelected")));
-    await(
+    Await.until(
         "StorageNode node-b: fast NotSelected, slow Ready",
+        RELABEL_BOUND,
         () -> states("node-b").equals(List.of("fast=NotSelected", "slow=Ready")));
 
     node("node-b", "nvme");
-    await("node-b serves fast once relabelled", () -> capacity(b, "fast") > 100 * MIB);
+    Await.until(
+        "node-b serves fast once relabelled", RELABEL_BOUND, () -> capacity(b, "fast") > 100 * MIB);
     assertThat(capacity(b, "slow")).isZero();
-    await(
+    Await.until(
         "StorageNode node-b follows",
+        RELABEL_BOUND,
         () -> states("node-b").equals(List.of("fast=Ready", "slow=NotSelected")));
     assertThat(drivers.get("node-b").log())
         .contains("pool fast at")
@@ -162,14 +165,6 @@ class PoolNodeSelectorIT {
     List<Map<String, Object>> pools =
         (List<Map<String, Object>>) object.getAdditionalProperties().get("pools");
     return pools.stream().map(p -> p.get("name") + "=" + p.get("state")).toList();
-  }
-
-  static void await(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + RELABEL_BOUND.toNanos();
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime()).as("%s within %s", what, RELABEL_BOUND).isLessThan(deadline);
-      TimeUnit.MILLISECONDS.sleep(200);
-    }
   }
 
   static void assertNotSelected(CsiClient csi, String pool, String reason) {

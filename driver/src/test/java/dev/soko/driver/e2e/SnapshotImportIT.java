@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import csi.v1.Csi;
 import dev.soko.driver.client.CsiClient;
 import dev.soko.driver.client.Requests;
+import dev.soko.driver.testing.Await;
 import dev.soko.driver.testing.NodePluginApiServer;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
@@ -17,8 +18,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -90,7 +89,10 @@ class SnapshotImportIT {
     create(content("other-node", DRIVER, held, "Retain", "node-b"));
     create(content("imported", DRIVER, held, "Delete", null));
 
-    await("VolumeSnapshotContent imported labelled " + NODE, () -> NODE.equals(label("imported")));
+    Await.until(
+        "VolumeSnapshotContent imported labelled " + NODE,
+        LABEL_BOUND,
+        () -> NODE.equals(label("imported")));
     assertThat(label("unknown-handle")).as("a handle no node holds stays unlabelled").isNull();
     assertThat(label("other-driver")).as("another driver's content").isNull();
     assertThat(label("other-node")).as("a labelled content is never changed").isEqualTo("node-b");
@@ -153,8 +155,9 @@ class SnapshotImportIT {
     create(content("imported-while-down", DRIVER, held, "Retain", null));
     driver.startWithPools(pools(), flags());
 
-    await(
+    Await.until(
         "VolumeSnapshotContent imported-while-down labelled " + NODE,
+        LABEL_BOUND,
         () -> NODE.equals(label("imported-while-down")));
   }
 
@@ -209,13 +212,5 @@ class SnapshotImportIT {
     spec.put("volumeSnapshotRef", Map.of("namespace", "default", "name", name));
     content.setAdditionalProperty("spec", spec);
     return content;
-  }
-
-  static void await(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + LABEL_BOUND.toNanos();
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime()).as("%s within %s", what, LABEL_BOUND).isLessThan(deadline);
-      TimeUnit.MILLISECONDS.sleep(200);
-    }
   }
 }

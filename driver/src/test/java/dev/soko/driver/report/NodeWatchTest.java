@@ -10,11 +10,11 @@ import dev.soko.driver.json.Json;
 import dev.soko.driver.pool.NodeLabels;
 import dev.soko.driver.report.ApiServerFake.Answer;
 import dev.soko.driver.report.ImportedSnapshotsTest.Script;
+import dev.soko.driver.testing.Await;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -22,6 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** NodeWatch against a scripted API server: the GET, the watch, its events and its expiry. */
 class NodeWatchTest {
+  private static final Duration WATCH_BOUND = Duration.ofSeconds(10);
+
   static final String NODE = "node-1";
 
   @TempDir Path dir;
@@ -63,7 +65,7 @@ class NodeWatchTest {
     List<NodeLabels.State> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
     labels.onChange(() -> seen.add(labels.state()));
     watch.start();
-    await("the Node deleted", () -> !labels.state().known());
+    Await.until("the Node deleted", WATCH_BOUND, () -> !labels.state().known());
     assertThat(seen).extracting(NodeLabels.State::labels).first().isEqualTo(Map.of("disk", "slow"));
     assertThat(labels.state().unknownReason()).isEqualTo("Node node-1 was deleted");
     ApiServerFake.Request first =
@@ -89,9 +91,14 @@ class NodeWatchTest {
     watch = new NodeWatch(api.client(dir, "t"), NODE, labels, Duration.ofMinutes(5));
     watch.start();
 
-    await("the third read's labels", () -> Map.of("a", "3").equals(labels.state().labels()));
-    await(
-        "a third watch", () -> api.seen.stream().filter(r -> kind(r).equals("watch")).count() >= 3);
+    Await.until(
+        "the third read's labels",
+        WATCH_BOUND,
+        () -> Map.of("a", "3").equals(labels.state().labels()));
+    Await.until(
+        "a third watch",
+        WATCH_BOUND,
+        () -> api.seen.stream().filter(r -> kind(r).equals("watch")).count() >= 3);
     assertThat(api.seen.stream().limit(6).map(r -> kind(r) + version(r)).toList())
         .containsExactly("list", "watch@10", "list", "watch@20", "list", "watch@30");
   }
@@ -106,7 +113,10 @@ class NodeWatchTest {
     assertThat(watch.readNow()).isFalse();
     assertThat(labels.state().unknownReason()).isEqualTo("Node node-1 does not exist");
     watch.start();
-    await("the Node read once it exists", () -> Map.of("b", "x").equals(labels.state().labels()));
+    Await.until(
+        "the Node read once it exists",
+        WATCH_BOUND,
+        () -> Map.of("b", "x").equals(labels.state().labels()));
   }
 
   static Map<String, Object> node(String resourceVersion, Map<String, String> nodeLabels) {
@@ -117,14 +127,5 @@ class NodeWatchTest {
         "Node",
         "metadata",
         Json.object("name", NODE, "resourceVersion", resourceVersion, "labels", nodeLabels));
-  }
-
-  static void await(String what, java.util.function.BooleanSupplier condition)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime()).as("%s within 10 s", what).isLessThan(deadline);
-      Thread.sleep(20);
-    }
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.operator.harness.AuditLog;
+import dev.soko.operator.harness.Await;
 import dev.soko.operator.harness.ControlPlane;
 import dev.soko.operator.harness.OperatorProcess;
 import dev.soko.operator.harness.TcpProxy;
@@ -28,8 +29,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.function.Predicate;
-import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -85,12 +84,12 @@ class OperatorFaultsIT {
     OperatorProcess first = operator("kill9-a", null, Duration.ofMinutes(10));
     // Kill as soon as the install has begun: its first objects exist, its status does not.
     Set<String> atKill =
-        until(
+        Await.until(
             "the first object of kill9",
-            () -> labelled("kill9", sc),
-            found -> !found.isEmpty(),
             Duration.ofSeconds(60),
-            Duration.ofMillis(5));
+            Duration.ofMillis(5),
+            () -> labelled("kill9", sc),
+            found -> !found.isEmpty());
     first.kill9();
     StorageCluster killed = get("kill9");
     assertThat(killed.getStatus() == null || killed.getStatus().getAppliedObjects() == null)
@@ -100,12 +99,12 @@ class OperatorFaultsIT {
     operator("kill9-b", null, Duration.ofMinutes(10));
     Set<String> desired = desired(sc);
     StorageCluster done =
-        until(
+        Await.until(
             "kill9 applied after the restart",
-            () -> get("kill9"),
-            s -> applied(s, desired.size()),
             Duration.ofSeconds(60),
-            Duration.ofMillis(200));
+            Duration.ofMillis(200),
+            () -> get("kill9"),
+            s -> applied(s, desired.size()));
     assertThat(labelled("kill9", sc)).as("no duplicate or orphaned objects").isEqualTo(desired);
     assertThat(condition(done, "Degraded").getStatus()).isEqualTo("False");
     assertThat(done.getStatus().getObservedGeneration())
@@ -115,12 +114,12 @@ class OperatorFaultsIT {
     operators.remove(operators.size() - 1).close();
     Instant restart = Instant.now();
     OperatorProcess third = operator("kill9-c", null, Duration.ofMinutes(10));
-    until(
+    Await.until(
         "kill9-c reconciled",
-        () -> metric(third, "soko_operator_reconciles_total"),
-        n -> n >= 1,
         Duration.ofSeconds(30),
-        Duration.ofMillis(200));
+        Duration.ofMillis(200),
+        () -> metric(third, "soko_operator_reconciles_total"),
+        n -> n >= 1);
     Thread.sleep(3_000);
     assertThat(
             cp.audit().between(restart, Instant.now()).stream()
@@ -148,19 +147,19 @@ class OperatorFaultsIT {
     OperatorProcess a = operator("replica-a", "soko-system", Duration.ofMinutes(10));
     OperatorProcess b = operator("replica-b", "soko-system", Duration.ofMinutes(10));
     String leader =
-        until(
+        Await.until(
             "a leader",
-            () -> holder(),
-            h -> "replica-a".equals(h) || "replica-b".equals(h),
             Duration.ofSeconds(60),
-            Duration.ofMillis(200));
+            Duration.ofMillis(200),
+            () -> holder(),
+            h -> "replica-a".equals(h) || "replica-b".equals(h));
     admin.resource(Specs.cluster("failover")).create();
-    until(
+    Await.until(
         "failover applied",
-        () -> get("failover"),
-        s -> applied(s, -1),
         Duration.ofSeconds(60),
-        Duration.ofMillis(200));
+        Duration.ofMillis(200),
+        () -> get("failover"),
+        s -> applied(s, -1));
     Lease lease = admin.leases().inNamespace("soko-system").withName("soko-operator-lock").get();
     Duration leaseDuration = Duration.ofSeconds(lease.getSpec().getLeaseDurationSeconds());
 
@@ -176,21 +175,21 @@ class OperatorFaultsIT {
         .patch(
             PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"controller\":{\"replicas\":2}}}");
     long generation = get("failover").getMetadata().getGeneration();
-    until(
+    Await.until(
         "the lease held by " + other,
-        () -> holder(),
-        other::equals,
         leaseDuration.plusSeconds(30),
-        Duration.ofMillis(100));
+        Duration.ofMillis(100),
+        () -> holder(),
+        other::equals);
     Duration takeover = Duration.ofNanos(System.nanoTime() - killed);
-    until(
+    Await.until(
         "failover generation " + generation + " reconciled by " + other,
+        leaseDuration.plusSeconds(30),
+        Duration.ofMillis(100),
         () -> get("failover"),
         s ->
             s.getStatus() != null
-                && Long.valueOf(generation).equals(s.getStatus().getObservedGeneration()),
-        leaseDuration.plusSeconds(30),
-        Duration.ofMillis(100));
+                && Long.valueOf(generation).equals(s.getStatus().getObservedGeneration()));
     Duration reconciled = Duration.ofNanos(System.nanoTime() - killed);
     System.out.printf(
         "%s: lease duration %d s; lease taken over %.1f s and change reconciled %.1f s after SIGKILL%n",
@@ -211,12 +210,12 @@ class OperatorFaultsIT {
     Duration resync = Duration.ofSeconds(20);
     OperatorProcess op = operator("outage", null, resync);
     StorageCluster sc = admin.resource(Specs.cluster("outage")).create();
-    until(
+    Await.until(
         "outage applied",
-        () -> get("outage"),
-        s -> applied(s, -1),
         Duration.ofSeconds(60),
-        Duration.ofMillis(200));
+        Duration.ofMillis(200),
+        () -> get("outage"),
+        s -> applied(s, -1));
 
     cp.stopApiServer();
     Thread.sleep(30_000);
@@ -233,8 +232,10 @@ class OperatorFaultsIT {
         .patch(
             PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"controller\":{\"replicas\":2}}}");
     long generation = get("outage").getMetadata().getGeneration();
-    until(
+    Await.until(
         "the StorageClass restored and generation " + generation + " in status",
+        resync.plusSeconds(5),
+        Duration.ofMillis(200),
         () -> get("outage"),
         s ->
             s.getStatus() != null
@@ -248,11 +249,9 @@ class OperatorFaultsIT {
                         .get()
                         .getSpec()
                         .getReplicas()
-                    == 2,
-        resync.plusSeconds(5),
-        Duration.ofMillis(200));
+                    == 2);
     Duration recovered = Duration.ofNanos(System.nanoTime() - up);
-    until("the operator ready", op::ready, r -> r, resync, Duration.ofMillis(200));
+    Await.until("the operator ready", resync, Duration.ofMillis(200), op::ready, r -> r);
     System.out.printf(
         "%s: status right %.1f s after the API server was back (resync %d s)%n",
         testName, recovered.toMillis() / 1e3, resync.toSeconds());
@@ -264,12 +263,12 @@ class OperatorFaultsIT {
   void anotherFieldManagerChangingAnOwnedFieldIsRevertedAtOneWritePerChange() throws Exception {
     OperatorProcess op = operator("fight", null, Duration.ofMinutes(10));
     admin.resource(Specs.cluster("fight")).create();
-    until(
+    Await.until(
         "fight applied",
-        () -> get("fight"),
-        s -> applied(s, -1),
         Duration.ofSeconds(60),
-        Duration.ofMillis(200));
+        Duration.ofMillis(200),
+        () -> get("fight"),
+        s -> applied(s, -1));
     Thread.sleep(2_000);
     var deployment =
         admin.apps().deployments().inNamespace("soko-fight").withName("fight-controller");
@@ -285,12 +284,12 @@ class OperatorFaultsIT {
               .build(),
           "{\"spec\": {\"replicas\": 3}}");
       long t0 = System.nanoTime();
-      until(
+      Await.until(
           "replicas reverted to 1",
-          () -> deployment.get().getSpec().getReplicas(),
-          r -> r == 1,
           Duration.ofSeconds(10),
-          Duration.ofMillis(20));
+          Duration.ofMillis(20),
+          () -> deployment.get().getSpec().getReplicas(),
+          r -> r == 1);
       revertMillis.add((System.nanoTime() - t0) / 1_000_000);
       Thread.sleep(1_000);
     }
@@ -326,12 +325,12 @@ class OperatorFaultsIT {
       OperatorProcess op =
           operator("drop", null, Duration.ofMinutes(10), cp.operatorKubeconfigVia(proxy.port()));
       StorageCluster sc = admin.resource(Specs.cluster("drop")).create();
-      until(
+      Await.until(
           "drop applied",
-          () -> get("drop"),
-          s -> applied(s, -1),
           Duration.ofSeconds(60),
-          Duration.ofMillis(200));
+          Duration.ofMillis(200),
+          () -> get("drop"),
+          s -> applied(s, -1));
 
       // Every connection cut, new ones refused for 5 s; meanwhile an owned StorageClass is deleted
       // and etcd compacted, so the StorageClass watch (no watch cache) cannot resume: 410 Gone.
@@ -357,23 +356,23 @@ class OperatorFaultsIT {
       Thread.sleep(4_000);
       proxy.resume();
       long resumed = System.nanoTime();
-      until(
+      Await.until(
           "drop-sc restored",
-          () -> admin.storage().v1().storageClasses().withName("drop-sc").get(),
-          c -> c != null,
           Duration.ofSeconds(60),
-          Duration.ofMillis(100));
+          Duration.ofMillis(100),
+          () -> admin.storage().v1().storageClasses().withName("drop-sc").get(),
+          c -> c != null);
       Duration restored = Duration.ofNanos(System.nanoTime() - resumed);
       // The operator reads StorageClasses only through its informer, so a list after the cut is
       // the informer's re-list: it re-lists only when its resumed watch was answered 410 Gone; a
       // plain reconnect resumes the watch.
       List<AuditLog.Request> relists =
-          until(
+          Await.until(
               "the StorageClass informer's re-list",
-              () -> storageClassRequests(cut),
-              list -> list.stream().anyMatch(r -> "list".equals(r.verb()) && r.code() == 200),
               Duration.ofSeconds(30),
-              Duration.ofMillis(500));
+              Duration.ofMillis(500),
+              () -> storageClassRequests(cut),
+              list -> list.stream().anyMatch(r -> "list".equals(r.verb()) && r.code() == 200));
       System.out.printf(
           "%s: etcd compacted at revision %d; drop-sc restored %.1f s after the network came back;"
               + " StorageClass requests after the cut: %s%n",
@@ -480,26 +479,5 @@ class OperatorFaultsIT {
     String kind = o.getKind() != null ? o.getKind() : HasMetadata.getKind(o.getClass());
     String ns = o.getMetadata().getNamespace();
     return kind + "/" + (ns == null ? "" : ns + "/") + o.getMetadata().getName();
-  }
-
-  private static <T> T until(
-      String what, Supplier<T> probe, Predicate<T> done, Duration timeout, Duration period)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    T last = null;
-    RuntimeException error = null;
-    while (System.nanoTime() < deadline) {
-      try {
-        last = probe.get();
-        if (last != null && done.test(last)) {
-          return last;
-        }
-      } catch (RuntimeException e) {
-        error = e; // not there yet, or the API server is restarting
-      }
-      Thread.sleep(period.toMillis());
-    }
-    throw new AssertionError(
-        "timed out after " + timeout + " waiting for " + what + "; last value: " + last, error);
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.soko.api.v1alpha1.LogLevel;
 import dev.soko.api.v1alpha1.StorageCluster;
+import dev.soko.operator.harness.Await;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
@@ -85,11 +86,11 @@ class ErrorBoundaryIT {
     StorageCluster healed =
         Await.until(
             "nu healed",
+            java.time.Duration.ofSeconds(90),
             () -> cluster.get("nu"),
             s ->
                 "False".equals(StorageClusterLifecycleIT.condition(s, "Degraded").getStatus())
-                    && "True".equals(StorageClusterLifecycleIT.condition(s, "Ready").getStatus()),
-            java.time.Duration.ofSeconds(90));
+                    && "True".equals(StorageClusterLifecycleIT.condition(s, "Ready").getStatus()));
     assertThat(healed.getStatus().getAppliedObjects()).isPositive();
     assertThat(
             StorageClusterLifecycleIT.daemonSet("nu")

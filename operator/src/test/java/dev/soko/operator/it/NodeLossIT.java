@@ -7,6 +7,7 @@ import dev.soko.api.v1alpha1.NodeLossSpec;
 import dev.soko.api.v1alpha1.OrphanedVolume;
 import dev.soko.api.v1alpha1.OrphanedVolumes;
 import dev.soko.api.v1alpha1.StorageCluster;
+import dev.soko.operator.harness.Await;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -118,9 +119,9 @@ class NodeLossIT {
     PersistentVolumeClaim deleting =
         Await.until(
             "claim deleted",
+            Duration.ofSeconds(90),
             () -> claim(name, "a"),
-            c -> c == null || c.getMetadata().getDeletionTimestamp() != null,
-            Duration.ofSeconds(90));
+            c -> c == null || c.getMetadata().getDeletionTimestamp() != null);
     assertThat(Instant.now()).isAfterOrEqualTo(at);
     assertThat(deleting).isNotNull();
     PersistentVolume pvDeleting =
@@ -323,9 +324,9 @@ class NodeLossIT {
       String name, java.util.function.Predicate<OrphanedVolumes> done) {
     return Await.until(
             name + " orphaned volumes",
+            Duration.ofSeconds(60),
             () -> cluster.get(name).getStatus(),
-            s -> s != null && done.test(s.getOrphanedVolumes()),
-            Duration.ofSeconds(60))
+            s -> s != null && done.test(s.getOrphanedVolumes()))
         .getOrphanedVolumes();
   }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.soko.api.v1alpha1.StorageCluster;
+import dev.soko.operator.harness.Await;
 import dev.soko.operator.monitoring.MonitoringFiles;
 import dev.soko.operator.runtime.HealthServer;
 import java.io.IOException;
@@ -101,13 +102,13 @@ class PrometheusMonitoringIT {
     api = URI.create("http://127.0.0.1:" + prometheusPort + "/api/v1/");
     Await.until(
         "both targets scraped and up",
+        Duration.ofSeconds(60),
         () -> get("targets?state=active"),
         t -> {
           List<String> health = new ArrayList<>();
           t.path("data").path("activeTargets").forEach(a -> health.add(a.path("health").asText()));
           return health.equals(List.of("up", "up"));
-        },
-        Duration.ofSeconds(60));
+        });
   }
 
   private static int freePort() throws IOException {
@@ -145,7 +146,7 @@ class PrometheusMonitoringIT {
   /** Two volumes through the driver's own test client (it waits for the socket to serve). */
   private static void createVolumes() throws Exception {
     Path socket = dir.resolve("csi.sock");
-    Await.until("driver socket", () -> Files.exists(socket), ok -> ok, Duration.ofSeconds(60));
+    Await.until("driver socket", Duration.ofSeconds(60), () -> Files.exists(socket), ok -> ok);
     Process client =
         new ProcessBuilder(
                 java(),
@@ -192,7 +193,7 @@ class PrometheusMonitoringIT {
   /** Waits (rates need two samples in their window) until the query returns at least one series. */
   private static JsonNode series(String what, String promql) {
     return Await.until(
-        what + ": " + promql, () -> query(promql), r -> r.size() > 0, Duration.ofSeconds(60));
+        what + ": " + promql, Duration.ofSeconds(60), () -> query(promql), r -> r.size() > 0);
   }
 
   /** Grafana's variables, as a dashboard with "All" selected sends them. */
@@ -215,12 +216,12 @@ class PrometheusMonitoringIT {
     JsonNode groups =
         Await.until(
             "rules evaluated",
+            Duration.ofSeconds(30),
             () -> get("rules").path("data").path("groups"),
             g ->
                 g.size() > 0
                     && g.findValues("lastEvaluation").stream()
-                        .noneMatch(v -> v.asText().startsWith("0001")),
-            Duration.ofSeconds(30));
+                        .noneMatch(v -> v.asText().startsWith("0001")));
     List<String> loaded = new ArrayList<>();
     for (JsonNode group : groups) {
       for (JsonNode rule : group.path("rules")) {

@@ -2,6 +2,7 @@ package dev.soko.operator.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.soko.operator.harness.Await;
 import io.fabric8.kubernetes.api.model.storage.CSINodeBuilder;
 import io.micrometer.core.instrument.Counter;
 import java.util.List;

@@ -6,6 +6,7 @@ import static dev.soko.operator.it.StorageClusterLifecycleIT.condition;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.soko.api.v1alpha1.StorageCluster;
+import dev.soko.operator.harness.Await;
 import io.fabric8.kubernetes.api.model.ContainerStateBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
@@ -55,9 +56,9 @@ class RolloutStallIT {
     StorageCluster stalled =
         Await.until(
             "stall escalated",
+            TestCluster.ROLLOUT_DEADLINE.plus(Duration.ofSeconds(30)),
             () -> cluster.get("stall"),
-            s -> is(s, "Degraded", "True", "RolloutStalled"),
-            TestCluster.ROLLOUT_DEADLINE.plus(Duration.ofSeconds(30)));
+            s -> is(s, "Degraded", "True", "RolloutStalled"));
     Duration waited = Duration.ofNanos(System.nanoTime() - start);
     assertThat(waited).isGreaterThanOrEqualTo(TestCluster.ROLLOUT_DEADLINE.minusSeconds(1));
     assertThat(condition(stalled, "Degraded").getMessage())

@@ -6,6 +6,7 @@ import dev.soko.api.v1alpha1.PoolBackend;
 import dev.soko.api.v1alpha1.PoolSpec;
 import dev.soko.api.v1alpha1.StorageClassSpec;
 import dev.soko.api.v1alpha1.StorageCluster;
+import dev.soko.operator.harness.Await;
 import dev.soko.operator.model.KubernetesVersion;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.storage.StorageClassBuilder;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.soko.api.v1alpha1.Registration;
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.api.v1alpha1.UninstallPolicy;
+import dev.soko.operator.harness.Await;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
@@ -359,9 +360,9 @@ class StorageClusterLifecycleIT {
     admin.persistentVolumes().withName("pv-gamma").delete();
     Await.until(
         "gamma gone",
+        java.time.Duration.ofSeconds(60),
         () -> cluster.get("gamma") == null,
-        gone -> gone,
-        java.time.Duration.ofSeconds(60));
+        gone -> gone);
     assertThat(admin.storage().v1().csiDrivers().withName("gamma.csi.soko.dev").get()).isNull();
     assertThat(admin.storage().v1().storageClasses().withName("gamma-sc").get()).isNull();
     assertThat(

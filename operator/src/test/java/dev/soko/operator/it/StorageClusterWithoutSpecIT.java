@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.soko.api.v1alpha1.StorageCluster;
+import dev.soko.operator.harness.Await;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -99,6 +100,7 @@ class StorageClusterWithoutSpecIT {
     StorageCluster reported =
         Await.until(
             "InvalidSpec reported",
+            Duration.ofSeconds(30),
             () -> cluster.get(NAME),
             s ->
                 s.getStatus() != null
@@ -107,8 +109,7 @@ class StorageClusterWithoutSpecIT {
                         .anyMatch(
                             c ->
                                 "InvalidSpec".equals(c.getReason())
-                                    && "spec is missing".equals(c.getMessage())),
-            Duration.ofSeconds(30));
+                                    && "spec is missing".equals(c.getMessage())));
     assertThat(reported.getMetadata().getFinalizers()).isNotEmpty();
   }
 
