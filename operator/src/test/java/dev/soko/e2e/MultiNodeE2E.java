@@ -17,7 +17,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodAffinityTermBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Duration;
@@ -28,14 +27,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * What happens across real nodes: a StatefulSet whose replicas spread over the nodes, each with a
@@ -47,37 +41,22 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * data, under {@code Delete} they go after {@code deleteAfter} and a replica starts over on another
  * node. The default install.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-@ExtendWith(FailureReport.class)
-class MultiNodeE2E {
+class MultiNodeE2E extends RealClusterTier {
   private static final String APPS = "e2e-nodes";
   private static final String SET = "db";
   private static final String SOLO = "solo";
   private static final Duration LONG = Duration.ofSeconds(180);
 
-  private LocalCluster cluster;
-  private KubernetesClient client;
-  private Workloads apps;
-  private Installed installed;
+  MultiNodeE2E() {
+    super(APPS);
+  }
 
   @BeforeAll
   void install() throws Exception {
-    cluster = LocalCluster.fromEnvironment();
     assertThat(cluster.nodes)
         .as("the tier's cluster: two real nodes or more")
         .hasSizeGreaterThan(1);
-    client = cluster.client();
-    apps = new Workloads(client, APPS, cluster.imageRegistry);
-    installed = new Installed(client);
     DefaultInstall.helmInstallReady(cluster, client, APPS);
-  }
-
-  @AfterAll
-  void close() {
-    if (client != null) {
-      client.close();
-    }
   }
 
   @Test

@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
@@ -22,14 +21,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Soko through OperatorHub: upstream OLM (its own manifests, its images built from the pinned
@@ -39,10 +33,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * (xfs, ext4, a raw block device, a btrfs subvolume), with no write lost and no pod restarted;
  * deleting the Subscription and the ClusterServiceVersion uninstalls it.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-@ExtendWith(FailureReport.class)
-class OlmE2E {
+class OlmE2E extends RealClusterTier {
   private static final String APPS = "e2e-olm";
   private static final Duration LONG = Duration.ofSeconds(300);
 
@@ -76,21 +67,17 @@ class OlmE2E {
 
   private static final BtrfsPool BTRFS = new BtrfsPool("olm");
 
-  private LocalCluster cluster;
   private LocalCluster.PreviousRelease previous;
-  private KubernetesClient client;
-  private Installed installed;
-  private Workloads apps;
   private Writers writers;
   private Path manifests;
 
+  OlmE2E() {
+    super(APPS);
+  }
+
   @BeforeAll
-  void connect() throws Exception {
-    cluster = LocalCluster.fromEnvironment();
+  void prepare() throws Exception {
     previous = LocalCluster.previousRelease();
-    client = cluster.client();
-    installed = new Installed(client);
-    apps = new Workloads(client, APPS, cluster.imageRegistry);
     writers =
         new Writers(
             client,
@@ -100,13 +87,6 @@ class OlmE2E {
             DefaultInstall.XFS,
             Map.of("btrfs", BTRFS.nodeSelector()));
     manifests = Path.of(required("SOKO_CLUSTER_OLM_MANIFESTS"));
-  }
-
-  @AfterAll
-  void close() {
-    if (client != null) {
-      client.close();
-    }
   }
 
   @Test

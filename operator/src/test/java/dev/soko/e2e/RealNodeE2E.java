@@ -21,7 +21,6 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.storage.CSINode;
 import io.fabric8.kubernetes.api.model.storage.CSINodeDriver;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -34,14 +33,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Soko as a cluster admin meets it on a real node: {@code helm install} of the chart with its
@@ -50,10 +43,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * their volumes while they are expanded, snapshotted, restored and used as raw block devices. The
  * steps build on each other, in order; the cluster comes from {@code hack/local-cluster.sh}.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-@ExtendWith(FailureReport.class)
-class RealNodeE2E {
+class RealNodeE2E extends RealClusterTier {
   private static final String RELEASE = DefaultInstall.RELEASE;
   private static final String OPERATOR = DefaultInstall.OPERATOR;
   private static final String SYSTEM = DefaultInstall.SYSTEM;
@@ -65,25 +55,10 @@ class RealNodeE2E {
   private static final Duration SHORT = Duration.ofSeconds(60);
   private static final Duration LONG = Duration.ofSeconds(180);
 
-  private LocalCluster cluster;
-  private KubernetesClient client;
-  private Workloads apps;
-  private Installed installed;
   private String writtenSum;
 
-  @BeforeAll
-  void connect() throws Exception {
-    cluster = LocalCluster.fromEnvironment();
-    client = cluster.client();
-    apps = new Workloads(client, APPS, cluster.imageRegistry);
-    installed = new Installed(client);
-  }
-
-  @AfterAll
-  void close() {
-    if (client != null) {
-      client.close();
-    }
+  RealNodeE2E() {
+    super(APPS);
   }
 
   @Test

@@ -18,25 +18,18 @@ import dev.soko.operator.harness.Await;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Pools on two real nodes: each node's StorageNode report against statfs of the pool on that node,
@@ -45,10 +38,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * other is labelled too. The default install, with spec changes applied by the tests; each test
  * puts the spec back.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-@ExtendWith(FailureReport.class)
-class RealNodePoolsE2E {
+class RealNodePoolsE2E extends RealClusterTier {
   private static final String APPS = "e2e-pools";
   private static final Duration SHORT = Duration.ofSeconds(60);
   private static final Duration LONG = Duration.ofSeconds(180);
@@ -56,50 +46,32 @@ class RealNodePoolsE2E {
   /** How far a report's used bytes may be from a fresh statfs (the XFS log, the driver's files). */
   private static final long USED_TOLERANCE = 32L << 20;
 
-  private LocalCluster cluster;
-  private KubernetesClient client;
-  private Workloads apps;
-  private Installed installed;
-  private Path kubectl;
   private String nodeB;
+
+  RealNodePoolsE2E() {
+    super(APPS);
+  }
 
   @BeforeAll
   void installWithTwoNodes() throws Exception {
-    cluster = LocalCluster.fromEnvironment();
     assertThat(cluster.nodes)
         .as("the tier's cluster: two real nodes or more")
         .hasSizeGreaterThan(1);
     nodeB = cluster.nodes.get(1);
-    client = cluster.client();
-    apps = new Workloads(client, APPS, cluster.imageRegistry);
-    installed = new Installed(client);
-    kubectl = cluster.helm.resolveSibling("kubectl");
     DefaultInstall.helmInstallReady(cluster, client, APPS);
-  }
-
-  @AfterAll
-  void close() {
-    if (client != null) {
-      client.close();
-    }
   }
 
   @Test
   @Order(1)
   void eachNodeReportsItsPoolWithTheNumbersStatfsGivesOnThatNode() throws Exception {
     String listed =
-        LocalCluster.run(
-            List.of(
-                kubectl.toString(),
-                "--kubeconfig",
-                cluster.kubeconfig.toString(),
-                "get",
-                "stn",
-                "-l",
-                StorageNode.LABEL_CLUSTER + "=" + RELEASE,
-                "-o",
-                "jsonpath={.items[*].metadata.name}"),
-            60);
+        cluster.kubectl(
+            "get",
+            "stn",
+            "-l",
+            StorageNode.LABEL_CLUSTER + "=" + RELEASE,
+            "-o",
+            "jsonpath={.items[*].metadata.name}");
     assertThat(listed.strip().split(" "))
         .as("`kubectl get stn`: one report per node, named <storagecluster>.<node>")
         .containsExactlyInAnyOrder(reportName(cluster.node), reportName(nodeB));

@@ -16,7 +16,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.TypedLocalObjectReference;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,14 +26,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The upgrade from the newest release to the working tree, by {@code helm upgrade}, on real nodes:
@@ -45,10 +39,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * it; the volumes made before are expanded, cloned and deleted by the new driver, which reads the
  * records the old one wrote.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-@ExtendWith(FailureReport.class)
-class UpgradeE2E {
+class UpgradeE2E extends RealClusterTier {
   private static final String APPS = "e2e-upgrade";
   private static final Duration LONG = Duration.ofSeconds(240);
   private static final BtrfsPool BTRFS = new BtrfsPool("upgrade");
@@ -57,20 +48,16 @@ class UpgradeE2E {
   private static final Map<String, String> FILESYSTEM_WRITERS =
       Map.of("xfs", DefaultInstall.XFS, "ext4", DefaultInstall.EXT4, "btrfs", BtrfsPool.CLASS);
 
-  private LocalCluster cluster;
   private LocalCluster.PreviousRelease previous;
-  private KubernetesClient client;
-  private Workloads apps;
-  private Installed installed;
   private Writers writers;
 
+  UpgradeE2E() {
+    super(APPS);
+  }
+
   @BeforeAll
-  void connect() throws Exception {
-    cluster = LocalCluster.fromEnvironment();
+  void prepare() throws Exception {
     previous = LocalCluster.previousRelease();
-    client = cluster.client();
-    apps = new Workloads(client, APPS, cluster.imageRegistry);
-    installed = new Installed(client);
     writers =
         new Writers(
             client,
@@ -78,13 +65,6 @@ class UpgradeE2E {
             FILESYSTEM_WRITERS,
             DefaultInstall.XFS,
             Map.of("btrfs", BTRFS.nodeSelector()));
-  }
-
-  @AfterAll
-  void close() {
-    if (client != null) {
-      client.close();
-    }
   }
 
   @Test
