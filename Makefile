@@ -63,7 +63,7 @@ test-dist: tools-test ## Helm chart and OLM bundle: drift, lint, template, schem
 	bash hack/test-dist.sh
 
 .PHONY: lint-shell
-lint-shell: deps ## shellcheck on every script under hack/
+lint-shell: deps ## shellcheck on every shell script git tracks
 	bash hack/lint-shell.sh
 
 .PHONY: test-images
