@@ -184,7 +184,9 @@ public final class DriverServer {
       server.awaitTermination(5, TimeUnit.SECONDS);
     }
     executor.shutdown();
-    eventLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    // A quiet period: the closed connections' last listener notifications reach the I/O thread
+    // after the server has terminated; with none, Netty rejects them and logs an error.
+    eventLoop.shutdownGracefully(100, 1000, TimeUnit.MILLISECONDS);
     try {
       if (!SocketGuard.removeIfDead(socket)) {
         LOG.atInfo()
