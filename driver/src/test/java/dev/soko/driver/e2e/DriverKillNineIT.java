@@ -231,10 +231,13 @@ class DriverKillNineIT {
 
   private static List<Path> filesLeftIn(Path pool) throws Exception {
     try (var paths = Files.walk(pool)) {
-      // Each record directory keeps its (preallocated) journal; nothing else may remain.
+      // Each record directory keeps its (preallocated) journal, the pool its format number;
+      // nothing else may remain.
+      Path format = pool.resolve(".soko/format");
       return paths
           .filter(Files::isRegularFile)
           .filter(p -> !p.getFileName().toString().equals("journal"))
+          .filter(p -> !p.equals(format))
           .collect(Collectors.toList());
     }
   }
