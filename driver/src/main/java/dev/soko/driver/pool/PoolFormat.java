@@ -1,5 +1,6 @@
 package dev.soko.driver.pool;
 
+import dev.soko.driver.state.DurableFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -8,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 
 /**
  * The number of a pool's on-disk format (its directory layout, record fields and journal), kept in
@@ -83,18 +83,11 @@ final class PoolFormat {
    */
   private static void stamp(Path file) throws IOException {
     Path temp = file.resolveSibling("." + FILE + ".tmp");
-    try (FileChannel channel =
-        FileChannel.open(
-            temp,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.TRUNCATE_EXISTING,
-            StandardOpenOption.WRITE)) {
+    try (FileChannel channel = DurableFiles.rewrite(temp)) {
       channel.write(ByteBuffer.wrap((CURRENT + "\n").getBytes(StandardCharsets.US_ASCII)));
       channel.force(true);
     }
     Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE);
-    try (FileChannel dir = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
-      dir.force(true);
-    }
+    DurableFiles.syncDirectory(file.getParent());
   }
 }

@@ -7,11 +7,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /** The two file operations every durable write here is built from. */
-final class DurableFiles {
+public final class DurableFiles {
   private DurableFiles() {}
 
   /** Opens {@code file} for writing from empty, creating it if needed. */
-  static FileChannel rewrite(Path file) throws IOException {
+  public static FileChannel rewrite(Path file) throws IOException {
     return FileChannel.open(
         file,
         StandardOpenOption.CREATE,
@@ -20,7 +20,7 @@ final class DurableFiles {
   }
 
   /** Makes the entries of {@code dir} (a create, rename or delete in it) durable. */
-  static void syncDirectory(Path dir) {
+  public static void syncDirectory(Path dir) {
     try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
       channel.force(true);
     } catch (IOException e) {
