@@ -31,7 +31,6 @@ test: deps tools-test tools-e2e tools-node tools-suite ## Every tier: unit, inte
 	bash hack/check-generated.sh
 	bash hack/lint-shell.sh
 	bash hack/sanity.sh
-	bash hack/e2e.sh
 	bash hack/test-dist.sh
 	bash hack/test-images.sh
 	bash hack/e2e-node.sh
@@ -47,8 +46,9 @@ sanity: deps build ## csi-sanity against the real driver jar with real loop devi
 	bash hack/sanity.sh
 
 .PHONY: e2e
-e2e: deps build tools-e2e ## Control-plane end to end: kube-apiserver, operator, driver and the real provisioner/resizer/snapshotter as processes (root)
-	bash hack/e2e.sh
+e2e: deps build tools-e2e ## Control-plane end to end (ControlPlaneE2E, also in `mvn verify`): kube-apiserver, operator, driver and the real provisioner/resizer/snapshotter as processes (root)
+	$(MVN) -pl operator -am verify -DskipITs=true -DcontrolPlaneE2E.skip=false -Dtest=none \
+	  -Dsurefire.failIfNoSpecifiedTests=false
 
 .PHONY: e2e-node
 e2e-node: deps build tools-node images ## End to end on a real node: Helm install, pods writing to volumes, expansion, snapshots, faults (root)

@@ -3,7 +3,7 @@
 # as local processes, see hack/e2e/cluster-lib.sh), then one StorageCluster and a volume's life
 # through Kubernetes objects: provision -> expand -> snapshot -> restore -> delete -> uninstall.
 # Prints each step, its duration and the interesting objects. Needs root (loop devices).
-# The same flow, with assertions, is hack/e2e.sh.
+# The same flow, with assertions, is operator/src/test/java/dev/soko/e2e/ControlPlaneE2E.java.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/e2e/cluster-lib.sh"

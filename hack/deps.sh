@@ -11,8 +11,8 @@ packages=(e2fsprogs xfsprogs util-linux coreutils btrfs-progs)
 # daemonless image build/run (runc: crun fails on this host's hybrid cgroups).
 packages+=(mmdebstrap podman buildah runc uidmap fuse-overlayfs slirp4netns containernetworking-plugins)
 
-# End-to-end test and cluster demo (hack/e2e.sh, hack/cluster-demo.sh): certificates for the local
-# kube-apiserver, the operator's health endpoint.
+# The control-plane demo (hack/cluster-demo.sh): certificates for the local kube-apiserver, the
+# operator's health endpoint.
 packages+=(openssl curl)
 
 # The local cluster (hack/local-cluster.sh): runc as containerd's OCI runtime, the CNI plugins

@@ -39,6 +39,7 @@ public final class ControlPlane implements AutoCloseable {
   private Process etcd;
   private Process apiServer;
   private Process controllerManager;
+  private Process snapshotController;
   private KubernetesClient admin;
 
   /**
@@ -115,27 +116,116 @@ public final class ControlPlane implements AutoCloseable {
 
   /** Starts kube-controller-manager with only the DaemonSet controller, allowed a high QPS. */
   public void startDaemonSetController() throws IOException {
+    startControllerManager(
+        List.of("daemonset-controller"),
+        List.of(
+            "--concurrent-daemonset-syncs",
+            "2",
+            "--kube-api-qps",
+            "400",
+            "--kube-api-burst",
+            "800"));
+  }
+
+  /**
+   * Starts kube-controller-manager with just the controllers a storage flow needs without a
+   * kubelet: PV binding, PV and PVC protection, namespace deletion and garbage collection.
+   */
+  public void startStorageControllers() throws IOException {
+    startControllerManager(
+        List.of(
+            "persistentvolume-binder-controller",
+            "persistentvolumeclaim-protection-controller",
+            "persistentvolume-protection-controller",
+            "namespace-controller",
+            "garbage-collector-controller"),
+        List.of());
+  }
+
+  private void startControllerManager(List<String> controllers, List<String> flags)
+      throws IOException {
     requireTools("kube-controller-manager");
-    controllerManager =
+    List<String> cmd = new ArrayList<>();
+    cmd.addAll(
+        List.of(
+            bin.resolve("kube-controller-manager").toString(),
+            "--kubeconfig",
+            kubeconfig("controller-manager").toString(),
+            "--leader-elect=false",
+            "--secure-port",
+            "0",
+            "--controllers",
+            String.join(",", controllers),
+            "--v",
+            "1"));
+    cmd.addAll(flags);
+    controllerManager = spawn("kube-controller-manager", cmd);
+  }
+
+  /**
+   * Applies the VolumeSnapshot CRDs that hack/tools.sh fetched (all of them: snapshot-controller
+   * waits for the VolumeGroupSnapshot API before it starts, with a growing back-off, although Soko
+   * does not use group snapshots) and starts snapshot-controller with distributed snapshotting: it
+   * labels each VolumeSnapshotContent with its volume's node, so that the csi-snapshotter running
+   * with --node-deployment on that node takes it. Clusters that install Soko need their
+   * snapshot-controller started with that flag.
+   */
+  public void startSnapshotController() throws IOException {
+    requireTools("snapshot-controller");
+    Path crds = bin.resolveSibling("crds").resolve("snapshot");
+    List<Path> files;
+    try (var list = Files.list(crds)) {
+      files = list.filter(f -> f.toString().endsWith(".yaml")).sorted().toList();
+    }
+    if (files.isEmpty()) {
+      throw new IllegalStateException(crds + " holds no CRD: run `hack/tools.sh snapshot-crds`");
+    }
+    for (Path file : files) {
+      try (var in = Files.newInputStream(file)) {
+        for (var crd : admin.load(in).items()) {
+          admin.resource(crd).fieldManager("harness").forceConflicts().serverSideApply();
+        }
+      }
+    }
+    for (Path file : files) {
+      try (var in = Files.newInputStream(file)) {
+        for (var crd : admin.load(in).items()) {
+          admin
+              .apiextensions()
+              .v1()
+              .customResourceDefinitions()
+              .withName(crd.getMetadata().getName())
+              .waitUntilCondition(ControlPlane::established, 60, TimeUnit.SECONDS);
+        }
+      }
+    }
+    snapshotController =
         spawn(
-            "kube-controller-manager",
+            "snapshot-controller",
             List.of(
-                bin.resolve("kube-controller-manager").toString(),
+                bin.resolve("snapshot-controller").toString(),
                 "--kubeconfig",
-                kubeconfig("controller-manager").toString(),
-                "--leader-elect=false",
-                "--secure-port",
-                "0",
-                "--controllers",
-                "daemonset-controller",
-                "--concurrent-daemonset-syncs",
-                "2",
-                "--kube-api-qps",
-                "400",
-                "--kube-api-burst",
-                "800",
+                kubeconfig("admin").toString(),
+                "--leader-election=false",
+                "--enable-distributed-snapshotting",
                 "--v",
-                "1"));
+                "2"));
+  }
+
+  private static boolean established(
+      io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition crd) {
+    return crd != null
+        && crd.getStatus() != null
+        && crd.getStatus().getConditions() != null
+        && crd.getStatus().getConditions().stream()
+            .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus()));
+  }
+
+  /** Writes a kubeconfig that authenticates with a bearer token, e.g. a ServiceAccount's. */
+  public Path tokenKubeconfig(String name, String token) throws IOException {
+    Path file = dir.resolve(name + ".kubeconfig");
+    Files.writeString(file, kubeconfigYaml(apiPort, token));
+    return file;
   }
 
   /** Starts the API server (again: same port, flags and data) and waits until it is ready. */
@@ -301,6 +391,7 @@ public final class ControlPlane implements AutoCloseable {
       admin.close();
     }
     try {
+      stop(snapshotController);
       stop(controllerManager);
       stop(apiServer);
       stop(etcd);
@@ -310,7 +401,7 @@ public final class ControlPlane implements AutoCloseable {
   }
 
   private void destroyChildren() {
-    for (Process p : new Process[] {controllerManager, apiServer, etcd}) {
+    for (Process p : new Process[] {snapshotController, controllerManager, apiServer, etcd}) {
       if (p != null) {
         p.destroyForcibly();
       }
