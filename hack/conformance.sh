@@ -22,6 +22,7 @@ ROOT=$(soko_root)
 BIN=${SOKO_CACHE:-$HOME/.cache/soko}/bin
 SUITE=$ROOT/test/k8s-e2e
 REPORTS=$ROOT/target/conformance
+JUNIT=$(test_reports conformance)
 cluster=$ROOT/hack/local-cluster.sh
 selection=${1:-full}
 procs=${CONFORMANCE_PROCS:-4}
@@ -170,10 +171,12 @@ pass() {
   # The suite's exit code is the pass's verdict, read from the report below.
   KUBE_TEST_REPO_LIST=$SUITE/repo-list.yaml "$BIN/ginkgo" --procs="$nprocs" --no-color \
     --silence-skips --timeout=3h --focus="$focus" "${skips[@]}" --output-dir="$out" \
-    --json-report=report.json "$BIN/e2e.test" -- \
+    --json-report=report.json --junit-report=junit.xml "$BIN/e2e.test" -- \
     -kubeconfig="$KUBECONFIG" -kubectl-path="$BIN/kubectl" -provider=skeleton \
     -storage.testdriver="$SUITE/$definition.yaml" -report-dir="$out" >"$out/ginkgo.log" 2>&1 || true
   python3 "$ROOT/hack/conformance-report.py" "$label" "$out/report.json" | tee -a "$REPORTS/summary.txt"
+  mkdir -p "$JUNIT"
+  if [ -f "$out/junit.xml" ]; then cp "$out/junit.xml" "$JUNIT/${label/\//-}.xml"; fi
 }
 
 main() {
@@ -182,7 +185,7 @@ main() {
     [ -x "$BIN/$tool" ] || die "$tool is missing (run: hack/tools.sh e2e.test ginkgo agnhost helm kubectl)"
   done
   case $selection in full | ci | gate) ;; *) die "usage: hack/conformance.sh [full|ci|gate]" ;; esac
-  rm -rf "$REPORTS" && mkdir -p "$REPORTS"
+  rm -rf "$REPORTS" "$JUNIT" && mkdir -p "$REPORTS"
   trap 'bash "$cluster" down' EXIT
   SOKO_CLUSTER_POOL_SIZE=${SOKO_CLUSTER_POOL_SIZE:-24G} bash "$cluster" up >/dev/null
   eval "$(bash "$cluster" env)"

@@ -11,9 +11,8 @@ packages=(e2fsprogs xfsprogs util-linux coreutils btrfs-progs)
 # daemonless image build/run (runc: crun fails on this host's hybrid cgroups).
 packages+=(mmdebstrap podman buildah runc uidmap fuse-overlayfs slirp4netns containernetworking-plugins)
 
-# The control-plane demo (hack/cluster-demo.sh): certificates for the local kube-apiserver, the
-# operator's health endpoint.
-packages+=(openssl curl)
+# The local cluster (hack/local-cluster.sh): certificates for its kube-apiserver and kubelets.
+packages+=(openssl)
 
 # The local cluster (hack/local-cluster.sh): runc as containerd's OCI runtime, the CNI plugins
 # (bridge, host-local, portmap, loopback), iptables for kube-proxy, socat to reach the cluster's

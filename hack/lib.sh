@@ -19,21 +19,23 @@ require_root() {
   [ "$(id -u)" = 0 ] || die "$1 needs root (loop devices and mounts)"
 }
 
-# Class path of the driver's test classes (CSI client, demo, benchmark), cached next to the build.
-# One reactor run with the modules the driver depends on (driver-cli), so their classes are on it
-# without an install; the driver module runs last, so its class path is what stays in the file.
-driver_test_classpath() {
-  local root cp_file
+# module_test_classpath MODULE: class path of a module's test classes (demo clients, benchmarks),
+# cached next to its build. One reactor run with the modules it depends on, so their classes are
+# on it without an install; MODULE runs last, so its class path is what stays in the file.
+module_test_classpath() {
+  local module=$1 root cp_file
   root=$(soko_root)
-  cp_file="$root/driver/target/test-classpath.txt"
-  if [ ! -s "$cp_file" ] || [ "$root/driver/pom.xml" -nt "$cp_file" ] \
-    || [ ! -d "$root/driver/target/test-classes" ]; then
-    (cd "$root" && mvn -B -q -pl driver -am test-compile dependency:build-classpath \
+  cp_file="$root/$module/target/test-classpath.txt"
+  if [ ! -s "$cp_file" ] || [ "$root/$module/pom.xml" -nt "$cp_file" ] \
+    || [ ! -d "$root/$module/target/test-classes" ]; then
+    (cd "$root" && mvn -B -q -pl "$module" -am test-compile dependency:build-classpath \
       -Dmdep.includeScope=test -Dmdep.outputFile="$cp_file" >/dev/null) \
-      || die "could not build the driver's test classes and class path"
+      || die "could not build the $module module's test classes and class path"
   fi
-  echo "$root/driver/target/test-classes:$root/driver/target/classes:$(cat "$cp_file")"
+  echo "$root/$module/target/test-classes:$root/$module/target/classes:$(cat "$cp_file")"
 }
+
+driver_test_classpath() { module_test_classpath driver; }
 
 # Unmounts everything below $1 (deepest first) and detaches loop devices whose image lies below it.
 release_mounts_and_loops() {
@@ -65,4 +67,37 @@ wait_for_socket() { wait_until "$2" test -S "$1"; }
 show() {
   printf '    $ kubectl %s\n' "$*"
   kc "$@" 2>&1 | sed 's/^/      /'
+}
+
+# Where a tier that is not run by Maven writes its JUnit XML, for .ci/run to add up.
+test_reports() { echo "$(soko_root)/target/test-reports/$1"; }
+
+# junit_case FILE NAME [FAILURE]: records one test case, failed when FAILURE (its output) is given,
+# in the JUnit XML document FILE, which stays well-formed after every call.
+junit_case() {
+  local file=$1 name=$2 failure=${3-} suite
+  suite=$(basename "$file" .xml)
+  mkdir -p "$(dirname "$file")"
+  if [ $# -ge 3 ]; then
+    printf '  <testcase name="%s"><failure message="failed">%s</failure></testcase>\n' \
+      "$(xml_text "$name")" "$(xml_text "$failure")" >>"$file.cases"
+  else
+    printf '  <testcase name="%s"/>\n' "$(xml_text "$name")" >>"$file.cases"
+  fi
+  {
+    printf '<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name="%s">\n' "$suite"
+    cat "$file.cases"
+    printf '</testsuite>\n'
+  } >"$file"
+}
+
+# $1 as XML character data: markup escaped, control characters (terminal colours) dropped.
+xml_text() {
+  local text
+  text=$(printf '%s' "$1" | tr -d '\000-\010\013\014\016-\037')
+  # Quoted replacements: bash 5.2 reads an unquoted & in one as the matched text.
+  text=${text//&/"&amp;"}
+  text=${text//</"&lt;"}
+  text=${text//>/"&gt;"}
+  printf '%s' "${text//\"/"&quot;"}"
 }

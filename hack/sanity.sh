@@ -17,7 +17,8 @@
 # It starts driver/bin/soko-driver on a temporary pool with small volumes, allowed path roots on a
 # temporary directory, runs csi-sanity, prints ran/passed/failed/skipped per pass, then checks that
 # nothing leaked (no mount under the work dir, no loop device on a pool image) and fails on any
-# test failure or leak. Logs stay in the work dir when something fails.
+# test failure or leak. Logs stay in the work dir when something fails; the JUnit reports are copied
+# to target/test-reports/sanity.
 set -euo pipefail
 SOKO_LOG_TAG=sanity
 source "$(dirname "$0")/lib.sh"
@@ -57,6 +58,8 @@ fi
 work=$(mktemp -d /tmp/soko-sanity.XXXXXX)
 kubelet=$work/kubelet
 mkdir -p "$kubelet"
+reports=$(test_reports sanity)
+rm -rf "$reports" && mkdir -p "$reports"
 driver_pid=""
 
 # Makes the pool directory for one pass and prints its path.
@@ -178,6 +181,7 @@ for pass in $passes; do
   kill -TERM "$driver_pid"
   wait "$driver_pid" 2>/dev/null || true
   driver_pid=""
+  cp "$work/junit-$name.xml" "$reports/" 2>/dev/null || true
   summary=$(grep -E '^(SUCCESS|FAIL)!' "$work/sanity-$name.log" | tail -1 || true)
   ran=$(grep -Eo '^Ran [0-9]+ of [0-9]+ Specs' "$work/sanity-$name.log" | tail -1 || true)
   echo "sanity [$pass]: ${ran:-no summary} -- ${summary:-see $work/sanity-$name.log}"

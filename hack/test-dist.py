@@ -4,7 +4,8 @@
 helm lint --strict and helm template over every values file in helm/soko/ci/ with assertions on the
 rendered objects; values the schema must refuse; operator-verify on the bundle (its exit code says
 nothing, so its log lines are read); the CSV's permissions, deployment and images equal the chart's.
-Prints one PASS/FAIL line per check and "N passed, M failed" last.
+Prints one PASS/FAIL line per check and "N passed, M failed" last; --junit FILE also writes them as
+JUnit XML.
 """
 
 import argparse
@@ -16,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ElementTree
 
 import yaml
 
@@ -24,15 +26,18 @@ CHART = os.path.join(ROOT, "helm/soko")
 BUNDLE = os.path.join(ROOT, "olm-bundle")
 CSV = os.path.join(BUNDLE, "manifests/soko-operator.clusterserviceversion.yaml")
 results = {"passed": 0, "failed": 0}
+junit = ElementTree.Element("testsuite", name="dist")
 
 
 def check(name, function):
+    case = ElementTree.SubElement(junit, "testcase", name=name)
     try:
         function()
         results["passed"] += 1
         print(f"PASS {name}")
     except Exception as e:  # every failure is reported, the run goes on
         results["failed"] += 1
+        ElementTree.SubElement(case, "failure", message="failed").text = str(e)
         print(f"FAIL {name}\n    " + str(e).replace("\n", "\n    "))
 
 
@@ -296,6 +301,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--helm", required=True)
     parser.add_argument("--operator-verify", required=True)
+    parser.add_argument("--junit", help="also write the results as JUnit XML to this file")
     args = parser.parse_args()
     for path in sorted(glob.glob(os.path.join(CHART, "ci/*-values.yaml"))):
         values_file_checks(args.helm, path)
@@ -321,6 +327,9 @@ def main():
     check("operator-verify: a CSV without version is reported",
           lambda: operator_verify_sees_errors(args.operator_verify))
     print(f"{results['passed']} passed, {results['failed']} failed")
+    if args.junit:
+        os.makedirs(os.path.dirname(os.path.abspath(args.junit)), exist_ok=True)
+        ElementTree.ElementTree(junit).write(args.junit, encoding="utf-8", xml_declaration=True)
     sys.exit(1 if results["failed"] else 0)
 
 

@@ -4,7 +4,8 @@
 #             folders, answers a ready Probe and creates (and deletes) a volume over the socket.
 #   operator: runs as uid 65532, answers --help and renders a StorageCluster offline.
 #   bundle:   the OLM bundle image carries exactly olm-bundle/manifests and metadata.
-# Prints "N passed, M failed" last and exits non-zero on any failure.
+# Prints "N passed, M failed" last, writes target/test-reports/images/images.xml (JUnit) and exits
+# non-zero on any failure.
 #
 # Usage: hack/test-images.sh [driver|operator|bundle|all]     (default: all)
 set -euo pipefail
@@ -19,6 +20,8 @@ RUN=(podman run --runtime runc --ulimit nofile=10000:10000 --ulimit nproc=1000:1
 
 passed=0
 failed=0
+REPORT="$(test_reports images)/images.xml"
+rm -f "$REPORT" "$REPORT.cases"
 WORK="$(mktemp -d /tmp/soko-image-test.XXXXXX)"
 CONTAINERS=()
 
@@ -35,8 +38,10 @@ check() { # name, command... : runs the command, records the result, shows outpu
   if out="$("$@" 2>&1)"; then
     passed=$((passed + 1))
     printf 'PASS %s\n' "$name"
+    junit_case "$REPORT" "$name"
   else
     failed=$((failed + 1))
+    junit_case "$REPORT" "$name" "$out"
     printf 'FAIL %s\n%s\n' "$name" "$(printf '%s\n' "$out" | tail -40 | sed 's/^/    /')"
   fi
 }

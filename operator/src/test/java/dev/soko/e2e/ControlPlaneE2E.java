@@ -5,12 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.operator.harness.Await;
-import dev.soko.operator.harness.ControlPlane;
 import dev.soko.operator.harness.OperatorInstall;
-import dev.soko.operator.harness.OperatorProcess;
+import dev.soko.operator.harness.PlayedCluster;
 import dev.soko.operator.harness.PlayedNode;
 import dev.soko.operator.harness.StopAfterFailure;
-import dev.soko.operator.harness.TmpfsPool;
 import dev.soko.operator.model.ClusterFacts;
 import dev.soko.operator.model.DesiredState;
 import dev.soko.operator.model.KubernetesVersion;
@@ -74,14 +72,6 @@ class ControlPlaneE2E {
   private static final String APPS = "e2e-app";
   private static final String NODE = "soko-e2e-node";
   private static final Duration TIMEOUT = Duration.ofSeconds(90);
-  private static final ResourceDefinitionContext SNAPSHOTS =
-      new ResourceDefinitionContext.Builder()
-          .withGroup("snapshot.storage.k8s.io")
-          .withVersion("v1")
-          .withKind("VolumeSnapshot")
-          .withPlural("volumesnapshots")
-          .withNamespaced(true)
-          .build();
   private static final ResourceDefinitionContext SNAPSHOT_CONTENTS =
       new ResourceDefinitionContext.Builder()
           .withGroup("snapshot.storage.k8s.io")
@@ -99,52 +89,39 @@ class ControlPlaneE2E {
           .withNamespaced(false)
           .build();
 
-  private Path work;
-  private ControlPlane plane;
-  private TmpfsPool pool;
-  private OperatorProcess operator;
+  private PlayedCluster cluster;
   private PlayedNode node;
   private KubernetesClient client;
+  private Workloads apps;
   private StorageCluster applied;
   private String pv;
 
   @BeforeAll
   void startControlPlaneAndOperator() throws Exception {
-    work = Files.createTempDirectory("soko-e2e-");
-    pool = TmpfsPool.mount(work.resolve("pool"), "4g");
-    plane = new ControlPlane(work, List.of()).start();
-    client = plane.admin();
-    plane.startStorageControllers();
-    plane.installCrdAndRbac();
-    plane.startSnapshotController();
-    node = new PlayedNode(plane, NODE, work.resolve("node")).register();
-    operator =
-        OperatorProcess.start(
-                plane.kubeconfig("operator"),
-                work.resolve("logs/operator.log"),
-                "soko-operator-e2e",
-                null,
-                Duration.ofMinutes(10))
-            .awaitReady(Duration.ofSeconds(180));
+    cluster =
+        PlayedCluster.start(
+            NODE,
+            "soko-operator-e2e",
+            Path.of("target", "control-plane-e2e-logs").toAbsolutePath());
+    node = cluster.node();
+    client = cluster.admin();
+    apps = Workloads.withoutPods(client, APPS);
   }
 
   @AfterAll
   void stopEverything() throws Exception {
-    for (AutoCloseable part : new AutoCloseable[] {node, operator, plane, pool}) {
-      if (part != null) {
-        part.close();
-      }
+    if (cluster != null) {
+      cluster.close();
     }
-    Path kept = Path.of("target", "control-plane-e2e-logs").toAbsolutePath();
-    copyLogs(work.resolve("logs"), kept);
-    copyLogs(work.resolve("node/logs"), kept);
-    deleteTree(work);
   }
 
   @Test
   @Order(1)
   void theOperatorInstallsTheDriverForAStorageCluster() throws Exception {
-    applied = storageCluster();
+    applied =
+        Serialization.unmarshal(
+            cluster.storageClusterYaml(CLUSTER, NAMESPACE, DRIVER, CLASS, SNAPSHOT_CLASS),
+            StorageCluster.class);
     client.resource(applied).create();
     Await.until(
         "CSIDriver " + DRIVER + " with storageCapacity",
@@ -224,7 +201,7 @@ class ControlPlaneE2E {
             List.of(
                 kubectl,
                 "--kubeconfig",
-                plane.kubeconfig("admin").toString(),
+                cluster.plane().kubeconfig("admin").toString(),
                 "get",
                 "storagecluster",
                 CLUSTER),
@@ -279,7 +256,7 @@ class ControlPlaneE2E {
         .namespaces()
         .resource(new NamespaceBuilder().withNewMetadata().withName(APPS).endMetadata().build())
         .create();
-    client.resource(claim("data", "64Mi", null)).create();
+    apps.create(Workloads.onNode(apps.claim("data", CLASS, "64Mi", false), NODE));
     PersistentVolumeClaim bound = awaitBound("data");
     pv = bound.getSpec().getVolumeName();
     PersistentVolume volume = client.persistentVolumes().withName(pv).get();
@@ -343,36 +320,10 @@ class ControlPlaneE2E {
   @Test
   @Order(7)
   void aSnapshotOfTheClaimIsRestoredIntoANewClaim() throws Exception {
-    GenericKubernetesResource snapshot = new GenericKubernetesResource();
-    snapshot.setApiVersion("snapshot.storage.k8s.io/v1");
-    snapshot.setKind("VolumeSnapshot");
-    snapshot.setMetadata(
-        new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
-            .withName("snap")
-            .withNamespace(APPS)
-            .build());
-    snapshot.setAdditionalProperty(
-        "spec",
-        Map.of(
-            "volumeSnapshotClassName",
-            SNAPSHOT_CLASS,
-            "source",
-            Map.of("persistentVolumeClaimName", "data")));
-    client.genericKubernetesResources(SNAPSHOTS).inNamespace(APPS).resource(snapshot).create();
-    GenericKubernetesResource ready =
-        Await.until(
-            "VolumeSnapshot snap to be ReadyToUse",
-            TIMEOUT,
-            () ->
-                client
-                    .genericKubernetesResources(SNAPSHOTS)
-                    .inNamespace(APPS)
-                    .withName("snap")
-                    .get(),
-            s -> Boolean.TRUE.equals(s.get("status", "readyToUse")));
+    GenericKubernetesResource ready = apps.snapshot("snap", "data", SNAPSHOT_CLASS, TIMEOUT);
     assertThat(poolFiles("snapshots")).as("the snapshot's image in the pool").hasSize(1);
     String restoreSize = ready.get("status", "restoreSize").toString();
-    client.resource(claim("restored", restoreSize, "snap")).create();
+    apps.create(Workloads.onNode(apps.restoredClaim("restored", CLASS, restoreSize, "snap"), NODE));
     awaitBound("restored");
     assertThat(poolFiles("images")).as("two volume images in the pool").hasSize(2);
   }
@@ -388,7 +339,11 @@ class ControlPlaneE2E {
             .get()
             .getSpec()
             .getVolumeName();
-    client.genericKubernetesResources(SNAPSHOTS).inNamespace(APPS).withName("snap").delete();
+    client
+        .genericKubernetesResources(Workloads.VOLUME_SNAPSHOTS)
+        .inNamespace(APPS)
+        .withName("snap")
+        .delete();
     client.persistentVolumeClaims().inNamespace(APPS).withName("restored").delete();
     Await.until(
         "the VolumeSnapshotContent to be gone",
@@ -474,64 +429,10 @@ class ControlPlaneE2E {
           return client.namespaces().withName(NAMESPACE).get();
         },
         Objects::isNull);
-    assertThat(Files.readAllLines(operator.log()))
+    assertThat(Files.readAllLines(cluster.operator().log()))
         .as("errors in the operator's log")
         .filteredOn(line -> line.matches("^[0-9:.]+ ERROR .*"))
         .isEmpty();
-  }
-
-  private StorageCluster storageCluster() {
-    return Serialization.unmarshal(
-        """
-        apiVersion: soko.dev/v1alpha1
-        kind: StorageCluster
-        metadata:
-          name: %s
-        spec:
-          namespace: %s
-          driver:
-            name: %s
-            logLevel: debug
-          pools:
-            - name: main
-              path: %s
-              capacity: 2Gi
-              fsTypes: [ext4]
-          storageClasses:
-            - name: %s
-              pool: main
-              fsType: ext4
-          snapshots:
-            enabled: true
-            className: %s
-        """
-            .formatted(CLUSTER, NAMESPACE, DRIVER, pool.dir(), CLASS, SNAPSHOT_CLASS),
-        StorageCluster.class);
-  }
-
-  private PersistentVolumeClaim claim(String name, String size, String snapshot) {
-    String dataSource =
-        snapshot == null
-            ? ""
-            : "  dataSource: {apiGroup: snapshot.storage.k8s.io, kind: VolumeSnapshot, name: %s}\n"
-                .formatted(snapshot);
-    return Serialization.unmarshal(
-        """
-        apiVersion: v1
-        kind: PersistentVolumeClaim
-        metadata:
-          name: %s
-          namespace: %s
-          annotations:
-            volume.kubernetes.io/selected-node: %s
-        spec:
-          storageClassName: %s
-          accessModes: [ReadWriteOnce]
-          resources: {requests: {storage: %s}}
-        """
-                .formatted(name, APPS, NODE, CLASS, size)
-            + dataSource,
-        PersistentVolumeClaim.class);
   }
 
   private PersistentVolumeClaim awaitBound(String claim) {
@@ -585,11 +486,11 @@ class ControlPlaneE2E {
   private Path imageOf(String volume) {
     String handle =
         client.persistentVolumes().withName(volume).get().getSpec().getCsi().getVolumeHandle();
-    return pool.dir().resolve("images").resolve(handle + ".img");
+    return cluster.poolDir().resolve("images").resolve(handle + ".img");
   }
 
   private List<Path> poolFiles(String dir) throws IOException {
-    Path path = pool.dir().resolve(dir);
+    Path path = cluster.poolDir().resolve(dir);
     if (!Files.isDirectory(path)) {
       return List.of();
     }
@@ -609,26 +510,5 @@ class ControlPlaneE2E {
         };
     Await.until(
         count + " image files in the pool's " + dir, TIMEOUT, files, f -> f.size() == count);
-  }
-
-  private static void copyLogs(Path from, Path to) throws IOException {
-    if (!Files.isDirectory(from)) {
-      return;
-    }
-    Files.createDirectories(to);
-    try (Stream<Path> logs = Files.list(from)) {
-      for (Path log : logs.toList()) {
-        Files.copy(
-            log, to.resolve(log.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-      }
-    }
-  }
-
-  private static void deleteTree(Path dir) throws IOException {
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    }
   }
 }

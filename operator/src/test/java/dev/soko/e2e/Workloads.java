@@ -45,7 +45,12 @@ final class Workloads {
   Workloads(KubernetesClient client, String namespace, String imageRegistry) {
     this.client = client;
     this.namespace = namespace;
-    this.image = imageRegistry + "/busybox:1";
+    this.image = imageRegistry == null ? null : imageRegistry + "/busybox:1";
+  }
+
+  /** Claims and snapshots only, where no kubelet runs pods (the control-plane tier). */
+  static Workloads withoutPods(KubernetesClient client, String namespace) {
+    return new Workloads(client, namespace, null);
   }
 
   String namespace() {
@@ -71,6 +76,9 @@ final class Workloads {
 
   /** A pod that mounts PVC {@code claim} at /data (or as /dev/xvda) and sleeps. */
   PodBuilder pod(String name, String claim, boolean block, boolean readOnly) {
+    if (image == null) {
+      throw new IllegalStateException("these workloads run no pods");
+    }
     PodBuilder pod =
         new PodBuilder()
             .withNewMetadata()
@@ -199,6 +207,18 @@ final class Workloads {
                 .withName(name)
                 .get(),
         snap -> Boolean.TRUE.equals(field(snap, "status", "readyToUse")));
+  }
+
+  /**
+   * The claim with the annotation the scheduler sets on a WaitForFirstConsumer claim once it has
+   * chosen the node, for a cluster without a scheduler placing pods.
+   */
+  static PersistentVolumeClaim onNode(PersistentVolumeClaim claim, String node) {
+    claim.setMetadata(
+        new ObjectMetaBuilder(claim.getMetadata())
+            .addToAnnotations("volume.kubernetes.io/selected-node", node)
+            .build());
+    return claim;
   }
 
   /** A claim of {@code size} restored from a VolumeSnapshot of this namespace. */

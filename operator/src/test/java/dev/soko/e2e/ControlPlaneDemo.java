@@ -1,0 +1,281 @@
+package dev.soko.e2e;
+
+import dev.soko.api.v1alpha1.StorageCluster;
+import dev.soko.operator.harness.Await;
+import dev.soko.operator.harness.OperatorInstall;
+import dev.soko.operator.harness.PlayedCluster;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+
+/**
+ * {@code make demo-control-plane}: the operator on a real control plane without a kubelet, and "the
+ * node" played by the driver and the real CSI sidecars as processes ({@link PlayedCluster}); then
+ * one StorageCluster and a volume's life through Kubernetes objects: install, provision, expand,
+ * snapshot, restore, delete, uninstall. Prints each step, its duration and the objects it made as
+ * {@code kubectl get} shows them. The same flow with assertions is {@link ControlPlaneE2E}.
+ */
+public final class ControlPlaneDemo {
+  private static final String CLUSTER = "demo";
+  private static final String NAMESPACE = "soko-demo";
+  private static final String DRIVER = "demo.csi.soko.dev";
+  private static final String CLASS = "soko-demo";
+  private static final String SNAPSHOT_CLASS = "soko-demo-snapshots";
+  private static final String APPS = "demo-app";
+  private static final String NODE = "soko-demo-node";
+  private static final Duration TIMEOUT = Duration.ofSeconds(120);
+
+  private final Path kubectl = OperatorInstall.toolCache().resolve("bin/kubectl");
+  private long stepStarted;
+  private PlayedCluster cluster;
+  private KubernetesClient client;
+  private Workloads apps;
+
+  public static void main(String[] args) throws Exception {
+    Path logs = Path.of("target", "demo-control-plane-logs").toAbsolutePath();
+    ControlPlaneDemo demo = new ControlPlaneDemo();
+    demo.step(
+        "start etcd, kube-apiserver (RBAC), kube-controller-manager, snapshot-controller and the"
+            + " operator");
+    try (PlayedCluster cluster = PlayedCluster.start(NODE, "soko-operator-demo", logs)) {
+      demo.run(cluster);
+    } finally {
+      System.out.println("    (the logs of every process are in " + logs + ")");
+    }
+    System.out.printf("%n\033[1m==> demo complete\033[0m%n");
+  }
+
+  private void run(PlayedCluster started) throws Exception {
+    cluster = started;
+    client = cluster.admin();
+    apps = Workloads.withoutPods(client, APPS);
+    doneIn();
+    show("get", "nodes");
+    install();
+    playTheNode();
+    String pv = provision();
+    expand(pv);
+    snapshotAndRestore();
+    deleteVolumes();
+    uninstall();
+  }
+
+  private void install() throws IOException, InterruptedException {
+    step("apply a StorageCluster: one pool of 2 GiB, one StorageClass, snapshots on");
+    String yaml = cluster.storageClusterYaml(CLUSTER, NAMESPACE, DRIVER, CLASS, SNAPSHOT_CLASS);
+    System.out.print(yaml.indent(4));
+    client.resource(Serialization.unmarshal(yaml, StorageCluster.class)).create();
+    awaitTrue(
+        "the operator to apply every object (status.observedGeneration 1)",
+        () -> Long.valueOf(1).equals(storageCluster().getStatus().getObservedGeneration()));
+    doneIn();
+    show("get", "storagecluster");
+    show("get", "csidriver,storageclass,volumesnapshotclass");
+    show("-n", NAMESPACE, "get", "daemonset,deployment,serviceaccount");
+    show(
+        "get",
+        "storagecluster",
+        CLUSTER,
+        "-o",
+        "jsonpath={range .status.conditions[*]}{\"    \"}{.type}={.status} ({.reason}):"
+            + " {.message}{\"\\n\"}{end}");
+  }
+
+  private void playTheNode() throws Exception {
+    step(
+        "play the node: the driver (node and controller mode) and the provisioner, snapshotter"
+            + " and resizer with the args the operator applied");
+    cluster.node().startDriver(CLUSTER, NAMESPACE, DRIVER);
+    awaitTrue(
+        "CSIStorageCapacity from the provisioner",
+        () ->
+            !client
+                .storage()
+                .v1()
+                .csiStorageCapacities()
+                .inNamespace(NAMESPACE)
+                .list()
+                .getItems()
+                .isEmpty());
+    doneIn();
+    System.out.println("    driver: soko-driver " + String.join(" ", cluster.node().driverArgs()));
+    show("get", "csinode");
+    show(
+        "-n",
+        NAMESPACE,
+        "get",
+        "csistoragecapacity",
+        "-o",
+        "custom-columns=CLASS:.storageClassName,CAPACITY:.capacity,MAX-VOLUME:.maximumVolumeSize,"
+            + "NODE:.nodeTopology.matchLabels");
+  }
+
+  private String provision() throws IOException, InterruptedException {
+    step(
+        "a PVC of 64Mi on the node (with the annotation the scheduler sets for"
+            + " WaitForFirstConsumer)");
+    client
+        .namespaces()
+        .resource(new NamespaceBuilder().withNewMetadata().withName(APPS).endMetadata().build())
+        .create();
+    apps.create(Workloads.onNode(apps.claim("data", CLASS, "64Mi", false), NODE));
+    String pv = awaitBound("data").getSpec().getVolumeName();
+    doneIn();
+    show("-n", APPS, "get", "pvc");
+    show("get", "pv", pv);
+    listAllocated("images");
+    return pv;
+  }
+
+  private void expand(String pv) throws IOException, InterruptedException {
+    step("expand the PVC to 128Mi: the resizer calls ControllerExpandVolume, the PV grows");
+    apps.resize("data", "128Mi");
+    awaitTrue(
+        "PV capacity 128Mi",
+        () ->
+            "128Mi"
+                .equals(
+                    client
+                        .persistentVolumes()
+                        .withName(pv)
+                        .get()
+                        .getSpec()
+                        .getCapacity()
+                        .get("storage")
+                        .toString()));
+    doneIn();
+    show("get", "pv", pv);
+    show(
+        "-n",
+        APPS,
+        "get",
+        "pvc",
+        "data",
+        "-o",
+        "jsonpath={range .status.conditions[*]}{\"    \"}{.type}: {.message}{\"\\n\"}{end}");
+    System.out.println(
+        "    (the filesystem grows in NodeExpandVolume when a kubelet mounts the volume; no"
+            + " kubelet here)");
+  }
+
+  private void snapshotAndRestore() throws IOException, InterruptedException {
+    step("snapshot the PVC");
+    var snapshot = apps.snapshot("snap", "data", SNAPSHOT_CLASS, TIMEOUT);
+    doneIn();
+    show("-n", APPS, "get", "volumesnapshot");
+    listAllocated("snapshots");
+
+    step("restore the snapshot into a new PVC");
+    String size = Workloads.field(snapshot, "status", "restoreSize").toString();
+    apps.create(Workloads.onNode(apps.restoredClaim("restored", CLASS, size, "snap"), NODE));
+    awaitBound("restored");
+    doneIn();
+    show("-n", APPS, "get", "pvc");
+    show("get", "storagecluster");
+  }
+
+  private void deleteVolumes() throws IOException, InterruptedException {
+    step("delete the snapshot and both PVCs: the driver removes their images");
+    apps.deleteSnapshots();
+    client.persistentVolumeClaims().inNamespace(APPS).delete();
+    awaitTrue("no PV left", () -> client.persistentVolumes().list().getItems().isEmpty());
+    awaitTrue("no image left in the pool", () -> images("images") + images("snapshots") == 0);
+    doneIn();
+    show("get", "pv,volumesnapshotcontent");
+    System.out.printf(
+        "    pool images: %d, snapshots: %d%n", images("images"), images("snapshots"));
+  }
+
+  private void uninstall() throws IOException, InterruptedException {
+    step("delete the StorageCluster: the operator uninstalls everything it created");
+    client.resources(StorageCluster.class).withName(CLUSTER).delete();
+    awaitTrue("StorageCluster gone", () -> storageCluster() == null);
+    awaitTrue(
+        "namespace " + NAMESPACE + " gone (its pods' end confirmed as a kubelet would)",
+        () -> {
+          cluster.node().confirmPodsDeleted(NAMESPACE);
+          return client.namespaces().withName(NAMESPACE).get() == null;
+        });
+    doneIn();
+    show("get", "storagecluster,csidriver,storageclass,volumesnapshotclass");
+  }
+
+  private StorageCluster storageCluster() {
+    return client.resources(StorageCluster.class).withName(CLUSTER).get();
+  }
+
+  private PersistentVolumeClaim awaitBound(String claim) {
+    return Await.until(
+        "PVC " + claim + " Bound",
+        TIMEOUT,
+        () -> apps.claimNamed(claim),
+        c -> "Bound".equals(c.getStatus().getPhase()));
+  }
+
+  private static void awaitTrue(String what, BooleanSupplier condition) {
+    Await.until(what, TIMEOUT, condition::getAsBoolean, Boolean::booleanValue);
+  }
+
+  private void step(String title) {
+    stepStarted = System.nanoTime();
+    System.out.printf("%n\033[1m==> %s\033[0m%n", title);
+  }
+
+  private void doneIn() {
+    System.out.printf("    (%d ms)%n", (System.nanoTime() - stepStarted) / 1_000_000);
+  }
+
+  /** Prints {@code kubectl ARGS} as typed and its output indented, as a reader would see it. */
+  private void show(String... args) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of(kubectl.toString(), "--kubeconfig"));
+    command.add(cluster.plane().kubeconfig("admin").toString());
+    command.addAll(List.of(args));
+    System.out.println("    $ kubectl " + String.join(" ", args));
+    Process kubectlRun = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out = new String(kubectlRun.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    kubectlRun.waitFor();
+    System.out.print(out.indent(6));
+  }
+
+  /** The pool directory's files: allocated KiB beside the size (the images are sparse). */
+  private void listAllocated(String dir) throws IOException, InterruptedException {
+    System.out.println("    pool " + dir + ":");
+    Process find =
+        new ProcessBuilder(
+                "find",
+                cluster.poolDir().resolve(dir).toString(),
+                "-mindepth",
+                "1",
+                "-maxdepth",
+                "1",
+                "-printf",
+                "      %k KiB allocated, %s bytes  %f\\n")
+            .redirectErrorStream(true)
+            .start();
+    System.out.print(new String(find.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+    find.waitFor();
+  }
+
+  private long images(String dir) {
+    Path path = cluster.poolDir().resolve(dir);
+    if (!Files.isDirectory(path)) {
+      return 0;
+    }
+    try (Stream<Path> files = Files.walk(path)) {
+      return files.map(Path::toString).filter(f -> f.endsWith(".img")).count();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
