@@ -100,10 +100,11 @@ record Kind(
   /** Which events of a watched kind reconcile; the cache follows every change either way. */
   enum Reconciles {
     ANY_CHANGE,
-    /** Nodes: heartbeats update every Node every few seconds; only arrival and loss matter. */
+    /**
+     * Nodes (heartbeats update every Node every few seconds) and PersistentVolumes (binding changes
+     * nothing a StorageCluster shows): only arrival and deletion matter.
+     */
     ADD_OR_DELETE,
-    /** PersistentVolumes: only a deletion can clear a report (binding changes nothing here). */
-    DELETE,
     /**
      * StorageNodes: a change of what the status shows ({@link StorageNodeReports#changesStatus}).
      */

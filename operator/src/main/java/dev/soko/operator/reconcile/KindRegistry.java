@@ -137,8 +137,10 @@ final class KindRegistry {
   /**
    * Every PersistentVolume, kept with what node-loss and the uninstall check read, indexed by CSI
    * driver. spec.nodeLoss marks and deletes the PVs of lost Nodes; uninstall refuses while the
-   * driver has any. A deletion reconciles the StorageClusters of its driver, so a report clears
-   * when someone deletes an orphan by hand.
+   * driver has any. An arrival or a deletion reconciles the StorageClusters of its driver: a PV can
+   * reach the cache after its Node's loss was reconciled (created as the Node went, restored from a
+   * backup), and a report clears when someone deletes an orphan by hand. Binding changes nothing
+   * here, so updates do not reconcile.
    */
   static final Kind PERSISTENT_VOLUME =
       observed(
@@ -146,7 +148,7 @@ final class KindRegistry {
           new Kind.Watch(
               null,
               Kind.Mapping.BY_VOLUME_DRIVER,
-              Kind.Reconciles.DELETE,
+              Kind.Reconciles.ADD_OR_DELETE,
               pv -> Slim.volume((PersistentVolume) pv),
               pv -> Slim.driver((PersistentVolume) pv)),
           List.of("get", "list", "watch", "patch", "delete"));

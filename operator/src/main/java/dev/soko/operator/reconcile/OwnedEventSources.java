@@ -66,7 +66,6 @@ final class OwnedEventSources {
     switch (watch.reconciles()) {
       case ANY_CHANGE -> {}
       case ADD_OR_DELETE -> builder.withOnUpdateFilter((now, before) -> false);
-      case DELETE -> builder.withOnAddFilter(o -> false).withOnUpdateFilter((now, before) -> false);
       case REPORT_CHANGE ->
           builder.withOnUpdateFilter(
               (now, before) ->

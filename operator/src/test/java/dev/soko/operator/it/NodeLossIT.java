@@ -87,6 +87,36 @@ class NodeLossIT {
     assertThat(claim(name, "a").getMetadata().getDeletionTimestamp()).isNull();
   }
 
+  /**
+   * A volume can reach the operator's cache after the loss of its Node has been reconciled: one
+   * created as its Node went, or by a restore from a backup. Its arrival must reconcile too, not
+   * wait for the next resync.
+   */
+  @Test
+  void aVolumeThatArrivesAfterItsNodeIsGoneIsReported() {
+    String name = "nllate";
+    String driver = name + ".csi.soko.dev";
+    create(Specs.cluster(name));
+    node(name + "-keep");
+    node(name + "-w1");
+    PersistentVolume first =
+        admin
+            .persistentVolumes()
+            .resource(volume(name + "-first", driver, name + "-w1").build())
+            .create();
+    admin.nodes().withName(name + "-w1").delete();
+    awaitReport(name, r -> r != null && r.count() == 1);
+    PersistentVolume late =
+        admin
+            .persistentVolumes()
+            .resource(volume(name + "-late", driver, name + "-w1").build())
+            .create();
+    OrphanedVolumes report = awaitReport(name, r -> r != null && r.count() == 2);
+    assertThat(report.volumes())
+        .extracting(OrphanedVolume::pv)
+        .containsExactly(first.getMetadata().getName(), late.getMetadata().getName());
+  }
+
   @Test
   void deleteRemovesClaimAndVolumeAfterTheDelayAndNotBefore() {
     String name = "nldel";

@@ -88,7 +88,7 @@ class KindRegistryTest {
     HasMetadata kept = watch.slim().apply(pv);
     assertThat(kept.getMetadata().getLabels()).isNullOrEmpty();
     assertThat(watch.index().apply(kept)).isEqualTo("a.csi.soko.dev");
-    assertThat(watch.reconciles()).isEqualTo(Kind.Reconciles.DELETE);
+    assertThat(watch.reconciles()).isEqualTo(Kind.Reconciles.ADD_OR_DELETE);
     assertThat(KindRegistry.NODE.watch().reconciles()).isEqualTo(Kind.Reconciles.ADD_OR_DELETE);
   }
 
