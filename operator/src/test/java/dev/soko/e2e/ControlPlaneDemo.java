@@ -5,19 +5,15 @@ import dev.soko.operator.harness.Await;
 import dev.soko.operator.harness.OperatorInstall;
 import dev.soko.operator.harness.PlayedCluster;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
-import java.util.stream.Stream;
 
 /**
  * {@code make demo-control-plane}: the operator on a real control plane without a kubelet, and "the
@@ -27,13 +23,14 @@ import java.util.stream.Stream;
  * {@code kubectl get} shows them. The same flow with assertions is {@link ControlPlaneE2E}.
  */
 public final class ControlPlaneDemo {
-  private static final String CLUSTER = "demo";
-  private static final String NAMESPACE = "soko-demo";
-  private static final String DRIVER = "demo.csi.soko.dev";
-  private static final String CLASS = "soko-demo";
-  private static final String SNAPSHOT_CLASS = "soko-demo-snapshots";
-  private static final String APPS = "demo-app";
-  private static final String NODE = "soko-demo-node";
+  private static final PlayedCluster.Names NAMES = PlayedCluster.Names.of("demo");
+  private static final String CLUSTER = NAMES.cluster();
+  private static final String NAMESPACE = NAMES.namespace();
+  private static final String DRIVER = NAMES.driver();
+  private static final String CLASS = NAMES.storageClass();
+  private static final String SNAPSHOT_CLASS = NAMES.snapshotClass();
+  private static final String APPS = NAMES.apps();
+  private static final String NODE = NAMES.node();
   private static final Duration TIMEOUT = Duration.ofSeconds(120);
 
   private final Path kubectl = OperatorInstall.toolCache().resolve("bin/kubectl");
@@ -48,7 +45,7 @@ public final class ControlPlaneDemo {
     demo.step(
         "start etcd, kube-apiserver (RBAC), kube-controller-manager, snapshot-controller and the"
             + " operator");
-    try (PlayedCluster cluster = PlayedCluster.start(NODE, "soko-operator-demo", logs)) {
+    try (PlayedCluster cluster = PlayedCluster.start(NAMES, logs)) {
       demo.run(cluster);
     } finally {
       System.out.println("    (the logs of every process are in " + logs + ")");
@@ -73,7 +70,7 @@ public final class ControlPlaneDemo {
 
   private void install() throws IOException, InterruptedException {
     step("apply a StorageCluster: one pool of 2 GiB, one StorageClass, snapshots on");
-    String yaml = cluster.storageClusterYaml(CLUSTER, NAMESPACE, DRIVER, CLASS, SNAPSHOT_CLASS);
+    String yaml = cluster.storageClusterYaml();
     System.out.print(yaml.indent(4));
     client.resource(Serialization.unmarshal(yaml, StorageCluster.class)).create();
     awaitTrue(
@@ -130,7 +127,7 @@ public final class ControlPlaneDemo {
         .resource(new NamespaceBuilder().withNewMetadata().withName(APPS).endMetadata().build())
         .create();
     apps.create(Workloads.onNode(apps.claim("data", CLASS, "64Mi", false), NODE));
-    String pv = awaitBound("data").getSpec().getVolumeName();
+    String pv = apps.awaitBound("data", TIMEOUT).getSpec().getVolumeName();
     doneIn();
     show("-n", APPS, "get", "pvc");
     show("get", "pv", pv);
@@ -179,7 +176,7 @@ public final class ControlPlaneDemo {
     step("restore the snapshot into a new PVC");
     String size = Workloads.field(snapshot, "status", "restoreSize").toString();
     apps.create(Workloads.onNode(apps.restoredClaim("restored", CLASS, size, "snap"), NODE));
-    awaitBound("restored");
+    apps.awaitBound("restored", TIMEOUT);
     doneIn();
     show("-n", APPS, "get", "pvc");
     show("get", "storagecluster");
@@ -190,11 +187,14 @@ public final class ControlPlaneDemo {
     apps.deleteSnapshots();
     client.persistentVolumeClaims().inNamespace(APPS).delete();
     awaitTrue("no PV left", () -> client.persistentVolumes().list().getItems().isEmpty());
-    awaitTrue("no image left in the pool", () -> images("images") + images("snapshots") == 0);
+    awaitTrue(
+        "no image left in the pool",
+        () -> cluster.poolImages("images").size() + cluster.poolImages("snapshots").size() == 0);
     doneIn();
     show("get", "pv,volumesnapshotcontent");
     System.out.printf(
-        "    pool images: %d, snapshots: %d%n", images("images"), images("snapshots"));
+        "    pool images: %d, snapshots: %d%n",
+        cluster.poolImages("images").size(), cluster.poolImages("snapshots").size());
   }
 
   private void uninstall() throws IOException, InterruptedException {
@@ -213,14 +213,6 @@ public final class ControlPlaneDemo {
 
   private StorageCluster storageCluster() {
     return client.resources(StorageCluster.class).withName(CLUSTER).get();
-  }
-
-  private PersistentVolumeClaim awaitBound(String claim) {
-    return Await.until(
-        "PVC " + claim + " Bound",
-        TIMEOUT,
-        () -> apps.claimNamed(claim),
-        c -> "Bound".equals(c.getStatus().getPhase()));
   }
 
   private static void awaitTrue(String what, BooleanSupplier condition) {
@@ -265,17 +257,5 @@ public final class ControlPlaneDemo {
             .start();
     System.out.print(new String(find.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
     find.waitFor();
-  }
-
-  private long images(String dir) {
-    Path path = cluster.poolDir().resolve(dir);
-    if (!Files.isDirectory(path)) {
-      return 0;
-    }
-    try (Stream<Path> files = Files.walk(path)) {
-      return files.map(Path::toString).filter(f -> f.endsWith(".img")).count();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }

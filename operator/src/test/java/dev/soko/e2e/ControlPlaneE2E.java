@@ -26,7 +26,6 @@ import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,8 +34,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
-import java.util.function.Supplier;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -64,13 +61,14 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @ExtendWith(StopAfterFailure.class)
 class ControlPlaneE2E {
-  private static final String CLUSTER = "e2e";
-  private static final String NAMESPACE = "soko-e2e";
-  private static final String DRIVER = "e2e.csi.soko.dev";
-  private static final String CLASS = "soko-e2e";
-  private static final String SNAPSHOT_CLASS = "e2e-snapshots";
-  private static final String APPS = "e2e-app";
-  private static final String NODE = "soko-e2e-node";
+  private static final PlayedCluster.Names NAMES = PlayedCluster.Names.of("e2e");
+  private static final String CLUSTER = NAMES.cluster();
+  private static final String NAMESPACE = NAMES.namespace();
+  private static final String DRIVER = NAMES.driver();
+  private static final String CLASS = NAMES.storageClass();
+  private static final String SNAPSHOT_CLASS = NAMES.snapshotClass();
+  private static final String APPS = NAMES.apps();
+  private static final String NODE = NAMES.node();
   private static final Duration TIMEOUT = Duration.ofSeconds(90);
   private static final ResourceDefinitionContext SNAPSHOT_CONTENTS =
       new ResourceDefinitionContext.Builder()
@@ -99,10 +97,7 @@ class ControlPlaneE2E {
   @BeforeAll
   void startControlPlaneAndOperator() throws Exception {
     cluster =
-        PlayedCluster.start(
-            NODE,
-            "soko-operator-e2e",
-            Path.of("target", "control-plane-e2e-logs").toAbsolutePath());
+        PlayedCluster.start(NAMES, Path.of("target", "control-plane-e2e-logs").toAbsolutePath());
     node = cluster.node();
     client = cluster.admin();
     apps = Workloads.withoutPods(client, APPS);
@@ -118,10 +113,7 @@ class ControlPlaneE2E {
   @Test
   @Order(1)
   void theOperatorInstallsTheDriverForAStorageCluster() throws Exception {
-    applied =
-        Serialization.unmarshal(
-            cluster.storageClusterYaml(CLUSTER, NAMESPACE, DRIVER, CLASS, SNAPSHOT_CLASS),
-            StorageCluster.class);
+    applied = Serialization.unmarshal(cluster.storageClusterYaml(), StorageCluster.class);
     client.resource(applied).create();
     Await.until(
         "CSIDriver " + DRIVER + " with storageCapacity",
@@ -257,7 +249,7 @@ class ControlPlaneE2E {
         .resource(new NamespaceBuilder().withNewMetadata().withName(APPS).endMetadata().build())
         .create();
     apps.create(Workloads.onNode(apps.claim("data", CLASS, "64Mi", false), NODE));
-    PersistentVolumeClaim bound = awaitBound("data");
+    PersistentVolumeClaim bound = apps.awaitBound("data", TIMEOUT);
     pv = bound.getSpec().getVolumeName();
     PersistentVolume volume = client.persistentVolumes().withName(pv).get();
     assertThat(volume.getSpec().getCsi().getDriver()).isEqualTo(DRIVER);
@@ -321,11 +313,11 @@ class ControlPlaneE2E {
   @Order(7)
   void aSnapshotOfTheClaimIsRestoredIntoANewClaim() throws Exception {
     GenericKubernetesResource ready = apps.snapshot("snap", "data", SNAPSHOT_CLASS, TIMEOUT);
-    assertThat(poolFiles("snapshots")).as("the snapshot's image in the pool").hasSize(1);
+    assertThat(cluster.poolImages("snapshots")).as("the snapshot's image in the pool").hasSize(1);
     String restoreSize = ready.get("status", "restoreSize").toString();
     apps.create(Workloads.onNode(apps.restoredClaim("restored", CLASS, restoreSize, "snap"), NODE));
-    awaitBound("restored");
-    assertThat(poolFiles("images")).as("two volume images in the pool").hasSize(2);
+    apps.awaitBound("restored", TIMEOUT);
+    assertThat(cluster.poolImages("images")).as("two volume images in the pool").hasSize(2);
   }
 
   @Test
@@ -435,14 +427,6 @@ class ControlPlaneE2E {
         .isEmpty();
   }
 
-  private PersistentVolumeClaim awaitBound(String claim) {
-    return Await.until(
-        "PVC " + claim + " to be Bound",
-        TIMEOUT,
-        () -> client.persistentVolumeClaims().inNamespace(APPS).withName(claim).get(),
-        c -> "Bound".equals(c.getStatus().getPhase()));
-  }
-
   private List<PersistentVolumeClaimCondition> claimConditions(String claim) {
     List<PersistentVolumeClaimCondition> conditions =
         client
@@ -489,26 +473,11 @@ class ControlPlaneE2E {
     return cluster.poolDir().resolve("images").resolve(handle + ".img");
   }
 
-  private List<Path> poolFiles(String dir) throws IOException {
-    Path path = cluster.poolDir().resolve(dir);
-    if (!Files.isDirectory(path)) {
-      return List.of();
-    }
-    try (Stream<Path> files = Files.walk(path)) {
-      return files.filter(f -> f.toString().endsWith(".img")).toList();
-    }
-  }
-
   private void awaitPoolFiles(String dir, int count) {
-    Supplier<List<Path>> files =
-        () -> {
-          try {
-            return poolFiles(dir);
-          } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-          }
-        };
     Await.until(
-        count + " image files in the pool's " + dir, TIMEOUT, files, f -> f.size() == count);
+        count + " image files in the pool's " + dir,
+        TIMEOUT,
+        () -> cluster.poolImages(dir),
+        f -> f.size() == count);
   }
 }

@@ -359,12 +359,7 @@ class RealNodeE2E extends RealClusterTier {
         .as(
             "the scheduler places the pod where its 12Gi claim fits: not the first node's 8 GiB pool")
         .isEqualTo(nodeB);
-    PersistentVolumeClaim big =
-        Await.until(
-            "PVC big Bound",
-            LONG,
-            () -> apps.claimNamed("big"),
-            c -> "Bound".equals(c.getStatus().getPhase()));
+    PersistentVolumeClaim big = apps.awaitBound("big", LONG);
     assertThat(apps.nodesOf(big)).containsExactly(nodeB);
     assertThat(apps.sh("placed", "echo on-b > /data/f && sync && cat /data/f"))
         .as("the pod on the second node writes to its volume and reads it back")

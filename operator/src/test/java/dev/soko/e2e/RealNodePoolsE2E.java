@@ -174,12 +174,7 @@ class RealNodePoolsE2E extends RealClusterTier {
     System.out.println(
         "e2e: pool disk Ready on " + cluster.node + " " + seconds + " s after mount");
     assertThat(seconds).as("the driver checks a refused pool again every 10 s").isLessThan(30);
-    PersistentVolumeClaim bound =
-        Await.until(
-            "PVC on-disk Bound",
-            LONG,
-            () -> apps.claimNamed("on-disk"),
-            c -> "Bound".equals(c.getStatus().getPhase()));
+    PersistentVolumeClaim bound = apps.awaitBound("on-disk", LONG);
     assertThat(apps.nodesOf(bound)).containsExactly(cluster.node);
     apps.awaitRunning("disk-user", LONG);
     apps.sh("disk-user", "echo on-the-disk > /data/f && sync");
@@ -248,12 +243,7 @@ class RealNodePoolsE2E extends RealClusterTier {
 
     apps.create(apps.claim("fast-b", "soko-fast", "320Mi", false));
     apps.create(apps.pod("fast-b", "fast-b", false, false));
-    PersistentVolumeClaim onB =
-        Await.until(
-            "PVC fast-b Bound",
-            LONG,
-            () -> apps.claimNamed("fast-b"),
-            c -> "Bound".equals(c.getStatus().getPhase()));
+    PersistentVolumeClaim onB = apps.awaitBound("fast-b", LONG);
     assertThat(apps.nodesOf(onB))
         .as("the claim's volume is on the only node with the pool")
         .containsExactly(nodeB);

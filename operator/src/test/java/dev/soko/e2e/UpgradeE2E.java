@@ -29,6 +29,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The upgrade from the newest release to the working tree, by {@code helm upgrade}, on real nodes:
@@ -222,7 +223,7 @@ class UpgradeE2E extends RealClusterTier {
    */
   @Test
   @Order(5)
-  void theSupportBundleHoldsEachNodesViewAndNoSecret() throws Exception {
+  void theSupportBundleHoldsEachNodesViewAndNoSecret(@TempDir Path dir) throws Exception {
     String secretValue = "e2e-secret-" + UUID.randomUUID();
     for (String ns : List.of(OPERATOR, DefaultInstall.SYSTEM)) {
       client
@@ -236,7 +237,6 @@ class UpgradeE2E extends RealClusterTier {
                   .build())
           .create();
     }
-    Path dir = Files.createTempDirectory("soko-e2e-bundle");
     Path archive = dir.resolve("bundle.tar.gz");
     SupportBundle.Summary summary = SupportBundle.write(client, archive, Duration.ofHours(1));
     assertThat(summary.failures()).as("steps of the bundle that failed").isEmpty();

@@ -133,6 +133,14 @@ final class Workloads {
     return client.persistentVolumeClaims().inNamespace(namespace).withName(name).get();
   }
 
+  PersistentVolumeClaim awaitBound(String claim, Duration timeout) {
+    return Await.until(
+        "PVC " + claim + " Bound",
+        timeout,
+        () -> claimNamed(claim),
+        c -> "Bound".equals(c.getStatus().getPhase()));
+  }
+
   /** The nodes a claim's volume is pinned to (its PV's node affinity). */
   List<String> nodesOf(PersistentVolumeClaim claim) {
     return client

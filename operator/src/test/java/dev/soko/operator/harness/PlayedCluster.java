@@ -2,6 +2,7 @@ package dev.soko.operator.harness;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -19,6 +20,33 @@ import java.util.stream.Stream;
  * start and removes the rest.
  */
 public final class PlayedCluster implements AutoCloseable {
+  /**
+   * The names of what one flow makes, all from one prefix, so that two flows' objects and logs are
+   * told apart.
+   */
+  public record Names(
+      String prefix,
+      String cluster,
+      String namespace,
+      String driver,
+      String storageClass,
+      String snapshotClass,
+      String apps,
+      String node) {
+    public static Names of(String prefix) {
+      return new Names(
+          prefix,
+          prefix,
+          "soko-" + prefix,
+          prefix + ".csi.soko.dev",
+          "soko-" + prefix,
+          prefix + "-snapshots",
+          prefix + "-app",
+          "soko-" + prefix + "-node");
+    }
+  }
+
+  private final Names names;
   private final Path work;
   private final Path keptLogs;
   private TmpfsPool pool;
@@ -26,7 +54,8 @@ public final class PlayedCluster implements AutoCloseable {
   private PlayedNode node;
   private OperatorProcess operator;
 
-  private PlayedCluster(Path work, Path keptLogs) {
+  private PlayedCluster(Names names, Path work, Path keptLogs) {
+    this.names = names;
     this.work = work;
     this.keptLogs = keptLogs;
   }
@@ -36,11 +65,11 @@ public final class PlayedCluster implements AutoCloseable {
    *
    * @param keptLogs where {@link #close()} copies the logs of every process
    */
-  public static PlayedCluster start(String nodeName, String operatorIdentity, Path keptLogs)
-      throws Exception {
-    PlayedCluster cluster = new PlayedCluster(Files.createTempDirectory("soko-e2e-"), keptLogs);
+  public static PlayedCluster start(Names names, Path keptLogs) throws Exception {
+    PlayedCluster cluster =
+        new PlayedCluster(names, Files.createTempDirectory("soko-e2e-"), keptLogs);
     try {
-      cluster.startParts(nodeName, operatorIdentity);
+      cluster.startParts();
       return cluster;
     } catch (Exception | AssertionError e) {
       cluster.close();
@@ -48,21 +77,25 @@ public final class PlayedCluster implements AutoCloseable {
     }
   }
 
-  private void startParts(String nodeName, String operatorIdentity) throws Exception {
+  private void startParts() throws Exception {
     pool = TmpfsPool.mount(work.resolve("pool"), "4g");
     plane = new ControlPlane(work, List.of()).start();
     plane.startStorageControllers();
     plane.installCrdAndRbac();
     plane.startSnapshotController();
-    node = new PlayedNode(plane, nodeName, work.resolve("node")).register();
+    node = new PlayedNode(plane, names.node(), work.resolve("node")).register();
     operator =
         OperatorProcess.start(
                 plane.kubeconfig("operator"),
                 work.resolve("logs/operator.log"),
-                operatorIdentity,
+                "soko-operator-" + names.prefix(),
                 null,
                 Duration.ofMinutes(10))
             .awaitReady(Duration.ofSeconds(180));
+  }
+
+  public Names names() {
+    return names;
   }
 
   public KubernetesClient admin() {
@@ -90,8 +123,7 @@ public final class PlayedCluster implements AutoCloseable {
    * A StorageCluster as its YAML: one pool of 2 GiB on the tmpfs, one ext4 StorageClass, snapshots
    * on.
    */
-  public String storageClusterYaml(
-      String name, String namespace, String driver, String storageClass, String snapshotClass) {
+  public String storageClusterYaml() {
     return """
         apiVersion: soko.dev/v1alpha1
         kind: StorageCluster
@@ -114,7 +146,26 @@ public final class PlayedCluster implements AutoCloseable {
             enabled: true
             className: %s
         """
-        .formatted(name, namespace, driver, poolDir(), storageClass, snapshotClass);
+        .formatted(
+            names.cluster(),
+            names.namespace(),
+            names.driver(),
+            poolDir(),
+            names.storageClass(),
+            names.snapshotClass());
+  }
+
+  /** The image files below the pool's {@code images} or {@code snapshots} directory. */
+  public List<Path> poolImages(String dir) {
+    Path path = poolDir().resolve(dir);
+    if (!Files.isDirectory(path)) {
+      return List.of();
+    }
+    try (Stream<Path> files = Files.walk(path)) {
+      return files.filter(f -> f.toString().endsWith(".img")).toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   @Override
