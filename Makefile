@@ -71,9 +71,10 @@ test-images: deps ## Build both images offline and run them (driver Probe + Crea
 	bash hack/test-images.sh
 
 .PHONY: bench
-bench: deps build ## Benchmarks: the driver beside csi-driver-host-path (HOSTPATH_BIN), its data path (fio), then the operator
+bench: deps build ## Benchmarks: the driver beside csi-driver-host-path (HOSTPATH_BIN), its data path (fio), btrfs's qgroup limit, then the operator
 	bash hack/bench.sh
 	bash hack/bench-data.sh
+	bash hack/bench-btrfs-qgroup.sh
 	bash hack/bench-operator.sh
 
 ##@ Build

@@ -47,9 +47,10 @@ cleanup() {
 trap cleanup EXIT
 
 # A pool's disk: an image file attached with direct I/O, so that the raw side goes to the virtio
-# disk rather than to the root filesystem's page cache; else it would not be the limit.
+# disk rather than to the root filesystem's page cache; else it would not be the limit. The image is
+# allocated in full, so no write of a job pays for the host filesystem's allocation.
 disk() { # IMAGE: attaches a new 12 GiB image, prints its loop device
-  truncate -s 12G "$1"
+  fallocate -l 12G "$1"
   losetup --find --show --direct-io=on "$1"
 }
 say "making a 12 GiB XFS pool (reflink=1) on a direct-I/O loop device"
