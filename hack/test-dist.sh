@@ -10,12 +10,13 @@ reports=$(test_reports dist)
 rm -rf "$reports"
 bash "$ROOT/hack/tools.sh" helm operator-verify >/dev/null
 drift=0
+drift_case="the chart and the bundle are what hack/gen-dist.sh makes of their sources"
 if out=$(bash "$ROOT/hack/check-dist.sh" 2>&1); then
-  junit_case "$reports/drift.xml" "the chart and the bundle are what hack/gen-dist.sh makes of their sources"
+  junit_case "$reports/drift.xml" "$drift_case"
 else
   drift=1
   printf '%s\n' "$out"
-  junit_case "$reports/drift.xml" "the chart and the bundle are what hack/gen-dist.sh makes of their sources" "$out"
+  junit_case "$reports/drift.xml" "$drift_case" "$out"
 fi
 rc=0
 /usr/bin/python3 "$ROOT/hack/test-dist.py" --helm "$bin/helm" --operator-verify "$bin/operator-verify" \

@@ -4,7 +4,6 @@ import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.operator.harness.Await;
 import dev.soko.operator.harness.OperatorInstall;
 import dev.soko.operator.harness.PlayedCluster;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
@@ -24,13 +23,6 @@ import java.util.function.BooleanSupplier;
  */
 public final class ControlPlaneDemo {
   private static final PlayedCluster.Names NAMES = PlayedCluster.Names.of("demo");
-  private static final String CLUSTER = NAMES.cluster();
-  private static final String NAMESPACE = NAMES.namespace();
-  private static final String DRIVER = NAMES.driver();
-  private static final String CLASS = NAMES.storageClass();
-  private static final String SNAPSHOT_CLASS = NAMES.snapshotClass();
-  private static final String APPS = NAMES.apps();
-  private static final String NODE = NAMES.node();
   private static final Duration TIMEOUT = Duration.ofSeconds(120);
 
   private final Path kubectl = OperatorInstall.toolCache().resolve("bin/kubectl");
@@ -56,7 +48,7 @@ public final class ControlPlaneDemo {
   private void run(PlayedCluster started) throws Exception {
     cluster = started;
     client = cluster.admin();
-    apps = Workloads.withoutPods(client, APPS);
+    apps = Workloads.withoutPods(client, NAMES.apps());
     doneIn();
     show("get", "nodes");
     install();
@@ -79,11 +71,11 @@ public final class ControlPlaneDemo {
     doneIn();
     show("get", "storagecluster");
     show("get", "csidriver,storageclass,volumesnapshotclass");
-    show("-n", NAMESPACE, "get", "daemonset,deployment,serviceaccount");
+    show("-n", NAMES.namespace(), "get", "daemonset,deployment,serviceaccount");
     show(
         "get",
         "storagecluster",
-        CLUSTER,
+        NAMES.cluster(),
         "-o",
         "jsonpath={range .status.conditions[*]}{\"    \"}{.type}={.status} ({.reason}):"
             + " {.message}{\"\\n\"}{end}");
@@ -93,7 +85,7 @@ public final class ControlPlaneDemo {
     step(
         "play the node: the driver (node and controller mode) and the provisioner, snapshotter"
             + " and resizer with the args the operator applied");
-    cluster.node().startDriver(CLUSTER, NAMESPACE, DRIVER);
+    cluster.node().startDriver(NAMES.cluster(), NAMES.namespace(), NAMES.driver());
     awaitTrue(
         "CSIStorageCapacity from the provisioner",
         () ->
@@ -101,7 +93,7 @@ public final class ControlPlaneDemo {
                 .storage()
                 .v1()
                 .csiStorageCapacities()
-                .inNamespace(NAMESPACE)
+                .inNamespace(NAMES.namespace())
                 .list()
                 .getItems()
                 .isEmpty());
@@ -110,7 +102,7 @@ public final class ControlPlaneDemo {
     show("get", "csinode");
     show(
         "-n",
-        NAMESPACE,
+        NAMES.namespace(),
         "get",
         "csistoragecapacity",
         "-o",
@@ -122,14 +114,12 @@ public final class ControlPlaneDemo {
     step(
         "a PVC of 64Mi on the node (with the annotation the scheduler sets for"
             + " WaitForFirstConsumer)");
-    client
-        .namespaces()
-        .resource(new NamespaceBuilder().withNewMetadata().withName(APPS).endMetadata().build())
-        .create();
-    apps.create(Workloads.onNode(apps.claim("data", CLASS, "64Mi", false), NODE));
+    apps.createNamespace();
+    apps.create(
+        Workloads.onNode(apps.claim("data", NAMES.storageClass(), "64Mi", false), NAMES.node()));
     String pv = apps.awaitBound("data", TIMEOUT).getSpec().getVolumeName();
     doneIn();
-    show("-n", APPS, "get", "pvc");
+    show("-n", NAMES.apps(), "get", "pvc");
     show("get", "pv", pv);
     listAllocated("images");
     return pv;
@@ -155,7 +145,7 @@ public final class ControlPlaneDemo {
     show("get", "pv", pv);
     show(
         "-n",
-        APPS,
+        NAMES.apps(),
         "get",
         "pvc",
         "data",
@@ -168,24 +158,26 @@ public final class ControlPlaneDemo {
 
   private void snapshotAndRestore() throws IOException, InterruptedException {
     step("snapshot the PVC");
-    var snapshot = apps.snapshot("snap", "data", SNAPSHOT_CLASS, TIMEOUT);
+    var snapshot = apps.snapshot("snap", "data", NAMES.snapshotClass(), TIMEOUT);
     doneIn();
-    show("-n", APPS, "get", "volumesnapshot");
+    show("-n", NAMES.apps(), "get", "volumesnapshot");
     listAllocated("snapshots");
 
     step("restore the snapshot into a new PVC");
     String size = Workloads.field(snapshot, "status", "restoreSize").toString();
-    apps.create(Workloads.onNode(apps.restoredClaim("restored", CLASS, size, "snap"), NODE));
+    apps.create(
+        Workloads.onNode(
+            apps.restoredClaim("restored", NAMES.storageClass(), size, "snap"), NAMES.node()));
     apps.awaitBound("restored", TIMEOUT);
     doneIn();
-    show("-n", APPS, "get", "pvc");
+    show("-n", NAMES.apps(), "get", "pvc");
     show("get", "storagecluster");
   }
 
   private void deleteVolumes() throws IOException, InterruptedException {
     step("delete the snapshot and both PVCs: the driver removes their images");
     apps.deleteSnapshots();
-    client.persistentVolumeClaims().inNamespace(APPS).delete();
+    client.persistentVolumeClaims().inNamespace(NAMES.apps()).delete();
     awaitTrue("no PV left", () -> client.persistentVolumes().list().getItems().isEmpty());
     awaitTrue(
         "no image left in the pool",
@@ -199,20 +191,20 @@ public final class ControlPlaneDemo {
 
   private void uninstall() throws IOException, InterruptedException {
     step("delete the StorageCluster: the operator uninstalls everything it created");
-    client.resources(StorageCluster.class).withName(CLUSTER).delete();
+    client.resources(StorageCluster.class).withName(NAMES.cluster()).delete();
     awaitTrue("StorageCluster gone", () -> storageCluster() == null);
     awaitTrue(
-        "namespace " + NAMESPACE + " gone (its pods' end confirmed as a kubelet would)",
+        "namespace " + NAMES.namespace() + " gone (its pods' end confirmed as a kubelet would)",
         () -> {
-          cluster.node().confirmPodsDeleted(NAMESPACE);
-          return client.namespaces().withName(NAMESPACE).get() == null;
+          cluster.node().confirmPodsDeleted(NAMES.namespace());
+          return client.namespaces().withName(NAMES.namespace()).get() == null;
         });
     doneIn();
     show("get", "storagecluster,csidriver,storageclass,volumesnapshotclass");
   }
 
   private StorageCluster storageCluster() {
-    return client.resources(StorageCluster.class).withName(CLUSTER).get();
+    return client.resources(StorageCluster.class).withName(NAMES.cluster()).get();
   }
 
   private static void awaitTrue(String what, BooleanSupplier condition) {
@@ -234,17 +226,15 @@ public final class ControlPlaneDemo {
     command.add(cluster.plane().kubeconfig("admin").toString());
     command.addAll(List.of(args));
     System.out.println("    $ kubectl " + String.join(" ", args));
-    Process kubectlRun = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String out = new String(kubectlRun.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    kubectlRun.waitFor();
-    System.out.print(out.indent(6));
+    System.out.print(output(command).indent(6));
   }
 
   /** The pool directory's files: allocated KiB beside the size (the images are sparse). */
   private void listAllocated(String dir) throws IOException, InterruptedException {
     System.out.println("    pool " + dir + ":");
-    Process find =
-        new ProcessBuilder(
+    System.out.print(
+        output(
+            List.of(
                 "find",
                 cluster.poolDir().resolve(dir).toString(),
                 "-mindepth",
@@ -252,10 +242,14 @@ public final class ControlPlaneDemo {
                 "-maxdepth",
                 "1",
                 "-printf",
-                "      %k KiB allocated, %s bytes  %f\\n")
-            .redirectErrorStream(true)
-            .start();
-    System.out.print(new String(find.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
-    find.waitFor();
+                "      %k KiB allocated, %s bytes  %f\\n")));
+  }
+
+  /** What a command prints, errors included, whatever its exit code: the demo shows it as is. */
+  private static String output(List<String> command) throws IOException, InterruptedException {
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    process.waitFor();
+    return out;
   }
 }

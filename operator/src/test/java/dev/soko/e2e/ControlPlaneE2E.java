@@ -15,7 +15,6 @@ import dev.soko.operator.model.KubernetesVersion;
 import dev.soko.operator.model.VersionsTable;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimCondition;
@@ -244,10 +243,7 @@ class ControlPlaneE2E {
   @Test
   @Order(5)
   void aClaimIsProvisionedOnTheNode() throws Exception {
-    client
-        .namespaces()
-        .resource(new NamespaceBuilder().withNewMetadata().withName(APPS).endMetadata().build())
-        .create();
+    apps.createNamespace();
     apps.create(Workloads.onNode(apps.claim("data", CLASS, "64Mi", false), NODE));
     PersistentVolumeClaim bound = apps.awaitBound("data", TIMEOUT);
     pv = bound.getSpec().getVolumeName();

@@ -11,7 +11,6 @@ import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -215,9 +214,7 @@ class RealNodeE2E extends RealClusterTier {
   @Test
   @Order(5)
   void aPodWritesToAVolumeThatIsStagedAndPublishedByTheKubelet() {
-    client
-        .resource(new NamespaceBuilder().withNewMetadata().withName(APPS).endMetadata().build())
-        .serverSideApply();
+    apps.createNamespace();
     assertThat(client.namespaces().withName(APPS).get().getMetadata().getLabels())
         .as("the application namespace stays at the cluster's default Pod Security level")
         .doesNotContainKey("pod-security.kubernetes.io/enforce");

@@ -10,7 +10,6 @@ import dev.soko.api.v1alpha1.StorageNode;
 import dev.soko.operator.harness.Await;
 import dev.soko.operator.support.SupportBundle;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -81,9 +80,7 @@ class UpgradeE2E extends RealClusterTier {
         sc -> "True".equals(condition(sc, "Ready")));
     assertThat(installed.nodePluginImages())
         .allMatch(image -> image.endsWith(":" + previous.version()));
-    client
-        .resource(new NamespaceBuilder().withNewMetadata().withName(APPS).endMetadata().build())
-        .serverSideApply();
+    apps.createNamespace();
 
     writers.start(LONG);
     apps.snapshot("xfs-before", "xfs", SNAPSHOTS, LONG);

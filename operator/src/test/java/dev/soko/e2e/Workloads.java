@@ -3,6 +3,7 @@ package dev.soko.e2e;
 import dev.soko.operator.harness.Await;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
@@ -55,6 +56,14 @@ final class Workloads {
 
   String namespace() {
     return namespace;
+  }
+
+  /** Creates the namespace (or leaves it as it is), at the cluster's default Pod Security level. */
+  void createNamespace() {
+    client
+        .resource(
+            new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
+        .serverSideApply();
   }
 
   PersistentVolumeClaim claim(String name, String storageClass, String size, boolean block) {
