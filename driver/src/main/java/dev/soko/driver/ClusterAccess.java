@@ -1,9 +1,9 @@
 package dev.soko.driver;
 
 import dev.soko.driver.config.DriverConfig;
+import dev.soko.driver.kube.KubeApi;
 import dev.soko.driver.pool.NodeLabels;
 import dev.soko.driver.report.ImportedSnapshots;
-import dev.soko.driver.report.KubeApi;
 import dev.soko.driver.report.NodeWatch;
 import dev.soko.driver.volume.SnapshotFilter;
 import dev.soko.driver.volume.VolumeManager;

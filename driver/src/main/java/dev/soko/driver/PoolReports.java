@@ -2,7 +2,7 @@ package dev.soko.driver;
 
 import dev.soko.driver.cli.Version;
 import dev.soko.driver.config.DriverConfig;
-import dev.soko.driver.report.KubeApi;
+import dev.soko.driver.kube.KubeApi;
 import dev.soko.driver.report.PoolReporter;
 import dev.soko.driver.report.ReportIdentity;
 import dev.soko.driver.volume.VolumeManager;

@@ -1,10 +1,12 @@
 package dev.soko.driver.report;
 
-import static dev.soko.driver.report.Reflector.cut;
-import static dev.soko.driver.report.Reflector.encode;
-import static dev.soko.driver.report.Reflector.text;
+import static dev.soko.driver.kube.Reflector.cut;
+import static dev.soko.driver.kube.Reflector.encode;
+import static dev.soko.driver.kube.Reflector.text;
 
 import dev.soko.driver.json.JsonParser;
+import dev.soko.driver.kube.KubeApi;
+import dev.soko.driver.kube.Reflector;
 import dev.soko.driver.state.Ids;
 import java.io.IOException;
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package dev.soko.driver.report;
 
+import dev.soko.driver.kube.KubeApi;
 import dev.soko.driver.pool.PoolVerdict;
 import dev.soko.driver.volume.MetricsView;
 import java.io.IOException;

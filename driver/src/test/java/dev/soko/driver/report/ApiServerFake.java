@@ -1,6 +1,7 @@
 package dev.soko.driver.report;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.soko.driver.kube.KubeApi;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;

@@ -3,6 +3,7 @@ package dev.soko.driver.report;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.soko.driver.kube.KubeApi;
 import dev.soko.driver.pool.PoolReport;
 import dev.soko.driver.pool.PoolUsage;
 import dev.soko.driver.pool.PoolVerdict;

@@ -11,6 +11,8 @@ import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -32,7 +34,10 @@ public final class NodePluginApiServer implements AutoCloseable {
   public static final String VERSION = "1.36.3";
   public static final String NAMESPACE = "soko";
   public static final String SERVICE_ACCOUNT = "node";
+  public static final String CONTROLLER_ACCOUNT = "controller";
   private static final String CRD = "../crd/src/generated/crds/storagenodes.soko.dev-v1.yml";
+  private static final String NODE_REQUEST_CRD =
+      "../crd/src/generated/crds/noderequests.soko.dev-v1.yml";
   private static final String ROLE = "soko-node:pool-report";
   private static final String SNAPSHOTTER_ROLE = "soko-node:snapshotter";
 
@@ -90,11 +95,20 @@ public final class NodePluginApiServer implements AutoCloseable {
    * and the cluster CA, written into {@code dir}), as {@code KubeApi.fromEnvironment} reads it.
    */
   public Map<String, String> nodePlugin(Path dir) throws Exception {
+    return podEnvironment(SERVICE_ACCOUNT, dir);
+  }
+
+  /** As {@link #nodePlugin}, for the controller's ServiceAccount ({@link #serveNodeRequests}). */
+  public Map<String, String> controller(Path dir) throws Exception {
+    return podEnvironment(CONTROLLER_ACCOUNT, dir);
+  }
+
+  private Map<String, String> podEnvironment(String account, Path dir) throws Exception {
     String token =
         admin
             .serviceAccounts()
             .inNamespace(NAMESPACE)
-            .withName(SERVICE_ACCOUNT)
+            .withName(account)
             .tokenRequest(
                 new TokenRequestBuilder()
                     .withNewSpec()
@@ -171,6 +185,94 @@ public final class NodePluginApiServer implements AutoCloseable {
     bind(SNAPSHOTTER_ROLE);
   }
 
+  /**
+   * Serves the NodeRequest API (the crd module's CRD) and grants both sides the rules the operator
+   * renders for the controller → node path (operator model/Rbac): the node plugin reads and watches
+   * the requests in its namespace and writes their status only; the controller writes requests and
+   * reads PersistentVolumes, to find a volume's node.
+   */
+  public void serveNodeRequests() throws Exception {
+    try (InputStream in = Files.newInputStream(Path.of(NODE_REQUEST_CRD))) {
+      for (HasMetadata o : admin.load(in).items()) {
+        admin.resource(o).serverSideApply();
+      }
+    }
+    established("noderequests.soko.dev");
+    serviceAccount(CONTROLLER_ACCOUNT);
+    namespaceRole(
+        SERVICE_ACCOUNT,
+        "soko-node:node-requests",
+        rule("soko.dev", "noderequests", "get", "list", "watch"),
+        rule("soko.dev", "noderequests/status", "patch"));
+    namespaceRole(
+        CONTROLLER_ACCOUNT,
+        "soko-controller:node-requests",
+        rule("soko.dev", "noderequests", "get", "create", "patch"));
+    admin
+        .rbac()
+        .clusterRoles()
+        .resource(
+            new ClusterRoleBuilder()
+                .withNewMetadata()
+                .withName("soko-controller:volume-owners")
+                .endMetadata()
+                .withRules(rule("", "persistentvolumes", "get", "list", "watch"))
+                .build())
+        .serverSideApply();
+    bind("soko-controller:volume-owners", CONTROLLER_ACCOUNT);
+  }
+
+  private static io.fabric8.kubernetes.api.model.rbac.PolicyRule rule(
+      String group, String resource, String... verbs) {
+    return new PolicyRuleBuilder()
+        .withApiGroups(group)
+        .withResources(resource)
+        .withVerbs(verbs)
+        .build();
+  }
+
+  private void namespaceRole(
+      String account, String name, io.fabric8.kubernetes.api.model.rbac.PolicyRule... rules) {
+    admin
+        .rbac()
+        .roles()
+        .inNamespace(NAMESPACE)
+        .resource(
+            new RoleBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withRules(rules)
+                .build())
+        .serverSideApply();
+    admin
+        .rbac()
+        .roleBindings()
+        .inNamespace(NAMESPACE)
+        .resource(
+            new RoleBindingBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withNewRoleRef("rbac.authorization.k8s.io", "Role", name)
+                .addNewSubject()
+                .withKind("ServiceAccount")
+                .withName(account)
+                .withNamespace(NAMESPACE)
+                .endSubject()
+                .build())
+        .serverSideApply();
+  }
+
+  private void serviceAccount(String name) {
+    admin
+        .serviceAccounts()
+        .inNamespace(NAMESPACE)
+        .resource(
+            new ServiceAccountBuilder().withNewMetadata().withName(name).endMetadata().build())
+        .serverSideApply();
+  }
+
   private void established(String crd) {
     admin
         .apiextensions()
@@ -190,6 +292,10 @@ public final class NodePluginApiServer implements AutoCloseable {
   }
 
   private void bind(String role) {
+    bind(role, SERVICE_ACCOUNT);
+  }
+
+  private void bind(String role, String account) {
     admin
         .rbac()
         .clusterRoleBindings()
@@ -201,7 +307,7 @@ public final class NodePluginApiServer implements AutoCloseable {
                 .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", role)
                 .addNewSubject()
                 .withKind("ServiceAccount")
-                .withName(SERVICE_ACCOUNT)
+                .withName(account)
                 .withNamespace(NAMESPACE)
                 .endSubject()
                 .build())
@@ -220,16 +326,7 @@ public final class NodePluginApiServer implements AutoCloseable {
         .resource(
             new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
         .serverSideApply();
-    admin
-        .serviceAccounts()
-        .inNamespace(NAMESPACE)
-        .resource(
-            new ServiceAccountBuilder()
-                .withNewMetadata()
-                .withName(SERVICE_ACCOUNT)
-                .endMetadata()
-                .build())
-        .serverSideApply();
+    serviceAccount(SERVICE_ACCOUNT);
     admin
         .rbac()
         .clusterRoles()

@@ -1,4 +1,4 @@
-package dev.soko.driver.report;
+package dev.soko.driver.kube;
 
 import dev.soko.driver.json.JsonParser;
 import java.io.IOException;
@@ -31,12 +31,12 @@ import org.slf4j.LoggerFactory;
  * hands it with {@link #apply}, in order, and the watchdog, so that the watchdog's interrupt never
  * reaches the source's own work (which may open files: an interrupt would close them).
  */
-final class Reflector implements AutoCloseable {
+public final class Reflector implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Reflector.class);
-  static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+  public static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
 
   /** What is read and watched, and what is done with it. */
-  interface Source {
+  public interface Source {
     /**
      * Reads the current state and hands it on; the version to watch from, or empty when the read
      * failed (after saying why with {@link Reflector#failed}) or found nothing to watch.
@@ -71,7 +71,7 @@ final class Reflector implements AutoCloseable {
    *     of the log lines
    * @param watching what a watch failure is called in the log, e.g. {@code "watching Node"}
    */
-  Reflector(KubeApi api, String name, String watching, Duration minWatch) {
+  public Reflector(KubeApi api, String name, String watching, Duration minWatch) {
     this.api = api;
     this.name = name;
     this.subject = name.replace('-', ' ');
@@ -90,19 +90,19 @@ final class Reflector implements AutoCloseable {
   }
 
   /** Set once, before the first read: the source usually holds this reflector too. */
-  void source(Source source) {
+  public void source(Source source) {
     this.source = source;
   }
 
   /** One read, now, on the calling thread; false when it failed (the watch then keeps trying). */
-  boolean readNow() throws InterruptedException {
+  public boolean readNow() throws InterruptedException {
     Optional<String> read = source.read();
     read.ifPresent(v -> version = v);
     return read.isPresent();
   }
 
   /** Reads and watches on a daemon thread until {@link #close}. */
-  void start() {
+  public void start() {
     Thread t = new Thread(this::run, name + "-watch");
     t.setDaemon(true);
     reader = t;
@@ -110,13 +110,13 @@ final class Reflector implements AutoCloseable {
   }
 
   /** Runs {@code task} on the worker every {@code period}, from one period after now. */
-  void every(Duration period, Runnable task) {
+  public void every(Duration period, Runnable task) {
     worker.scheduleWithFixedDelay(
         task, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /** Before {@link #start} at once, on the caller; after it on the worker, in order. */
-  void apply(Runnable change) {
+  public void apply(Runnable change) {
     if (reader == null) {
       change.run();
       return;
@@ -129,7 +129,7 @@ final class Reflector implements AutoCloseable {
   }
 
   /** Waits until the worker has done what it was handed so far (for tests). */
-  void settle() throws InterruptedException {
+  public void settle() throws InterruptedException {
     try {
       worker.submit(() -> {}).get(10, TimeUnit.SECONDS);
     } catch (ExecutionException | TimeoutException e) {
@@ -232,14 +232,14 @@ final class Reflector implements AutoCloseable {
   }
 
   /** Ends a run of failures of every kind that starts with {@code what}, saying so once. */
-  synchronized void succeeded(String what) {
+  public synchronized void succeeded(String what) {
     if (warned.keySet().removeIf(kind -> kind.startsWith(what))) {
       LOG.info("{}: {} works again", subject, what);
     }
   }
 
   /** A failure, logged at warn the first time of its kind, at debug after that. */
-  synchronized void failed(String kind, String detail) {
+  public synchronized void failed(String kind, String detail) {
     if (warned.put(kind, Boolean.TRUE) == null) {
       LOG.warn("{}: {} failed (logged once; retried): {}", subject, kind, detail);
     } else {
@@ -247,16 +247,16 @@ final class Reflector implements AutoCloseable {
     }
   }
 
-  static String text(Object value) {
+  public static String text(Object value) {
     return value instanceof String s ? s : "";
   }
 
-  static String encode(String text) {
+  public static String encode(String text) {
     return URLEncoder.encode(text, StandardCharsets.UTF_8);
   }
 
   /** A response body short enough for a log line. */
-  static String cut(String text) {
+  public static String cut(String text) {
     return text.length() <= 256 ? text : text.substring(0, 255) + "…";
   }
 

@@ -1,4 +1,4 @@
-package dev.soko.driver.report;
+package dev.soko.driver.kube;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -29,11 +29,11 @@ import javax.net.ssl.TrustManagerFactory;
  */
 public final class KubeApi {
   static final String SERVICE_ACCOUNT = "/var/run/secrets/kubernetes.io/serviceaccount/";
-  static final Duration TIMEOUT = Duration.ofSeconds(10);
+  public static final Duration TIMEOUT = Duration.ofSeconds(10);
 
   /** An answer: the HTTP status and the body (kept short for logs). */
   public record Response(int status, String body) {
-    boolean ok() {
+    public boolean ok() {
       return status >= 200 && status < 300;
     }
   }
@@ -90,17 +90,36 @@ public final class KubeApi {
   /** Sends one request with a bounded timeout; a body is JSON (or, for apply, YAML's subset). */
   public Response send(String method, String path, String contentType, String body)
       throws IOException, InterruptedException {
-    HttpRequest request =
-        HttpRequest.newBuilder(URI.create(server + path))
-            .timeout(TIMEOUT)
-            .header("Authorization", "Bearer " + Files.readString(tokenFile).strip())
-            .header("Content-Type", contentType)
-            .header("Accept", "application/json")
-            .method(method, HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
-            .build();
-    HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> response =
+        http.send(
+            writeRequest(method, path, contentType, body), HttpResponse.BodyHandlers.ofString());
     String text = response.body() == null ? "" : response.body();
     return new Response(response.statusCode(), text.length() > 512 ? text.substring(0, 512) : text);
+  }
+
+  /**
+   * As {@link #send}, but the whole answer is kept (up to {@code maxChars}): the object written, to
+   * read its generation or status.
+   */
+  public Response write(String method, String path, String contentType, String body, int maxChars)
+      throws IOException, InterruptedException {
+    HttpResponse<String> response =
+        http.send(
+            writeRequest(method, path, contentType, body), HttpResponse.BodyHandlers.ofString());
+    String text = response.body() == null ? "" : response.body();
+    if (text.length() > maxChars) {
+      throw new IOException(
+          "answer to " + method + " " + path + " is over " + maxChars + " characters");
+    }
+    return new Response(response.statusCode(), text);
+  }
+
+  private HttpRequest writeRequest(String method, String path, String contentType, String body)
+      throws IOException {
+    return request(path)
+        .header("Content-Type", contentType)
+        .method(method, HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
+        .build();
   }
 
   /** A GET whose whole answer is kept (up to {@code maxChars}): an object to read, not to log. */

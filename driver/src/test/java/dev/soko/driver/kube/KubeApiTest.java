@@ -1,4 +1,4 @@
-package dev.soko.driver.report;
+package dev.soko.driver.kube;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,0 +1,374 @@
+package dev.soko.driver.handoff;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.soko.driver.handoff.NodeRequestClient.Answer;
+import dev.soko.driver.handoff.NodeRequestHandler.Outcome;
+import dev.soko.driver.kube.KubeApi;
+import dev.soko.driver.testing.NodePluginApiServer;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
+import io.fabric8.kubernetes.api.model.PersistentVolume;
+import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The controller → node path against a real kube-apiserver (kube-api-test, RBAC on), each side
+ * under its own ServiceAccount with the rules the operator renders: a request is carried out once
+ * and acknowledged; and its faults: the node's driver down during a request, the controller
+ * restarted mid-request, a request superseded before the node saw it, a node that fails and
+ * retries, a node restarted after applying, and a node plugin that tries to write a spec.
+ */
+class NodeRequestIT {
+  static final String DRIVER = "csi.soko.dev";
+  static final AtomicInteger NODES = new AtomicInteger();
+  static final String OPERATION = "ModifyVolume";
+  static final Duration SHORT = Duration.ofSeconds(1);
+  static final Duration LONG = Duration.ofSeconds(20);
+
+  static NodePluginApiServer server;
+  static KubernetesClient admin;
+
+  /** A node of its own per test: requests a test leaves behind are never another test's. */
+  final String node = "node-" + NODES.incrementAndGet();
+
+  @TempDir Path dir;
+  KubeApi nodeApi;
+  KubeApi controllerApi;
+  VolumeOwners owners;
+  final List<AutoCloseable> running = new ArrayList<>();
+  final List<NodeRequest> handled = Collections.synchronizedList(new ArrayList<>());
+
+  @BeforeAll
+  static void startServer() throws Exception {
+    server = NodePluginApiServer.start();
+    server.serveNodeRequests();
+    admin = server.admin();
+  }
+
+  @AfterAll
+  static void stopServer() {
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  @BeforeEach
+  void clients() throws Exception {
+    Files.createDirectories(dir.resolve("node"));
+    Files.createDirectories(dir.resolve("controller"));
+    nodeApi = KubeApi.fromEnvironment(server.nodePlugin(dir.resolve("node"))).orElseThrow();
+    controllerApi =
+        KubeApi.fromEnvironment(server.controller(dir.resolve("controller"))).orElseThrow();
+    owners =
+        new VolumeOwners(controllerApi, DRIVER, "topology.soko.dev/node", Duration.ofSeconds(5));
+    running.add(owners);
+    owners.start();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    for (AutoCloseable c : running) {
+      c.close();
+    }
+  }
+
+  /** A PV of this driver on this test's node, and its owner once the controller has seen it. */
+  VolumeOwners.Owner volume(String id) {
+    PersistentVolume pv =
+        new PersistentVolumeBuilder()
+            .withNewMetadata()
+            .withName("pv-" + UUID.randomUUID())
+            .endMetadata()
+            .withNewSpec()
+            .withCapacity(Map.of("storage", new Quantity("1Gi")))
+            .withAccessModes("ReadWriteOnce")
+            .withNewCsi()
+            .withDriver(DRIVER)
+            .withVolumeHandle(id)
+            .endCsi()
+            .withNewNodeAffinity()
+            .withNewRequired()
+            .addNewNodeSelectorTerm()
+            .addNewMatchExpression()
+            .withKey("topology.soko.dev/node")
+            .withOperator("In")
+            .withValues(node)
+            .endMatchExpression()
+            .endNodeSelectorTerm()
+            .endRequired()
+            .endNodeAffinity()
+            .endSpec()
+            .build();
+    admin.persistentVolumes().resource(pv).create();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (owners.of(id).isEmpty()) {
+      assertThat(System.nanoTime()).as("the controller sees the PV of " + id).isLessThan(deadline);
+      sleep(20);
+    }
+    return owners.of(id).orElseThrow();
+  }
+
+  NodeRequestWatch node(Function<NodeRequest, Outcome> handler) {
+    NodeRequestWatch watch =
+        new NodeRequestWatch(
+            nodeApi,
+            NodePluginApiServer.NAMESPACE,
+            node,
+            request -> {
+              handled.add(request);
+              return handler.apply(request);
+            },
+            Duration.ofSeconds(5),
+            SHORT);
+    running.add(watch);
+    watch.start();
+    return watch;
+  }
+
+  NodeRequestClient controller(Duration wait) {
+    return new NodeRequestClient(controllerApi, NodePluginApiServer.NAMESPACE, wait);
+  }
+
+  GenericKubernetesResource stored(String volumeId) {
+    return admin
+        .genericKubernetesResources("soko.dev/v1alpha1", "NodeRequest")
+        .inNamespace(NodePluginApiServer.NAMESPACE)
+        .withName(NodeRequests.name(OPERATION, volumeId))
+        .get();
+  }
+
+  static Outcome applied(NodeRequest request) {
+    return Outcome.applied();
+  }
+
+  @Test
+  void aRequestIsCarriedOutByItsNodeOnceAndAnsweredAgainWithoutRedoingIt() throws Exception {
+    VolumeOwners.Owner owner = volume("vol-applied");
+    node(NodeRequestIT::applied);
+    NodeRequestClient controller = controller(LONG);
+
+    Map<String, String> limits = Map.of("readIops", "200", "writeIops", "100");
+    assertThat(controller.request(owner, "vol-applied", OPERATION, limits))
+        .isEqualTo(new Answer(Answer.Kind.APPLIED, ""));
+    assertThat(controller.request(owner, "vol-applied", OPERATION, limits))
+        .isEqualTo(new Answer(Answer.Kind.APPLIED, ""));
+
+    assertThat(handled)
+        .containsExactly(
+            new NodeRequest(
+                NodeRequests.name(OPERATION, "vol-applied"), 1, "vol-applied", OPERATION, limits));
+    GenericKubernetesResource request = stored("vol-applied");
+    assertThat(request.getMetadata().getGeneration()).isEqualTo(1);
+    assertThat(request.getMetadata().getLabels()).containsEntry("soko.dev/node", node);
+    assertThat(request.getMetadata().getOwnerReferences())
+        .singleElement()
+        .satisfies(
+            o -> {
+              assertThat(o.getKind()).isEqualTo("PersistentVolume");
+              assertThat(o.getUid()).isEqualTo(owner.pvUid());
+            });
+    assertThat(request.getAdditionalProperties().get("status"))
+        .isEqualTo(Map.of("observedGeneration", 1, "phase", "Applied"));
+    assertThat(request.getMetadata().getManagedFields())
+        .extracting(ManagedFieldsEntry::getManager, ManagedFieldsEntry::getSubresource)
+        .containsExactlyInAnyOrder(
+            org.assertj.core.groups.Tuple.tuple("soko-controller", null),
+            org.assertj.core.groups.Tuple.tuple("soko-driver", "status"));
+  }
+
+  @Test
+  void aRefusalAnswersWithTheNodesReason() throws Exception {
+    VolumeOwners.Owner owner = volume("vol-refused");
+    node(request -> Outcome.refused("readIops must be a whole number, not \"fast\""));
+
+    Answer answer =
+        controller(LONG).request(owner, "vol-refused", OPERATION, Map.of("readIops", "fast"));
+
+    assertThat(answer.kind()).isEqualTo(Answer.Kind.REFUSED);
+    assertThat(answer.message())
+        .isEqualTo("node " + node + " refused: readIops must be a whole number, not \"fast\"");
+  }
+
+  @Test
+  void whileTheNodesDriverIsDownTheCallStaysRetryableAndSucceedsOnceItIsBack() throws Exception {
+    VolumeOwners.Owner owner = volume("vol-node-down");
+    Map<String, String> limits = Map.of("readIops", "300");
+
+    Answer whileDown = controller(SHORT).request(owner, "vol-node-down", OPERATION, limits);
+    assertThat(whileDown.kind()).isEqualTo(Answer.Kind.PENDING);
+    assertThat(whileDown.message())
+        .startsWith("node " + node + " has not applied NodeRequest modifyvolume-")
+        .endsWith("(generation 1) yet: is its driver running?");
+
+    node(NodeRequestIT::applied);
+    assertThat(controller(LONG).request(owner, "vol-node-down", OPERATION, limits).kind())
+        .isEqualTo(Answer.Kind.APPLIED);
+    assertThat(handled).hasSize(1);
+  }
+
+  @Test
+  void aControllerRestartedMidRequestFindsTheNodesAnswerWithoutANewGeneration() throws Exception {
+    VolumeOwners.Owner owner = volume("vol-controller-restart");
+    Map<String, String> limits = Map.of("writeBytesPerSecond", "4194304");
+    AtomicInteger calls = new AtomicInteger();
+    node(
+        request -> {
+          calls.incrementAndGet();
+          sleep(1500); // the first controller gives up before the node answers
+          return Outcome.applied();
+        });
+
+    Answer first =
+        controller(Duration.ofMillis(200))
+            .request(owner, "vol-controller-restart", OPERATION, limits);
+    assertThat(first.kind()).isEqualTo(Answer.Kind.PENDING);
+
+    // A new process: nothing of the first client is kept.
+    Answer afterRestart =
+        controller(LONG).request(owner, "vol-controller-restart", OPERATION, limits);
+    assertThat(afterRestart.kind()).isEqualTo(Answer.Kind.APPLIED);
+    assertThat(calls).hasValue(1);
+    assertThat(stored("vol-controller-restart").getMetadata().getGeneration()).isEqualTo(1);
+  }
+
+  @Test
+  void aRequestSupersededBeforeTheNodeSawItIsNeverCarriedOut() throws Exception {
+    VolumeOwners.Owner owner = volume("vol-superseded");
+    Map<String, String> older = Map.of("readIops", "100");
+    Map<String, String> newer = Map.of("readIops", "500");
+
+    assertThat(controller(SHORT).request(owner, "vol-superseded", OPERATION, older).kind())
+        .isEqualTo(Answer.Kind.PENDING);
+    assertThat(controller(SHORT).request(owner, "vol-superseded", OPERATION, newer).kind())
+        .isEqualTo(Answer.Kind.PENDING);
+    node(NodeRequestIT::applied);
+
+    assertThat(controller(LONG).request(owner, "vol-superseded", OPERATION, newer).kind())
+        .isEqualTo(Answer.Kind.APPLIED);
+    assertThat(handled).extracting(NodeRequest::parameters).containsExactly(newer);
+    assertThat(handled).extracting(NodeRequest::generation).containsExactly(2L);
+    // Going back to the older parameters is a new generation, carried out in turn.
+    assertThat(controller(LONG).request(owner, "vol-superseded", OPERATION, older).kind())
+        .isEqualTo(Answer.Kind.APPLIED);
+    assertThat(handled).extracting(NodeRequest::parameters).containsExactly(newer, older);
+  }
+
+  @Test
+  void aNodeThatCouldNotApplyARequestRetriesOnItsTimerUntilItCan() throws Exception {
+    VolumeOwners.Owner owner = volume("vol-retried");
+    List<Long> calls = Collections.synchronizedList(new ArrayList<>());
+    node(
+        request -> {
+          calls.add(System.nanoTime());
+          return calls.size() == 1
+              ? Outcome.failed("the volume's cgroup is not there yet")
+              : Outcome.applied();
+        });
+
+    Answer answer = controller(LONG).request(owner, "vol-retried", OPERATION, Map.of());
+
+    assertThat(answer.kind()).isEqualTo(Answer.Kind.APPLIED);
+    assertThat(calls).hasSize(2);
+    // Retried by the timer (every second here), not at once by the event of its own status write.
+    assertThat(TimeUnit.NANOSECONDS.toMillis(calls.get(1) - calls.get(0)))
+        .isGreaterThanOrEqualTo(SHORT.toMillis() / 2);
+  }
+
+  @Test
+  void aFailureTheNodeKeepsHittingStaysRetryableWithItsReason() throws Exception {
+    VolumeOwners.Owner owner = volume("vol-failing");
+    node(request -> Outcome.failed("the volume's cgroup is not there yet"));
+
+    Answer answer =
+        controller(Duration.ofSeconds(3)).request(owner, "vol-failing", OPERATION, Map.of());
+
+    assertThat(answer)
+        .isEqualTo(
+            new Answer(
+                Answer.Kind.PENDING,
+                "node " + node + " could not apply it yet: the volume's cgroup is not there yet"));
+  }
+
+  @Test
+  void aRestartedNodeDoesNotRedoWhatItAlreadyApplied() throws Exception {
+    VolumeOwners.Owner first = volume("vol-before-restart");
+    VolumeOwners.Owner second = volume("vol-after-restart");
+    NodeRequestWatch before = node(NodeRequestIT::applied);
+    assertThat(controller(LONG).request(first, "vol-before-restart", OPERATION, Map.of()).kind())
+        .isEqualTo(Answer.Kind.APPLIED);
+    before.close();
+
+    node(NodeRequestIT::applied);
+    // Answered only once the new watch has listed, which it did before handling this one.
+    assertThat(controller(LONG).request(second, "vol-after-restart", OPERATION, Map.of()).kind())
+        .isEqualTo(Answer.Kind.APPLIED);
+
+    assertThat(handled)
+        .extracting(NodeRequest::volumeId)
+        .containsExactly("vol-before-restart", "vol-after-restart");
+  }
+
+  @Test
+  void theNodePluginCanWriteAStatusButNeverASpec() throws Exception {
+    VolumeOwners.Owner owner = volume("vol-rbac");
+    controller(SHORT).request(owner, "vol-rbac", OPERATION, Map.of("readIops", "100"));
+    String name = NodeRequests.name(OPERATION, "vol-rbac");
+    String spec =
+        "{\"apiVersion\":\"soko.dev/v1alpha1\",\"kind\":\"NodeRequest\",\"metadata\":{\"name\":\""
+            + name
+            + "\"},\"spec\":{\"node\":\""
+            + node
+            + "\",\"volumeId\":\"vol-rbac\","
+            + "\"operation\":\"ModifyVolume\",\"parameters\":{}}}";
+
+    KubeApi.Response response =
+        nodeApi.send(
+            "PATCH",
+            NodeRequests.collection(NodePluginApiServer.NAMESPACE)
+                + "/"
+                + name
+                + "?fieldManager=soko-driver&force=true",
+            NodeRequests.APPLY,
+            spec);
+
+    assertThat(response.status()).isEqualTo(403);
+    assertThat(stored("vol-rbac").getAdditionalProperties().get("spec"))
+        .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+        .containsEntry("parameters", Map.of("readIops", "100"));
+  }
+
+  @Test
+  void aVolumeWithoutAPersistentVolumeHasNoOwner() throws Exception {
+    volume("vol-known");
+    assertThat(owners.synced()).isTrue();
+    assertThat(owners.of("vol-unknown")).isEmpty();
+  }
+
+  static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+}
