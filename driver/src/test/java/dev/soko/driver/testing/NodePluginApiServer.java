@@ -13,6 +13,8 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.Subject;
+import io.fabric8.kubernetes.api.model.rbac.SubjectBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -255,13 +257,17 @@ public final class NodePluginApiServer implements AutoCloseable {
                 .withName(name)
                 .endMetadata()
                 .withNewRoleRef("rbac.authorization.k8s.io", "Role", name)
-                .addNewSubject()
-                .withKind("ServiceAccount")
-                .withName(account)
-                .withNamespace(NAMESPACE)
-                .endSubject()
+                .withSubjects(subject(account))
                 .build())
         .serverSideApply();
+  }
+
+  private static Subject subject(String account) {
+    return new SubjectBuilder()
+        .withKind("ServiceAccount")
+        .withName(account)
+        .withNamespace(NAMESPACE)
+        .build();
   }
 
   private void serviceAccount(String name) {
@@ -305,11 +311,7 @@ public final class NodePluginApiServer implements AutoCloseable {
                 .withName(role)
                 .endMetadata()
                 .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", role)
-                .addNewSubject()
-                .withKind("ServiceAccount")
-                .withName(account)
-                .withNamespace(NAMESPACE)
-                .endSubject()
+                .withSubjects(subject(account))
                 .build())
         .serverSideApply();
   }
