@@ -128,19 +128,7 @@ public final class ControlPlaneDemo {
   private void expand(String pv) throws IOException, InterruptedException {
     step("expand the PVC to 128Mi: the resizer calls ControllerExpandVolume, the PV grows");
     apps.resize("data", "128Mi");
-    awaitTrue(
-        "PV capacity 128Mi",
-        () ->
-            "128Mi"
-                .equals(
-                    client
-                        .persistentVolumes()
-                        .withName(pv)
-                        .get()
-                        .getSpec()
-                        .getCapacity()
-                        .get("storage")
-                        .toString()));
+    awaitTrue("PV capacity 128Mi", () -> "128Mi".equals(apps.volumeCapacity(pv)));
     doneIn();
     show("get", "pv", pv);
     show(

@@ -268,30 +268,11 @@ class ControlPlaneE2E {
   @Test
   @Order(6)
   void theClaimIsExpanded() {
-    client
-        .persistentVolumeClaims()
-        .inNamespace(APPS)
-        .withName("data")
-        .edit(
-            c -> {
-              c.getSpec()
-                  .getResources()
-                  .getRequests()
-                  .put("storage", new io.fabric8.kubernetes.api.model.Quantity("128Mi"));
-              return c;
-            });
+    apps.resize("data", "128Mi");
     Await.until(
         "the resizer to grow PV " + pv + " to 128Mi (ControllerExpandVolume)",
         TIMEOUT,
-        () ->
-            client
-                .persistentVolumes()
-                .withName(pv)
-                .get()
-                .getSpec()
-                .getCapacity()
-                .get("storage")
-                .toString(),
+        () -> apps.volumeCapacity(pv),
         "128Mi"::equals);
     Await.until(
         "the claim to wait for node expansion (FileSystemResizePending, a kubelet's part)",

@@ -189,6 +189,18 @@ final class Workloads {
             });
   }
 
+  /** A PersistentVolume's capacity as the resizer wrote it, e.g. {@code 128Mi}. */
+  String volumeCapacity(String pv) {
+    return client
+        .persistentVolumes()
+        .withName(pv)
+        .get()
+        .getSpec()
+        .getCapacity()
+        .get("storage")
+        .toString();
+  }
+
   /** The claim's capacity in its status, in bytes (0 before it is bound). */
   long capacityBytes(String claim) {
     PersistentVolumeClaim c = claimNamed(claim);
