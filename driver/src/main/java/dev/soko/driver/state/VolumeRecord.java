@@ -26,6 +26,8 @@ import java.util.TreeMap;
  * @param stageFlags the mount flags the staging mount was made with, so that it can be made again
  *     the same way (after an offline growth, or one cut short); empty when not staged, or staged by
  *     a driver that did not record them
+ * @param mutableParameters the volume's mutable parameters (a VolumeAttributesClass's: its IO
+ *     limits), as created or last modified; empty when it has none
  */
 public record VolumeRecord(
     String id,
@@ -40,12 +42,15 @@ public record VolumeRecord(
     RecordState state,
     Map<String, String> parameters,
     String stagedAt,
-    Optional<List<String>> stageFlags) {
+    Optional<List<String>> stageFlags,
+    Map<String, String> mutableParameters) {
 
   private static final String PARAM = "param.";
+  private static final String MUTABLE = "mutable.";
 
   public VolumeRecord {
     parameters = Map.copyOf(parameters);
+    mutableParameters = Map.copyOf(mutableParameters);
     stageFlags = stageFlags.map(List::copyOf);
   }
 
@@ -63,7 +68,8 @@ public record VolumeRecord(
         newState,
         parameters,
         stagedAt,
-        stageFlags);
+        stageFlags,
+        mutableParameters);
   }
 
   /** After a growth request: the capacity granted and the (possibly larger) capacity asked for. */
@@ -81,7 +87,8 @@ public record VolumeRecord(
         state,
         parameters,
         stagedAt,
-        stageFlags);
+        stageFlags,
+        mutableParameters);
   }
 
   /** Staged at {@code path}, where the staging mount was made with {@code flags}. */
@@ -99,7 +106,8 @@ public record VolumeRecord(
         state,
         parameters,
         path,
-        Optional.of(flags));
+        Optional.of(flags),
+        mutableParameters);
   }
 
   /** Staged at {@code path} with flags unknown, or not staged when {@code path} is empty. */
@@ -117,7 +125,27 @@ public record VolumeRecord(
         state,
         parameters,
         path,
-        Optional.empty());
+        Optional.empty(),
+        mutableParameters);
+  }
+
+  /** With the mutable parameters a ModifyVolume set, whole. */
+  public VolumeRecord withMutableParameters(Map<String, String> next) {
+    return new VolumeRecord(
+        id,
+        name,
+        pool,
+        capacityBytes,
+        requestedBytes,
+        accessType,
+        fsType,
+        source,
+        createdAt,
+        state,
+        parameters,
+        stagedAt,
+        stageFlags,
+        next);
   }
 
   public Volume toVolume(VolumeCondition condition) {
@@ -142,6 +170,7 @@ public record VolumeRecord(
     fields.put("stagedAt", stagedAt);
     stageFlags.ifPresent(flags -> fields.put("stageFlags", String.join(",", flags)));
     new TreeMap<>(parameters).forEach((k, v) -> fields.put(PARAM + k, v));
+    new TreeMap<>(mutableParameters).forEach((k, v) -> fields.put(MUTABLE + k, v));
     return fields;
   }
 
@@ -155,13 +184,9 @@ public record VolumeRecord(
     if (!Ids.isVolumeId(id)) {
       throw new IllegalArgumentException("bad volume id " + id);
     }
-    Map<String, String> parameters = new TreeMap<>();
-    fields.forEach(
-        (k, v) -> {
-          if (k.startsWith(PARAM)) {
-            parameters.put(k.substring(PARAM.length()), v);
-          }
-        });
+    Map<String, String> parameters = prefixed(fields, PARAM);
+    // Records of releases before volumes had mutable parameters have none.
+    Map<String, String> mutableParameters = prefixed(fields, MUTABLE);
     long capacityBytes = Long.parseLong(Fields.require(fields, "capacityBytes"));
     // Records of releases before requestedBytes was kept: what was granted is all that is known.
     String requested = fields.get("requestedBytes");
@@ -178,7 +203,19 @@ public record VolumeRecord(
         RecordState.valueOf(Fields.require(fields, "state")),
         parameters,
         fields.getOrDefault("stagedAt", ""),
-        Optional.ofNullable(fields.get("stageFlags")).map(VolumeRecord::flags));
+        Optional.ofNullable(fields.get("stageFlags")).map(VolumeRecord::flags),
+        mutableParameters);
+  }
+
+  private static Map<String, String> prefixed(Map<String, String> fields, String prefix) {
+    Map<String, String> out = new TreeMap<>();
+    fields.forEach(
+        (k, v) -> {
+          if (k.startsWith(prefix)) {
+            out.put(k.substring(prefix.length()), v);
+          }
+        });
+    return out;
   }
 
   private static List<String> flags(String joined) {

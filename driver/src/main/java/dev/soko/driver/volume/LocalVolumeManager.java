@@ -5,6 +5,8 @@ import dev.soko.driver.config.DriverConfig;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.exec.Exec;
 import dev.soko.driver.exec.ProcessExec;
+import dev.soko.driver.iolimit.IoLimits;
+import dev.soko.driver.iolimit.PodThrottles;
 import dev.soko.driver.model.PoolCapacity;
 import dev.soko.driver.model.Snapshot;
 import dev.soko.driver.model.Volume;
@@ -60,6 +62,8 @@ public final class LocalVolumeManager implements VolumeManager {
   private final SnapshotProvisioner snapshots;
   private final NodeVolumes node;
   private final NodeExpansion expansion;
+  private final VolumeAttributes attributes;
+  private volatile PodThrottles throttles;
   private final VolumeStats stats;
   private final PoolStates states;
   private final List<PoolConfig> unusablePools = new ArrayList<>();
@@ -106,6 +110,7 @@ public final class LocalVolumeManager implements VolumeManager {
     this.volumes = new VolumeProvisioner(catalog, locks, backends, presentations, copier);
     this.snapshots = new SnapshotProvisioner(catalog, locks, copier, backends);
     this.node = new NodeVolumes(catalog, locks, backends, presentations, paths);
+    this.attributes = new VolumeAttributes(catalog, locks, backends);
     this.expansion = new NodeExpansion(catalog, locks, backends, presentations, paths, volumes);
     this.stats = new VolumeStats(catalog, health, paths, presentations);
     this.recovery = new Recovery(catalog, mounter, backends, presentations);
@@ -331,14 +336,49 @@ public final class LocalVolumeManager implements VolumeManager {
     Failures.mapped(() -> node.unstage(volumeId, stagingPath));
   }
 
+  /**
+   * Applies the volumes' IO limits to the pods they are published to, from now on; without it (no
+   * block IO controller on this node) a volume's limits are kept but not applied.
+   */
+  public void limitIo(PodThrottles podThrottles) {
+    this.throttles = podThrottles;
+  }
+
   @Override
   public void publish(PublishRequest request) {
     Failures.mapped(() -> node.publish(request));
+    PodThrottles t = throttles;
+    if (t != null && !request.podUid().isEmpty()) {
+      Failures.mapped(
+          () ->
+              node.deviceNumber(request.volumeId())
+                  .ifPresent(
+                      device ->
+                          t.published(
+                              request.targetPath(),
+                              request.volumeId(),
+                              request.podUid(),
+                              device,
+                              attributes.limits(request.volumeId()))));
+    }
   }
 
   @Override
   public void unpublish(String volumeId, Path targetPath) {
     Failures.mapped(() -> node.unpublish(volumeId, targetPath));
+    PodThrottles t = throttles;
+    if (t != null) {
+      t.unpublished(targetPath);
+    }
+  }
+
+  @Override
+  public void modifyVolume(String volumeId, Map<String, String> mutableParameters) {
+    IoLimits limits = Failures.mapped(() -> attributes.modify(volumeId, mutableParameters));
+    PodThrottles t = throttles;
+    if (t != null) {
+      t.changed(volumeId, limits);
+    }
   }
 
   @Override

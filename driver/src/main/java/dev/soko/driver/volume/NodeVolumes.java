@@ -1,7 +1,9 @@
 package dev.soko.driver.volume;
 
 import dev.soko.driver.backend.Backends;
+import dev.soko.driver.backend.BlockDevices;
 import dev.soko.driver.backend.VolumeBackend;
+import dev.soko.driver.iolimit.DeviceNumbers;
 import dev.soko.driver.model.AccessType;
 import dev.soko.driver.mount.MountOptions;
 import dev.soko.driver.mount.Mounter;
@@ -10,6 +12,7 @@ import dev.soko.driver.state.VolumeRecord;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The node half: stage, publish and their reverses. Checks the request against the volume's record
@@ -108,6 +111,19 @@ final class NodeVolumes {
       VolumeRecord record = recorded(volumeId);
       presentation(record).mounts().unpublish(record, catalog.image(record), target);
     }
+  }
+
+  /**
+   * The number ("major:minor") of the block device of its own that the volume is attached through
+   * on this node, for its IO limits; empty for a volume that has none (a btrfs subvolume) or is not
+   * attached.
+   */
+  Optional<String> deviceNumber(String volumeId) {
+    VolumeRecord record = recorded(volumeId);
+    if (!(backend(record).nodeSide() instanceof BlockDevices devices)) {
+      return Optional.empty();
+    }
+    return devices.devices(catalog.image(record)).stream().findFirst().flatMap(DeviceNumbers::of);
   }
 
   /** The volume's record in whatever state; NOT_FOUND when there is none. */

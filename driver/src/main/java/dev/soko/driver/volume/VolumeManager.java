@@ -59,6 +59,12 @@ public interface VolumeManager extends AutoCloseable {
    */
   ExpandResult expandVolume(String volumeId, long requiredBytes, long limitBytes);
 
+  /**
+   * Replaces the volume's mutable parameters (its IO limits) and applies them to every pod it is
+   * published to on this node. INVALID_ARGUMENT for a parameter the volume's backend cannot honour.
+   */
+  void modifyVolume(String volumeId, Map<String, String> mutableParameters);
+
   /** Capacity of every pool on this node. */
   List<PoolCapacity> capacity();
 

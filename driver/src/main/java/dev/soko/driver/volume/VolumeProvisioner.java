@@ -192,7 +192,8 @@ final class VolumeProvisioner {
             RecordState.READY,
             nonNull(request.parameters()),
             "",
-            Optional.empty());
+            Optional.empty(),
+            java.util.Map.of());
     Path image = pool.volumeImage(id);
     VolumeBackend backend = backends.of(pool);
     try {

@@ -35,7 +35,8 @@ class RecordStoreTest {
         RecordState.READY,
         Map.of("pool", "fast", "fsType", "ext4"),
         "/var/lib/kubelet/staging/x",
-        Optional.of(List.of("noatime", "discard")));
+        Optional.of(List.of("noatime", "discard")),
+        Map.of("readIOPS", "200", "writeBytesPerSecond", "4194304"));
   }
 
   @Test
@@ -58,6 +59,23 @@ class RecordStoreTest {
             VolumeRecord.fromFields(
                 FlatJson.parse(Files.readString(store.dir().resolve(record.id() + ".json")))))
         .isEqualTo(grown);
+  }
+
+  @Test
+  void mutableParametersAreKeptReplacedWholeAndAbsentFromOlderRecords() {
+    VolumeRecord record = volume(Ids.newVolumeId());
+    assertThat(record.toFields())
+        .containsEntry("mutable.readIOPS", "200")
+        .containsEntry("mutable.writeBytesPerSecond", "4194304");
+    assertThat(VolumeRecord.fromFields(record.toFields())).isEqualTo(record);
+
+    VolumeRecord modified = record.withMutableParameters(Map.of("writeIOPS", "50"));
+    assertThat(VolumeRecord.fromFields(modified.toFields()).mutableParameters())
+        .isEqualTo(Map.of("writeIOPS", "50"));
+
+    Map<String, String> older = new java.util.LinkedHashMap<>(record.toFields());
+    older.keySet().removeIf(k -> k.startsWith("mutable."));
+    assertThat(VolumeRecord.fromFields(older).mutableParameters()).isEmpty();
   }
 
   @Test

@@ -42,6 +42,7 @@ public final class FakeVolumeManager implements VolumeManager {
   public String lastListToken;
   public int lastListMax = -1;
   public SnapshotFilter lastSnapshotFilter;
+  public Map<String, String> lastModify;
   public long[] lastExpand;
   public Path lastPath;
 
@@ -157,6 +158,12 @@ public final class FakeVolumeManager implements VolumeManager {
     maybeFail();
     lastExpand = new long[] {requiredBytes, limitBytes};
     return new ExpandResult(requiredBytes, true);
+  }
+
+  @Override
+  public void modifyVolume(String volumeId, Map<String, String> mutableParameters) {
+    maybeFail();
+    lastModify = Map.copyOf(mutableParameters);
   }
 
   @Override

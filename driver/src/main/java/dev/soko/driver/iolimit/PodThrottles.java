@@ -1,0 +1,116 @@
+package dev.soko.driver.iolimit;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The IO limits of the volumes published to pods on this node: for each publication (a target path)
+ * the pod, the volume's device and its limits. A publication's limits are applied when it is made,
+ * when the volume's limits change, and again every {@code period}, because a pod's containers get
+ * their cgroups after NodePublishVolume (on cgroup v1 each needs the limit of its own) and a pod's
+ * cgroup may not exist yet when the volume is published. A failure is logged once per publication
+ * and retried at the next period: a limit never fails a mount.
+ */
+public final class PodThrottles implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(PodThrottles.class);
+  public static final Duration PERIOD = Duration.ofSeconds(2);
+
+  /** One volume published to one pod. */
+  record Publication(String volumeId, String podUid, String device, IoLimits limits) {}
+
+  private final CgroupThrottle throttle;
+  private final Map<Path, Publication> byTarget = new ConcurrentHashMap<>();
+  private final Map<Path, Boolean> warned = new ConcurrentHashMap<>();
+  private final ScheduledExecutorService timer;
+
+  public PodThrottles(CgroupThrottle throttle, Duration period) {
+    this.throttle = throttle;
+    this.timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "io-limits");
+              t.setDaemon(true);
+              return t;
+            });
+    timer.scheduleWithFixedDelay(
+        this::applyAll, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** A volume on {@code device} was published at {@code target} to the pod {@code podUid}. */
+  public void published(
+      Path target, String volumeId, String podUid, String device, IoLimits limits) {
+    Publication publication = new Publication(volumeId, podUid, device, limits);
+    byTarget.put(target, publication);
+    apply(target, publication);
+  }
+
+  public void unpublished(Path target) {
+    byTarget.remove(target);
+    warned.remove(target);
+  }
+
+  /** The volume's limits changed: every pod it is published to gets them now. */
+  public void changed(String volumeId, IoLimits limits) {
+    byTarget.replaceAll(
+        (target, p) ->
+            p.volumeId().equals(volumeId)
+                ? new Publication(p.volumeId(), p.podUid(), p.device(), limits)
+                : p);
+    byTarget.forEach(
+        (target, p) -> {
+          if (p.volumeId().equals(volumeId)) {
+            apply(target, p);
+          }
+        });
+  }
+
+  /** The limits in force for a publication (for tests and the volume's condition). */
+  Optional<IoLimits> limitsAt(Path target) {
+    return Optional.ofNullable(byTarget.get(target)).map(Publication::limits);
+  }
+
+  void applyAll() {
+    byTarget.forEach(this::apply);
+  }
+
+  private void apply(Path target, Publication p) {
+    try {
+      Optional<Path> pod = PodCgroups.find(throttle.root(), p.podUid());
+      if (pod.isEmpty()) {
+        warnOnce(target, p, "the pod's cgroup is not there yet");
+        return;
+      }
+      throttle.apply(pod.get(), p.device(), p.limits());
+      if (warned.remove(target) != null) {
+        LOG.info("IO limits of volume {} hold for pod {} again", p.volumeId(), p.podUid());
+      }
+    } catch (IOException | RuntimeException e) {
+      warnOnce(target, p, e.toString());
+    }
+  }
+
+  private void warnOnce(Path target, Publication p, String why) {
+    if (warned.put(target, Boolean.TRUE) == null) {
+      LOG.warn(
+          "cannot apply the IO limits of volume {} to pod {} yet (retried every {} s): {}",
+          p.volumeId(),
+          p.podUid(),
+          PERIOD.toSeconds(),
+          why);
+    }
+  }
+
+  @Override
+  public void close() {
+    timer.shutdownNow();
+  }
+}
