@@ -35,6 +35,7 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
           Type.EXPAND_VOLUME,
           Type.GET_VOLUME,
           Type.VOLUME_CONDITION,
+          Type.MODIFY_VOLUME,
           Type.SINGLE_NODE_MULTI_WRITER);
 
   private final VolumeManager volumes;
@@ -58,10 +59,6 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
     }
     Parameters parameters = Parameters.parse(request.getParametersMap());
     SizeRange size = SizeRange.of(request.getCapacityRange());
-    if (request.getMutableParamsCount() > 0) {
-      throw StorageException.invalid(
-          "mutable_parameters are not supported (the driver does not advertise MODIFY_VOLUME)");
-    }
     String fsType = accessType == AccessType.BLOCK ? "" : fsType(caps, parameters);
     if (request.hasAccessibilityRequirements()
         && !topology.accepts(request.getAccessibilityRequirements())) {
@@ -80,7 +77,8 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
                 accessType,
                 fsType,
                 source,
-                parameters.recognised()));
+                parameters.recognised(),
+                request.getMutableParamsMap()));
     reply(
         observer,
         Csi.CreateVolumeResponse.newBuilder().setVolume(Protos.volume(volume, topology)).build());
@@ -178,6 +176,20 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
   public void getCapacity(
       Csi.GetCapacityRequest request, StreamObserver<Csi.GetCapacityResponse> observer) {
     reply(observer, capacity.answer(request));
+  }
+
+  /**
+   * Replaces the volume's mutable parameters (its IO limits) on this node, which owns it; the pods
+   * it is published to get the new limits at once. The cluster's ModifyVolume arrives at the
+   * controller-mode driver, which hands it here through a NodeRequest ({@code driver/handoff}).
+   */
+  @Override
+  public void controllerModifyVolume(
+      Csi.ControllerModifyVolumeRequest request,
+      StreamObserver<Csi.ControllerModifyVolumeResponse> observer) {
+    String id = Requests.requireId(request.getVolumeId(), "volume_id");
+    volumes.modifyVolume(id, request.getMutableParamsMap());
+    reply(observer, Csi.ControllerModifyVolumeResponse.getDefaultInstance());
   }
 
   @Override

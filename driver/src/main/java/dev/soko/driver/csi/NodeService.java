@@ -22,6 +22,8 @@ import java.util.List;
  * records), so nothing a CO passes there can steer a mount.
  */
 public final class NodeService extends NodeGrpc.NodeImplBase {
+  static final String POD_UID = "csi.storage.k8s.io/pod.uid";
+
   static final List<Type> CAPABILITIES =
       List.of(
           Type.STAGE_UNSTAGE_VOLUME,
@@ -73,8 +75,11 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
     Capabilities.Parsed cap =
         requiredCapability(request.hasVolumeCapability(), request.getVolumeCapability());
     boolean readOnly = request.getReadonly() || cap.readOnly();
+    // The kubelet's pod info (podInfoOnMount): the pod whose cgroups get the volume's IO limits.
+    String podUid = request.getVolumeContextMap().getOrDefault(POD_UID, "");
     volumes.publish(
-        new PublishRequest(id, staging, target, readOnly, cap.accessType(), cap.mountFlags()));
+        new PublishRequest(
+            id, staging, target, readOnly, cap.accessType(), cap.mountFlags(), podUid));
     reply(observer, Csi.NodePublishVolumeResponse.getDefaultInstance());
   }
 

@@ -107,10 +107,11 @@ public final class LocalVolumeManager implements VolumeManager {
     Presentations presentations = new Presentations(backends, catalog, mounter, paths);
     VolumeCopier copier = new VolumeCopier(mounter, backends, presentations);
     this.health = new Health(catalog, mounter, backends, presentations);
-    this.volumes = new VolumeProvisioner(catalog, locks, backends, presentations, copier);
+    this.attributes = new VolumeAttributes(catalog, locks, backends);
+    this.volumes =
+        new VolumeProvisioner(catalog, locks, backends, presentations, copier, attributes);
     this.snapshots = new SnapshotProvisioner(catalog, locks, copier, backends);
     this.node = new NodeVolumes(catalog, locks, backends, presentations, paths);
-    this.attributes = new VolumeAttributes(catalog, locks, backends);
     this.expansion = new NodeExpansion(catalog, locks, backends, presentations, paths, volumes);
     this.stats = new VolumeStats(catalog, health, paths, presentations);
     this.recovery = new Recovery(catalog, mounter, backends, presentations);

@@ -41,13 +41,17 @@ final class VolumeProvisioner {
   private final Presentations presentations;
   private final VolumeCopier copier;
 
+  private final VolumeAttributes attributes;
+
   VolumeProvisioner(
       Catalog catalog,
       VolumeLocks locks,
       Backends backends,
       Presentations presentations,
-      VolumeCopier copier) {
+      VolumeCopier copier,
+      VolumeAttributes attributes) {
     this.catalog = catalog;
+    this.attributes = attributes;
     this.locks = locks;
     this.backends = backends;
     this.presentations = presentations;
@@ -139,7 +143,8 @@ final class VolumeProvisioner {
             && existing.accessType() == request.accessType()
             && existing.fsType().equals(fsType)
             && existing.source().equals(src)
-            && existing.parameters().equals(nonNull(request.parameters()));
+            && existing.parameters().equals(nonNull(request.parameters()))
+            && existing.mutableParameters().equals(mutable(request, pool));
     if (!fits || !same) {
       throw StorageException.alreadyExists(
           "a volume named %s exists with a different capacity, type, source or parameters",
@@ -152,11 +157,17 @@ final class VolumeProvisioner {
     return existing.toVolume(VolumeCondition.HEALTHY);
   }
 
+  /** The request's mutable parameters as the volume would keep them; refused when it cannot. */
+  private java.util.Map<String, String> mutable(VolumeRequest request, Pool pool) {
+    return attributes.check(pool, nonNull(request.mutableParameters()));
+  }
+
   private static java.util.Map<String, String> nonNull(java.util.Map<String, String> map) {
     return map == null ? java.util.Map.of() : map;
   }
 
   private Volume createFrom(VolumeRequest request, Pool pool, String fsType, ContentSource source) {
+    java.util.Map<String, String> mutableParameters = mutable(request, pool); // before any reserve
     Origin origin = origin(source, request.accessType(), fsType, pool);
     long minimum = Sizes.minimumFor(request.accessType(), fsType);
     if (origin != null) {
@@ -193,7 +204,7 @@ final class VolumeProvisioner {
             nonNull(request.parameters()),
             "",
             Optional.empty(),
-            java.util.Map.of());
+            mutableParameters);
     Path image = pool.volumeImage(id);
     VolumeBackend backend = backends.of(pool);
     try {

@@ -182,11 +182,26 @@ class ControllerServiceTest {
                     .build()),
         invalid,
         "negative");
-    assertCode(
-        () -> controller.createVolume(create("a").putMutableParams("iops", "1").build()),
-        invalid,
-        "mutable_parameters");
     assertThat(engine.lastCreate).as("nothing reached the engine").isNull();
+  }
+
+  @Test
+  void mutableParametersReachTheEngineAtCreateAndModify() {
+    controller.createVolume(create("a").putMutableParams("readIOPS", "200").build());
+    assertThat(engine.lastCreate.mutableParameters()).isEqualTo(Map.of("readIOPS", "200"));
+
+    controller.controllerModifyVolume(
+        Csi.ControllerModifyVolumeRequest.newBuilder()
+            .setVolumeId("vol-1")
+            .putMutableParams("writeIOPS", "50")
+            .build());
+    assertThat(engine.lastModify).isEqualTo(Map.of("writeIOPS", "50"));
+    assertCode(
+        () ->
+            controller.controllerModifyVolume(
+                Csi.ControllerModifyVolumeRequest.newBuilder().build()),
+        Status.Code.INVALID_ARGUMENT,
+        "volume_id");
   }
 
   @Test
@@ -273,6 +288,7 @@ class ControllerServiceTest {
             Type.CREATE_DELETE_SNAPSHOT,
             Type.LIST_VOLUMES,
             Type.LIST_SNAPSHOTS,
+            Type.MODIFY_VOLUME,
             Type.GET_CAPACITY,
             Type.CLONE_VOLUME,
             Type.EXPAND_VOLUME,
