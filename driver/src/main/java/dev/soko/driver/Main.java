@@ -11,6 +11,7 @@ import dev.soko.driver.csi.IdentityService;
 import dev.soko.driver.csi.NodeService;
 import dev.soko.driver.csi.PoolFsTypes;
 import dev.soko.driver.csi.Topology;
+import dev.soko.driver.handoff.NodeRequestWatch;
 import dev.soko.driver.health.Readiness;
 import dev.soko.driver.http.HttpEndpoint;
 import dev.soko.driver.kubelet.RegistrationService;
@@ -89,6 +90,9 @@ public final class Main {
         readiness = volumes::notReady;
         resources.reporter = PoolReports.start(cluster.api, config, volumes);
         cluster.labelImportedSnapshots(config, volumes);
+        resources.modifications =
+            VolumeModifications.carryOut(cluster.api, config, volumes, System.getenv())
+                .orElse(null);
         services =
             List.of(
                 new IdentityService(config.driverName(), Version.current(), readiness),
@@ -100,7 +104,7 @@ public final class Main {
         services =
             List.of(
                 new IdentityService(config.driverName(), Version.current(), readiness),
-                new ClusterControllerService());
+                new ClusterControllerService(VolumeModifications.route(config, System.getenv())));
       }
       resources.server =
           DriverServer.start(
@@ -159,6 +163,7 @@ public final class Main {
     volatile VolumeManager volumes;
     volatile PoolReporter reporter;
     volatile ClusterAccess cluster;
+    volatile NodeRequestWatch modifications;
     volatile List<HttpEndpoint> http = List.of();
 
     void close() {
@@ -170,6 +175,9 @@ public final class Main {
           log.atInfo()
               .addKeyValue("socket", registration.socket())
               .log("removed the kubelet registration socket");
+        }
+        if (modifications != null) {
+          modifications.close();
         }
         if (reporter != null) {
           reporter.close();

@@ -1,9 +1,14 @@
 package dev.soko.driver;
 
 import dev.soko.driver.config.DriverConfig;
+import dev.soko.driver.iolimit.CgroupThrottle;
+import dev.soko.driver.iolimit.PodThrottles;
 import dev.soko.driver.pool.NodeLabels;
 import dev.soko.driver.volume.LocalVolumeManager;
 import dev.soko.driver.volume.VolumeManager;
+import java.io.IOException;
+import java.nio.file.Path;
+import org.slf4j.LoggerFactory;
 
 /**
  * Opens the storage engine for a node-mode process. The one place that names the backend, so a
@@ -12,7 +17,21 @@ import dev.soko.driver.volume.VolumeManager;
 final class VolumeManagers {
   private VolumeManagers() {}
 
+  static final Path CGROUP_FS = Path.of("/sys/fs/cgroup");
+
+  /**
+   * The engine, applying volumes' IO limits to pods when this node has a block IO controller (the
+   * node plugin mounts the host's cgroup filesystem at {@link #CGROUP_FS}); without one, limits are
+   * kept in the volumes' records but not applied, and the log says so once.
+   */
   static VolumeManager open(DriverConfig config, NodeLabels labels) {
-    return LocalVolumeManager.open(config, labels);
+    LocalVolumeManager engine = LocalVolumeManager.open(config, labels);
+    try {
+      engine.limitIo(new PodThrottles(CgroupThrottle.detect(CGROUP_FS), PodThrottles.PERIOD));
+    } catch (IOException e) {
+      LoggerFactory.getLogger(VolumeManagers.class)
+          .warn("volumes' IO limits are kept but not applied on this node: {}", e.getMessage());
+    }
+    return engine;
   }
 }

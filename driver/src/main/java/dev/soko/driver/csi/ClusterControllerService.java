@@ -5,14 +5,19 @@ import static dev.soko.driver.csi.Replies.reply;
 import csi.v1.ControllerGrpc;
 import csi.v1.Csi;
 import csi.v1.Csi.ControllerServiceCapability.RPC.Type;
+import dev.soko.driver.volume.StorageException;
 import io.grpc.stub.StreamObserver;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * The Controller service of a {@code --mode controller} process, which runs in the cluster-wide
  * Deployment beside the external-resizer and has no pools. Volumes and snapshots are created by the
  * node that owns the pool (distributed provisioning), so the only controller call that reaches this
- * process is ControllerExpandVolume, and the only capability it advertises is EXPAND_VOLUME.
+ * process are ControllerExpandVolume and, with API server access, ControllerModifyVolume, which the
+ * owning node carries out (through a NodeRequest, {@code driver/handoff}).
  *
  * <p>Why it does not check the pool's headroom: the pool is a directory on one node, invisible from
  * here, and a cross-node call would add a network dependency the CSI model does not have. The
@@ -23,6 +28,43 @@ import java.util.List;
  */
 public final class ClusterControllerService extends ControllerGrpc.ControllerImplBase {
   static final List<Type> CAPABILITIES = List.of(Type.EXPAND_VOLUME);
+
+  /**
+   * Carries a ModifyVolume to the node that owns the volume and waits for its answer; throws a
+   * StorageException: INVALID_ARGUMENT when the node refused, NOT_FOUND for a volume no PV holds,
+   * UNAVAILABLE while the node has not answered (the resizer retries).
+   */
+  @FunctionalInterface
+  public interface VolumeModifier {
+    void modify(String volumeId, Map<String, String> mutableParameters);
+  }
+
+  private final Optional<VolumeModifier> modifier;
+
+  /** Without API server access: expansion only. */
+  public ClusterControllerService() {
+    this(Optional.empty());
+  }
+
+  /** With a way to the nodes, ModifyVolume too (MODIFY_VOLUME is advertised). */
+  public ClusterControllerService(Optional<VolumeModifier> modifier) {
+    this.modifier = modifier;
+  }
+
+  @Override
+  public void controllerModifyVolume(
+      Csi.ControllerModifyVolumeRequest request,
+      StreamObserver<Csi.ControllerModifyVolumeResponse> observer) {
+    String id = Requests.requireId(request.getVolumeId(), "volume_id");
+    modifier
+        .orElseThrow(
+            () ->
+                new StorageException(
+                    StorageException.Reason.UNAVAILABLE,
+                    "ModifyVolume needs the API server, which this driver cannot reach"))
+        .modify(id, request.getMutableParamsMap());
+    reply(observer, Csi.ControllerModifyVolumeResponse.getDefaultInstance());
+  }
 
   @Override
   public void controllerExpandVolume(
@@ -42,6 +84,10 @@ public final class ClusterControllerService extends ControllerGrpc.ControllerImp
   public void controllerGetCapabilities(
       Csi.ControllerGetCapabilitiesRequest request,
       StreamObserver<Csi.ControllerGetCapabilitiesResponse> observer) {
-    reply(observer, ControllerService.capabilities(CAPABILITIES));
+    List<Type> types = new ArrayList<>(CAPABILITIES);
+    if (modifier.isPresent()) {
+      types.add(Type.MODIFY_VOLUME);
+    }
+    reply(observer, ControllerService.capabilities(types));
   }
 }

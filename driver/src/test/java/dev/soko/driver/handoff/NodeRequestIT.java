@@ -1,11 +1,14 @@
 package dev.soko.driver.handoff;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.soko.driver.handoff.NodeRequestClient.Answer;
 import dev.soko.driver.handoff.NodeRequestHandler.Outcome;
 import dev.soko.driver.kube.KubeApi;
+import dev.soko.driver.testing.FakeVolumeManager;
 import dev.soko.driver.testing.NodePluginApiServer;
+import dev.soko.driver.volume.StorageException;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
@@ -354,6 +357,38 @@ class NodeRequestIT {
     assertThat(stored("vol-rbac").getAdditionalProperties().get("spec"))
         .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
         .containsEntry("parameters", Map.of("readIops", "100"));
+  }
+
+  @Test
+  void aModifyVolumeCallReachesTheOwningNodesEngineAndARefusalComesBackAsInvalidArgument()
+      throws Exception {
+    volume("vol-modified");
+    FakeVolumeManager engine = new FakeVolumeManager();
+    NodeRequestWatch watch =
+        new NodeRequestWatch(
+            nodeApi,
+            NodePluginApiServer.NAMESPACE,
+            node,
+            new LocalModify(engine),
+            Duration.ofSeconds(5),
+            SHORT);
+    running.add(watch);
+    watch.start();
+    RemoteModify modify = new RemoteModify(owners, controller(LONG));
+
+    modify.modify("vol-modified", Map.of("readIOPS", "200"));
+    assertThat(engine.lastModify).isEqualTo(Map.of("readIOPS", "200"));
+
+    engine.nextFailure = StorageException.invalid("readIOPS must be a whole number");
+    assertThatThrownBy(() -> modify.modify("vol-modified", Map.of("readIOPS", "x")))
+        .isInstanceOfSatisfying(
+            StorageException.class,
+            e -> assertThat(e.reason()).isEqualTo(StorageException.Reason.INVALID_ARGUMENT))
+        .hasMessage("node " + node + " refused: readIOPS must be a whole number");
+    assertThatThrownBy(() -> modify.modify("vol-no-pv", Map.of()))
+        .isInstanceOfSatisfying(
+            StorageException.class,
+            e -> assertThat(e.reason()).isEqualTo(StorageException.Reason.NOT_FOUND));
   }
 
   @Test
