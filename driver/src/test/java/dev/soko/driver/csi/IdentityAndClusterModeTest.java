@@ -91,4 +91,55 @@ class IdentityAndClusterModeTest {
           "");
     }
   }
+
+  @Test
+  void withAWayToTheNodesControllerModeAlsoModifiesVolumesAndSaysWhyItCannot() throws Exception {
+    java.util.List<String> modified = new java.util.ArrayList<>();
+    ClusterControllerService.VolumeModifier modifier =
+        (id, parameters) -> {
+          if (id.equals("vol-refused")) {
+            throw dev.soko.driver.volume.StorageException.invalid("node n refused: bad readIOPS");
+          }
+          modified.add(id + " " + parameters);
+        };
+    try (CsiHarness harness =
+        new CsiHarness(new ClusterControllerService(java.util.Optional.of(modifier)))) {
+      assertThat(
+              harness
+                  .controller()
+                  .controllerGetCapabilities(
+                      Csi.ControllerGetCapabilitiesRequest.getDefaultInstance())
+                  .getCapabilitiesList())
+          .extracting(c -> c.getRpc().getType())
+          .containsExactly(Type.EXPAND_VOLUME, Type.MODIFY_VOLUME);
+      harness
+          .controller()
+          .controllerModifyVolume(
+              Csi.ControllerModifyVolumeRequest.newBuilder()
+                  .setVolumeId("vol-1")
+                  .putMutableParams("readIOPS", "200")
+                  .build());
+      assertThat(modified).containsExactly("vol-1 {readIOPS=200}");
+      assertCode(
+          () ->
+              harness
+                  .controller()
+                  .controllerModifyVolume(
+                      Csi.ControllerModifyVolumeRequest.newBuilder()
+                          .setVolumeId("vol-refused")
+                          .build()),
+          Status.Code.INVALID_ARGUMENT,
+          "node n refused: bad readIOPS");
+    }
+    try (CsiHarness harness = new CsiHarness(new ClusterControllerService())) {
+      assertCode(
+          () ->
+              harness
+                  .controller()
+                  .controllerModifyVolume(
+                      Csi.ControllerModifyVolumeRequest.newBuilder().setVolumeId("vol-1").build()),
+          Status.Code.UNAVAILABLE,
+          "needs the API server");
+    }
+  }
 }
