@@ -29,7 +29,19 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CRD_SOURCE = "crd/src/generated/crds/storageclusters.soko.dev-v1.yml"
 # Every CRD the chart and bundle ship: StorageCluster first (the one users write), then the
 # status-only kinds the driver writes.
-CRD_SOURCES = [CRD_SOURCE, "crd/src/generated/crds/storagenodes.soko.dev-v1.yml"]
+CRD_SOURCES = [
+    CRD_SOURCE,
+    "crd/src/generated/crds/storagenodes.soko.dev-v1.yml",
+    "crd/src/generated/crds/noderequests.soko.dev-v1.yml",
+]
+# The CRDs only the driver writes, as OperatorHub shows them.
+DRIVER_CRDS = {
+    "StorageNode": ("Storage Node",
+                    "What one node's Soko driver reports about its pools (written by the driver)."),
+    "NodeRequest": ("Node Request",
+                    "A change the controller's Soko driver asks of the node that owns a volume"
+                    " (written and answered by the driver)."),
+}
 RBAC_SOURCE = "operator/src/main/resources/rbac/operator-rbac.yaml"
 VERSIONS_TABLE = "operator/src/main/resources/versions.yaml"
 CHART = "helm/soko"
@@ -282,8 +294,8 @@ def owned_node_crd(crd):
         "name": crd["metadata"]["name"],
         "version": version["name"],
         "kind": crd["spec"]["names"]["kind"],
-        "displayName": "Storage Node",
-        "description": "What one node's Soko driver reports about its pools (written by the driver).",
+        "displayName": DRIVER_CRDS[crd["spec"]["names"]["kind"]][0],
+        "description": DRIVER_CRDS[crd["spec"]["names"]["kind"]][1],
     }
 
 
@@ -328,7 +340,16 @@ def csv(version, docs, crd, example):
         "ready": 1, "refused": 0, "volumes": 0,
         "pools": [{"name": "default", "state": "Ready"}],
     }
-    annotations["alm-examples"] = json.dumps([example, node_example], indent=2)
+    # A NodeRequest is written by the controller's driver and answered by a node's; its shape.
+    request_example = {
+        "apiVersion": example["apiVersion"],
+        "kind": "NodeRequest",
+        "metadata": {"name": "modifyvolume-0123456789abcdef0123456789abcdef",
+                     "namespace": "soko", "labels": {"soko.dev/node": "node-1"}},
+        "spec": {"node": "node-1", "volumeId": "vol-abc", "operation": "ModifyVolume",
+                 "parameters": {"readIOPS": "2000"}},
+    }
+    annotations["alm-examples"] = json.dumps([example, node_example, request_example], indent=2)
     annotations["containerImage"] = image
     spec = result["spec"]
     spec["version"] = version

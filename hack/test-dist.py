@@ -256,7 +256,8 @@ def csv_equals_chart(helm):
     expect(chart["appVersion"], version(), "chart appVersion")
     chart_crds = sorted(glob.glob(os.path.join(CHART, "crds/*")))
     expect([os.path.basename(c) for c in chart_crds],
-           ["storageclusters.soko.dev-v1.yml", "storagenodes.soko.dev-v1.yml"], "chart CRDs")
+           ["noderequests.soko.dev-v1.yml", "storageclusters.soko.dev-v1.yml",
+            "storagenodes.soko.dev-v1.yml"], "chart CRDs")
     for chart_file in chart_crds:
         chart_crd = yaml.safe_load(open(chart_file))
         plural = chart_crd["spec"]["names"]["plural"]

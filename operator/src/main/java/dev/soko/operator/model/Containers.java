@@ -163,6 +163,12 @@ final class Containers {
     return null;
   }
 
+  /**
+   * The operand namespace, for the driver in both modes: where the controller's and the nodes'
+   * drivers meet in NodeRequests (ModifyVolume).
+   */
+  static final String NAMESPACE_ENV = "SOKO_NAMESPACE";
+
   static EnvVar fieldEnv(String name, String fieldPath) {
     return new EnvVarBuilder()
         .withName(name)

@@ -48,7 +48,9 @@ final class ControllerDeployment {
             .withImage(images.get(Component.DRIVER))
             .withImagePullPolicy(Containers.pullPolicy(spec))
             .withArgs(driverArgs)
-            .withEnv(Containers.fieldEnv("NODE_NAME", "spec.nodeName"))
+            .withEnv(
+                Containers.fieldEnv("NODE_NAME", "spec.nodeName"),
+                Containers.fieldEnv(Containers.NAMESPACE_ENV, "metadata.namespace"))
             .withResources(Containers.resources(ctrl, Component.DRIVER, spec))
             .withVolumeMounts(Containers.socketMount())
             .addToPorts(Containers.healthPort())

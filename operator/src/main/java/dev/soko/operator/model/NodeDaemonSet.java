@@ -32,6 +32,9 @@ final class NodeDaemonSet {
    */
   static final String STORAGE_CLUSTER_ENV = "SOKO_STORAGE_CLUSTER";
 
+  static final String CGROUP_VOLUME = "cgroup-fs";
+  static final String CGROUP_FS = "/sys/fs/cgroup";
+
   private NodeDaemonSet() {}
 
   /**
@@ -65,6 +68,7 @@ final class NodeDaemonSet {
     volumes.add(hostPath("mountpoint-dir", kubeletDir + "/pods", "DirectoryOrCreate"));
     volumes.add(hostPath("plugins-dir", kubeletDir + "/plugins", "Directory"));
     volumes.add(hostPath("dev-dir", "/dev", "Directory"));
+    volumes.add(hostPath(CGROUP_VOLUME, CGROUP_FS, "Directory"));
     for (PoolSpec pool : spec.getPools()) {
       // One pod template serves every node, so a pool with a node selector is mounted on the
       // nodes it does not select too: Directory would keep the whole plugin (and the other pools)
@@ -140,6 +144,9 @@ final class NodeDaemonSet {
     mounts.add(mount("mountpoint-dir", kubeletDir + "/pods", "Bidirectional"));
     mounts.add(mount("plugins-dir", kubeletDir + "/plugins", "Bidirectional"));
     mounts.add(mount("dev-dir", "/dev", null));
+    // The host's cgroups, where the driver finds a pod's cgroup to apply its volumes' IO limits
+    // (the container's own view shows only its own cgroup).
+    mounts.add(mount(CGROUP_VOLUME, CGROUP_FS, null));
     for (PoolSpec pool : spec.getPools()) {
       mounts.add(mount("pool-" + pool.getName(), pool.getPath(), "Bidirectional"));
     }
@@ -151,7 +158,8 @@ final class NodeDaemonSet {
         .withArgs(args)
         .withEnv(
             Containers.fieldEnv("NODE_NAME", "spec.nodeName"),
-            new EnvVarBuilder().withName(STORAGE_CLUSTER_ENV).withValue(n.cluster()).build())
+            new EnvVarBuilder().withName(STORAGE_CLUSTER_ENV).withValue(n.cluster()).build(),
+            Containers.fieldEnv(Containers.NAMESPACE_ENV, "metadata.namespace"))
         .withResources(Containers.resources(node, Component.DRIVER, spec))
         .withNewSecurityContext()
         .withPrivileged(true)

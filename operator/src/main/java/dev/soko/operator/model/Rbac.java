@@ -78,6 +78,27 @@ final class Rbac {
                 rule("", List.of("events"), List.of("create", "patch")),
                 rule("", List.of("nodes"), List.of("get", "watch")))));
     out.add(clusterBinding(n, "pool-report", Names.NODE, nodeSa));
+    // ModifyVolume's two halves (the driver's NodeRequests, in the operand namespace): the node's
+    // driver lists and watches the requests for its node and answers in their status, never
+    // writing a spec; the controller's writes them (server-side apply) and reads their status.
+    // The controller finds a volume's node in its PV, which the resizer's rules already let its
+    // account read.
+    out.add(
+        role(
+            n,
+            "node-requests-node",
+            Names.NODE,
+            List.of(
+                rule("soko.dev", List.of("noderequests"), READ),
+                rule("soko.dev", List.of("noderequests/status"), List.of("patch")))));
+    out.add(roleBinding(n, "node-requests-node", Names.NODE, nodeSa));
+    out.add(
+        role(
+            n,
+            "node-requests-controller",
+            Names.CONTROLLER,
+            List.of(rule("soko.dev", List.of("noderequests"), List.of("get", "create", "patch")))));
+    out.add(roleBinding(n, "node-requests-controller", Names.CONTROLLER, ctrlSa));
     if (capacity) {
       // The provisioner publishes CSIStorageCapacity in its own namespace, owned by its DaemonSet.
       out.add(

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.Role;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -332,6 +333,24 @@ class DesiredStateTest {
         .filteredOn(o -> o.getMetadata().getName().endsWith(":pool-report"))
         .extracting(HasMetadata::getKind)
         .containsExactly("ClusterRole", "ClusterRoleBinding");
+  }
+
+  @Test
+  void nodeRequestsAreAnsweredByTheNodeAndWrittenByTheControllerInTheOperandNamespace() {
+    List<HasMetadata> rbac = desired(Fixtures.sample(), "1.34").rbac();
+    assertThat(rbac)
+        .filteredOn(o -> o instanceof Role && o.getMetadata().getName().contains("node-requests"))
+        .extracting(
+            o -> o.getMetadata().getName().replaceAll(".*node-requests-", ""),
+            o ->
+                ((Role) o)
+                    .getRules().stream().map(r -> r.getResources() + " " + r.getVerbs()).toList())
+        .containsExactlyInAnyOrder(
+            org.assertj.core.groups.Tuple.tuple(
+                "node",
+                List.of("[noderequests] [get, list, watch]", "[noderequests/status] [patch]")),
+            org.assertj.core.groups.Tuple.tuple(
+                "controller", List.of("[noderequests] [get, create, patch]")));
   }
 
   @Test
