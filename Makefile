@@ -71,11 +71,16 @@ test-images: deps ## Build both images offline and run them (driver Probe + Crea
 	bash hack/test-images.sh
 
 .PHONY: bench
-bench: deps build ## Benchmarks: the driver beside csi-driver-host-path (HOSTPATH_BIN), its data path (fio), btrfs's qgroup limit, then the operator
+bench: deps build ## Benchmarks: the driver beside csi-driver-host-path (HOSTPATH_BIN), its data path (fio), btrfs's qgroup limit, the operator, then provisioning at scale
 	bash hack/bench.sh
 	bash hack/bench-data.sh
 	bash hack/bench-btrfs-qgroup.sh
 	bash hack/bench-operator.sh
+	bash hack/bench-provision.sh
+
+.PHONY: bench-provision
+bench-provision: deps build tools-node images ## Provisioning at scale on the local cluster: 100 and 300 claims with pods, Soko beside local-path-provisioner, then Soko's deletion (root)
+	bash hack/bench-provision.sh
 
 ##@ Build
 .PHONY: build

@@ -17,6 +17,7 @@
 #                                                        (default) or btrfs (with quotas enabled)
 #   hack/local-cluster.sh umount-disk NODE PATH          and unmount it again
 #   hack/local-cluster.sh mounts NODE                    NODE's mount table, as NODE sees it
+#   hack/local-cluster.sh ls NODE DIR                    the names in DIR, as NODE sees it
 #   hack/local-cluster.sh stop-node NODE                 NODE's machine dies (not the first node):
 #                                                        processes, mounts and volume loop devices
 #                                                        go; its disks stay
@@ -750,6 +751,12 @@ mounts() {
   on_node "$(node_index "$1")" findmnt -rn -o TARGET,SOURCE
 }
 
+# list NODE DIR: the names in DIR as NODE sees it, one a line; nothing when DIR is missing.
+list() {
+  # shellcheck disable=SC2016 # the node's shell expands them
+  on_node "$(node_index "$1")" sh -c '[ ! -d "$1" ] || ls -A "$1"' list "$2"
+}
+
 # umount_disk NODE PATH: unmounts what mount_disk mounted; its loop device goes with it.
 umount_disk() {
   on_node "$(node_index "$1")" umount "$2"
@@ -1036,8 +1043,9 @@ ctr) shift && ctr "$@" ;;
 statfs) statfs "${2:?which node}" "${3:?which path}" ;;
 mount-disk) mount_disk "${2:?which node}" "${3:?where}" "${4:?its size}" "${5:-xfs}" ;;
 mounts) mounts "${2:?which node}" ;;
+ls) list "${2:?which node}" "${3:?which folder}" ;;
 stop-node) stop_node "${2:?which node}" ;;
 start-node) start_node_again "${2:?which node}" ;;
 umount-disk) umount_disk "${2:?which node}" "${3:?where}" ;;
-*) die "usage: hack/local-cluster.sh up|down|images|env|nodes|usage|restart containerd|kubelet [NODE]|ctr [--node NODE] ARGS...|statfs NODE PATH|mount-disk NODE PATH SIZE [xfs|btrfs]|umount-disk NODE PATH|mounts NODE|stop-node NODE|start-node NODE" ;;
+*) die "usage: hack/local-cluster.sh up|down|images|env|nodes|usage|restart containerd|kubelet [NODE]|ctr [--node NODE] ARGS...|statfs NODE PATH|mount-disk NODE PATH SIZE [xfs|btrfs]|umount-disk NODE PATH|mounts NODE|ls NODE DIR|stop-node NODE|start-node NODE" ;;
 esac

@@ -43,7 +43,7 @@ export GOTOOLCHAIN=local
 BUILT_TOOLS=(csi-sanity kube-apiserver etcd kubectl helm csi-provisioner csi-resizer csi-snapshotter
   snapshot-controller kube-controller-manager operator-verify kube-scheduler kubelet kube-proxy
   containerd containerd-shim-runc-v2 ctr e2e.test ginkgo agnhost olm catalog package-server
-  copy-content cpb opm grpc_health_probe)
+  copy-content cpb opm grpc_health_probe local-path-provisioner)
 # Pinned, but every version of their module is refused by the module proxy reachable here
 # (403 "This module version is not available"). Named explicitly they are attempted and fail loudly;
 # `all` skips them with a warning.
@@ -118,6 +118,9 @@ recipe() {
     ldflags="-X $mod/cmd/opm/version.gitCommit=$ver -X $mod/cmd/opm/version.opmVersion=$ver" ;;
   grpc_health_probe)
     mod=$GRPC_HEALTH_PROBE_MODULE ver=$GRPC_HEALTH_PROBE_VERSION pkg=$mod ;;
+  local-path-provisioner)
+    # The module's root package is its main package.
+    mod=$LOCAL_PATH_PROVISIONER_MODULE ver=$LOCAL_PATH_PROVISIONER_VERSION pkg=$mod ;;
   operator-verify)
     mod=$OPERATOR_VERIFY_MODULE ver=$OPERATOR_VERIFY_VERSION pkg=$mod/cmd/operator-verify ;;
   *) fail "unknown tool '$1' (hack/tools.sh --list shows the names)" ;;

@@ -158,6 +158,11 @@ final class LocalCluster {
     script(300, "start-node", node);
   }
 
+  /** The names in a folder as a node sees it (its mount namespace), none when it is missing. */
+  List<String> list(String node, String folder) throws IOException, InterruptedException {
+    return runScript(30, "ls", node, folder).lines().filter(l -> !l.isBlank()).toList();
+  }
+
   /** A node's mount table, as the node sees it: "TARGET SOURCE" a line. */
   String mounts(String node) throws IOException, InterruptedException {
     return runScript(30, "mounts", node);

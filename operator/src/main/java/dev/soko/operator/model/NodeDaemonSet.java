@@ -35,6 +35,16 @@ final class NodeDaemonSet {
   static final String CGROUP_VOLUME = "cgroup-fs";
   static final String CGROUP_FS = "/sys/fs/cgroup";
 
+  /**
+   * The node's provisioner's API request rate and burst: one node takes every claim scheduled to
+   * it, so its sidecar needs room for a whole StatefulSet's claims at once. API Priority and
+   * Fairness, not this client-side limit, protects the API server; the sidecar waits only when it
+   * is busy.
+   */
+  static final int PROVISIONER_API_QPS = 50;
+
+  static final int PROVISIONER_API_BURST = 100;
+
   private NodeDaemonSet() {}
 
   /**
@@ -185,6 +195,11 @@ final class NodeDaemonSet {
     args.add("--strict-topology=true");
     args.add("--immediate-topology=false");
     args.add("--extra-create-metadata=true");
+    // Every claim costs the sidecar a PV create and its events (and on deletion a patch and a
+    // delete); at client-go's defaults (5/s, burst 10) 300 claims on 3 nodes waited up to 10 s per
+    // request and bound at 3.5 claims/s (docs/benchmarks.md, "Provisioning at scale").
+    args.add("--kube-api-qps=" + PROVISIONER_API_QPS);
+    args.add("--kube-api-burst=" + PROVISIONER_API_BURST);
     args.addAll(row.featureGateArgs(Component.PROVISIONER));
     args.add("--v=2");
     boolean capacity = Boolean.TRUE.equals(spec.getFeatures().getCapacityTracking());

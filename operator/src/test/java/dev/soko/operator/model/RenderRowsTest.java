@@ -188,6 +188,13 @@ class RenderRowsTest {
     assertThat(f)
         .as("the PVC's name and namespace for the driver's logs (flag in %s)", r.flagsSource())
         .containsEntry("extra-create-metadata", "true");
+    assertThat(f)
+        .as(
+            "the API rate above client-go's 5/s, burst 10, that paced 300 claims at 3.5/s (flags in"
+                + " %s)",
+            r.flagsSource())
+        .containsEntry("kube-api-qps", "50")
+        .containsEntry("kube-api-burst", "100");
   }
 
   /**

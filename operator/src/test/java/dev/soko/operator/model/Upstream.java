@@ -44,6 +44,8 @@ final class Upstream {
           "extra-create-metadata",
           "enable-capacity",
           "capacity-ownerref-level",
+          "kube-api-qps",
+          "kube-api-burst",
           "feature-gates",
           "http-endpoint",
           "leader-election",
