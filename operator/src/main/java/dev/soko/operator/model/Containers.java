@@ -169,6 +169,10 @@ final class Containers {
    */
   static final String NAMESPACE_ENV = "SOKO_NAMESPACE";
 
+  static EnvVar namespaceEnv() {
+    return fieldEnv(NAMESPACE_ENV, "metadata.namespace");
+  }
+
   static EnvVar fieldEnv(String name, String fieldPath) {
     return new EnvVarBuilder()
         .withName(name)

@@ -4,6 +4,7 @@ import dev.soko.api.v1alpha1.ControllerSpec;
 import dev.soko.api.v1alpha1.StorageClusterSpec;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
@@ -41,6 +42,11 @@ final class ControllerDeployment {
     if (spec.getDriver().getExtraArgs() != null) {
       driverArgs.addAll(spec.getDriver().getExtraArgs());
     }
+    List<EnvVar> env = new ArrayList<>();
+    env.add(Containers.fieldEnv("NODE_NAME", "spec.nodeName"));
+    if (DriverRelease.of(images).has(DriverRelease.NODE_REQUESTS)) {
+      env.add(Containers.namespaceEnv());
+    }
     List<Container> containers = new ArrayList<>();
     containers.add(
         driver
@@ -48,9 +54,7 @@ final class ControllerDeployment {
             .withImage(images.get(Component.DRIVER))
             .withImagePullPolicy(Containers.pullPolicy(spec))
             .withArgs(driverArgs)
-            .withEnv(
-                Containers.fieldEnv("NODE_NAME", "spec.nodeName"),
-                Containers.fieldEnv(Containers.NAMESPACE_ENV, "metadata.namespace"))
+            .withEnv(env)
             .withResources(Containers.resources(ctrl, Component.DRIVER, spec))
             .withVolumeMounts(Containers.socketMount())
             .addToPorts(Containers.healthPort())

@@ -7,6 +7,7 @@ import dev.soko.api.v1alpha1.PoolSpec;
 import dev.soko.api.v1alpha1.StorageClusterSpec;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
@@ -63,9 +64,11 @@ final class NodeDaemonSet {
     String pluginDir = kubeletDir + "/plugins/" + driverName;
     String socketOnHost = pluginDir + "/csi.sock";
 
+    boolean nodeRequests = DriverRelease.of(images).has(DriverRelease.NODE_REQUESTS);
     List<Container> containers = new ArrayList<>();
-    containers.add(driver(n, spec, images, node, kubeletDir, socketOnHost, snapshots));
-    containers.add(provisioner(spec, images, row, node));
+    containers.add(
+        driver(n, spec, images, node, kubeletDir, socketOnHost, snapshots, nodeRequests));
+    containers.add(provisioner(spec, images, row, node, nodeRequests));
     if (snapshots) {
       containers.add(snapshotter(spec, images, row, node));
     }
@@ -78,7 +81,9 @@ final class NodeDaemonSet {
     volumes.add(hostPath("mountpoint-dir", kubeletDir + "/pods", "DirectoryOrCreate"));
     volumes.add(hostPath("plugins-dir", kubeletDir + "/plugins", "Directory"));
     volumes.add(hostPath("dev-dir", "/dev", "Directory"));
-    volumes.add(hostPath(CGROUP_VOLUME, CGROUP_FS, "Directory"));
+    if (nodeRequests) {
+      volumes.add(hostPath(CGROUP_VOLUME, CGROUP_FS, "Directory"));
+    }
     for (PoolSpec pool : spec.getPools()) {
       // One pod template serves every node, so a pool with a node selector is mounted on the
       // nodes it does not select too: Directory would keep the whole plugin (and the other pools)
@@ -122,7 +127,8 @@ final class NodeDaemonSet {
       NodePluginSpec node,
       String kubeletDir,
       String socketOnHost,
-      boolean snapshots) {
+      boolean snapshots,
+      boolean nodeRequests) {
     List<String> args = new ArrayList<>();
     args.add("--mode=node");
     args.add("--endpoint=" + Containers.ENDPOINT);
@@ -154,22 +160,27 @@ final class NodeDaemonSet {
     mounts.add(mount("mountpoint-dir", kubeletDir + "/pods", "Bidirectional"));
     mounts.add(mount("plugins-dir", kubeletDir + "/plugins", "Bidirectional"));
     mounts.add(mount("dev-dir", "/dev", null));
-    // The host's cgroups, where the driver finds a pod's cgroup to apply its volumes' IO limits
-    // (the container's own view shows only its own cgroup).
-    mounts.add(mount(CGROUP_VOLUME, CGROUP_FS, null));
+    if (nodeRequests) {
+      // The host's cgroups, where the driver finds a pod's cgroup to apply its volumes' IO limits
+      // (the container's own view shows only its own cgroup).
+      mounts.add(mount(CGROUP_VOLUME, CGROUP_FS, null));
+    }
     for (PoolSpec pool : spec.getPools()) {
       mounts.add(mount("pool-" + pool.getName(), pool.getPath(), "Bidirectional"));
     }
     mounts.addAll(KubeletRegistration.nodeDriverMounts(spec));
+    List<EnvVar> env = new ArrayList<>();
+    env.add(Containers.fieldEnv("NODE_NAME", "spec.nodeName"));
+    env.add(new EnvVarBuilder().withName(STORAGE_CLUSTER_ENV).withValue(n.cluster()).build());
+    if (nodeRequests) {
+      env.add(Containers.namespaceEnv());
+    }
     return container
         .withName(Component.DRIVER.key())
         .withImage(images.get(Component.DRIVER))
         .withImagePullPolicy(Containers.pullPolicy(spec))
         .withArgs(args)
-        .withEnv(
-            Containers.fieldEnv("NODE_NAME", "spec.nodeName"),
-            new EnvVarBuilder().withName(STORAGE_CLUSTER_ENV).withValue(n.cluster()).build(),
-            Containers.fieldEnv(Containers.NAMESPACE_ENV, "metadata.namespace"))
+        .withEnv(env)
         .withResources(Containers.resources(node, Component.DRIVER, spec))
         .withNewSecurityContext()
         .withPrivileged(true)
@@ -188,7 +199,11 @@ final class NodeDaemonSet {
    * POD_NAME and NAMESPACE), and the row's feature gates (Topology).
    */
   private static Container provisioner(
-      StorageClusterSpec spec, ResolvedImages images, VersionsTable.Row row, NodePluginSpec node) {
+      StorageClusterSpec spec,
+      ResolvedImages images,
+      VersionsTable.Row row,
+      NodePluginSpec node,
+      boolean apiRate) {
     List<String> args = new ArrayList<>();
     args.add("--csi-address=" + Containers.SOCKET);
     args.add("--node-deployment=true");
@@ -198,8 +213,10 @@ final class NodeDaemonSet {
     // Every claim costs the sidecar a PV create and its events (and on deletion a patch and a
     // delete); at client-go's defaults (5/s, burst 10) 300 claims on 3 nodes waited up to 10 s per
     // request and bound at 3.5 claims/s (docs/benchmarks.md, "Provisioning at scale").
-    args.add("--kube-api-qps=" + PROVISIONER_API_QPS);
-    args.add("--kube-api-burst=" + PROVISIONER_API_BURST);
+    if (apiRate) {
+      args.add("--kube-api-qps=" + PROVISIONER_API_QPS);
+      args.add("--kube-api-burst=" + PROVISIONER_API_BURST);
+    }
     args.addAll(row.featureGateArgs(Component.PROVISIONER));
     args.add("--v=2");
     boolean capacity = Boolean.TRUE.equals(spec.getFeatures().getCapacityTracking());

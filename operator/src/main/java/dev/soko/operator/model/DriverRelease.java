@@ -1,0 +1,72 @@
+package dev.soko.operator.model;
+
+import java.util.Comparator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The Soko release a driver image names, which the node and controller templates follow: what a
+ * release added to them (a mount, an environment variable, a sidecar flag) is rendered for that
+ * release's driver and newer only. So an operator upgraded alone, its operands held at the old
+ * release, renders the old templates again and rolls no pod (docs/operations.md, "Upgrade"); the
+ * new templates come with the new driver's rollout.
+ *
+ * <p>The release is read from the image's tag ({@code soko-driver:0.1.0}, {@code :v0.1.0}); a
+ * pre-release counts as the release it leads to (a 0.2.0-SNAPSHOT driver has what 0.2.0 adds). An
+ * image without a version tag (a digest, {@code latest}, a tag of the admin's own) is taken to be
+ * the operator's own release: it gets every template feature.
+ */
+record DriverRelease(int major, int minor, int patch) implements Comparable<DriverRelease> {
+  /**
+   * The controller → node path (NodeRequests, SOKO_NAMESPACE), the host's cgroups for IO limits and
+   * the node provisioner's API rate.
+   */
+  static final DriverRelease NODE_REQUESTS = new DriverRelease(0, 2, 0);
+
+  /** What an image without a version tag is taken to be: newer than every release. */
+  static final DriverRelease UNVERSIONED =
+      new DriverRelease(Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE);
+
+  private static final Pattern VERSION_TAG = Pattern.compile("v?(\\d+)\\.(\\d+)\\.(\\d+)([-+].*)?");
+
+  private static final Comparator<DriverRelease> ORDER =
+      Comparator.comparingInt(DriverRelease::major)
+          .thenComparingInt(DriverRelease::minor)
+          .thenComparingInt(DriverRelease::patch);
+
+  static DriverRelease of(String image) {
+    String name = image;
+    int digest = name.indexOf('@');
+    if (digest >= 0) {
+      name = name.substring(0, digest);
+    }
+    int colon = name.lastIndexOf(':');
+    if (colon < 0 || colon < name.lastIndexOf('/')) {
+      return UNVERSIONED;
+    }
+    Matcher m = VERSION_TAG.matcher(name.substring(colon + 1));
+    if (!m.matches()) {
+      return UNVERSIONED;
+    }
+    try {
+      return new DriverRelease(
+          Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)), Integer.parseInt(m.group(3)));
+    } catch (NumberFormatException tooLong) {
+      return UNVERSIONED;
+    }
+  }
+
+  static DriverRelease of(ResolvedImages images) {
+    return of(images.get(Component.DRIVER));
+  }
+
+  /** Whether this driver has what {@code release} added to the templates. */
+  boolean has(DriverRelease release) {
+    return compareTo(release) >= 0;
+  }
+
+  @Override
+  public int compareTo(DriverRelease other) {
+    return ORDER.compare(this, other);
+  }
+}
