@@ -20,8 +20,8 @@ import java.util.List;
 
 /**
  * The Controller service of a node-mode process: volumes and snapshots of this node's pools. It
- * validates and translates; the engine decides. ControllerPublish/Unpublish and ModifyVolume are
- * not advertised and answer UNIMPLEMENTED (the generated base class does that).
+ * validates and translates; the engine decides. ControllerPublish/Unpublish are not advertised and
+ * answer UNIMPLEMENTED (the generated base class does that).
  */
 public final class ControllerService extends ControllerGrpc.ControllerImplBase {
   static final List<Type> CAPABILITIES =

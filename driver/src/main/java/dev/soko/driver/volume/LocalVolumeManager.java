@@ -111,7 +111,7 @@ public final class LocalVolumeManager implements VolumeManager {
     this.volumes =
         new VolumeProvisioner(catalog, locks, backends, presentations, copier, attributes);
     this.snapshots = new SnapshotProvisioner(catalog, locks, copier, backends);
-    this.node = new NodeVolumes(catalog, locks, backends, presentations, paths);
+    this.node = new NodeVolumes(catalog, locks, backends, presentations, paths, mounter);
     this.expansion = new NodeExpansion(catalog, locks, backends, presentations, paths, volumes);
     this.stats = new VolumeStats(catalog, health, paths, presentations);
     this.recovery = new Recovery(catalog, mounter, backends, presentations);
@@ -179,6 +179,10 @@ public final class LocalVolumeManager implements VolumeManager {
         recoveryReports.add(recovery.run(pool));
         catalog.addPool(pool);
         it.remove();
+        PodThrottles t = throttles;
+        if (t != null) {
+          resumeLimits(t); // a pool opened late: its volumes' pods get their limits too
+        }
       } catch (RuntimeException e) {
         LOG.error("{}", e.getMessage());
       }
@@ -343,6 +347,31 @@ public final class LocalVolumeManager implements VolumeManager {
    */
   public void limitIo(PodThrottles podThrottles) {
     this.throttles = podThrottles;
+    resumeLimits(podThrottles);
+  }
+
+  /**
+   * Hands {@code t} the pods that volumes with IO limits are published to, from the mount table: a
+   * restarted driver keeps no publications in memory, and without this a pod's container that
+   * started while the driver was down, or later, and every later modification, would go unlimited.
+   */
+  private void resumeLimits(PodThrottles t) {
+    for (VolumeRecord v : catalog.volumes().values()) {
+      if (v.state() != RecordState.READY || v.mutableParameters().isEmpty()) {
+        continue;
+      }
+      try {
+        node.deviceNumber(v.id())
+            .ifPresent(
+                device ->
+                    node.forEachPodPublication(
+                        v.id(),
+                        (target, pod) ->
+                            t.published(target, v.id(), pod, device, attributes.limits(v.id()))));
+      } catch (RuntimeException e) {
+        LOG.warn("cannot find the pods of volume {} for its IO limits: {}", v.id(), e.toString());
+      }
+    }
   }
 
   @Override

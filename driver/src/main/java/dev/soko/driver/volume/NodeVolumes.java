@@ -5,6 +5,7 @@ import dev.soko.driver.backend.BlockDevices;
 import dev.soko.driver.backend.VolumeBackend;
 import dev.soko.driver.iolimit.DeviceNumbers;
 import dev.soko.driver.model.AccessType;
+import dev.soko.driver.mount.MountEntry;
 import dev.soko.driver.mount.MountOptions;
 import dev.soko.driver.mount.Mounter;
 import dev.soko.driver.mount.PathPolicy;
@@ -13,6 +14,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BiConsumer;
 
 /**
  * The node half: stage, publish and their reverses. Checks the request against the volume's record
@@ -28,13 +30,16 @@ final class NodeVolumes {
   private final Backends backends;
   private final Presentations presentations;
   private final PathPolicy paths;
+  private final Mounter mounter;
 
   NodeVolumes(
       Catalog catalog,
       VolumeLocks locks,
       Backends backends,
       Presentations presentations,
-      PathPolicy paths) {
+      PathPolicy paths,
+      Mounter mounter) {
+    this.mounter = mounter;
     this.catalog = catalog;
     this.locks = locks;
     this.backends = backends;
@@ -124,6 +129,28 @@ final class NodeVolumes {
       return Optional.empty();
     }
     return devices.devices(catalog.image(record)).stream().findFirst().flatMap(DeviceNumbers::of);
+  }
+
+  /**
+   * Calls {@code published} for each pod this volume is published to on this node, by target, as
+   * the mount table has them: a restarted driver keeps no publications in memory. Only targets in
+   * the kubelet's layout name their pod ({@link KubeletTargets}); others are left out. Holds the
+   * volume's lock, so that no publish or unpublish of it runs in between.
+   */
+  void forEachPodPublication(String volumeId, BiConsumer<Path, String> published) {
+    try (KeyedLocks.Held lock = locks.volume(volumeId)) {
+      VolumeRecord record = recorded(volumeId);
+      if (!(backend(record).nodeSide() instanceof BlockDevices devices)) {
+        return;
+      }
+      List<String> attached = devices.devices(catalog.image(record));
+      for (MountEntry m : mounter.mounts()) {
+        if (Health.mountsAny(m, attached)) {
+          KubeletTargets.podUid(m.mountPoint())
+              .ifPresent(pod -> published.accept(m.mountPoint(), pod));
+        }
+      }
+    }
   }
 
   /** The volume's record in whatever state; NOT_FOUND when there is none. */

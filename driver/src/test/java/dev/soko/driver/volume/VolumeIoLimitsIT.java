@@ -174,6 +174,60 @@ class VolumeIoLimitsIT {
     }
   }
 
+  @Test
+  void aRestartedDriverFindsThePodsItsVolumesArePublishedToAndLimitsThemAgain() throws Exception {
+    String id;
+    try (LocalVolumeManager engine = host.open();
+        PodThrottles throttles = new PodThrottles(throttle, Duration.ofMillis(200))) {
+      engine.limitIo(throttles);
+      id =
+          engine
+              .createVolume(
+                  new VolumeRequest(
+                      "limited",
+                      32L << 20,
+                      0,
+                      "xfs",
+                      AccessType.FILESYSTEM,
+                      "ext4",
+                      ContentSource.EMPTY,
+                      Map.of(),
+                      Map.of("writeIOPS", "150")))
+              .id();
+      engine.stage(new StageRequest(id, staging("limited"), AccessType.FILESYSTEM, "", List.of()));
+      engine.publish(
+          new PublishRequest(
+              id,
+              staging("limited"),
+              target("limited"),
+              false,
+              AccessType.FILESYSTEM,
+              List.of(),
+              podUid));
+      assertThat(rules(pod.resolve("pause"), "write_iops")).contains(device() + " 150");
+    }
+    // The driver is down (the volume stays published); a container starts meanwhile, and the
+    // limits written before are gone from the pod's cgroups as if they had never been applied.
+    Path app = Files.createDirectories(pod.resolve("app"));
+    cgroups.add(0, app);
+    for (Path cgroup : List.of(pod, pod.resolve("pause"))) {
+      Files.writeString(cgroup.resolve("blkio.throttle.write_iops_device"), device() + " 0");
+    }
+    try (LocalVolumeManager reopened = host.open();
+        PodThrottles throttles = new PodThrottles(throttle, Duration.ofMillis(200))) {
+      reopened.limitIo(throttles);
+      for (Path cgroup : List.of(pod, pod.resolve("pause"), app)) {
+        assertThat(rules(cgroup, "write_iops"))
+            .as("%s, with no new publish", cgroup.getFileName())
+            .contains(device() + " 150");
+      }
+      reopened.modifyVolume(id, Map.of("writeIOPS", "250"));
+      assertThat(rules(app, "write_iops")).contains(device() + " 250");
+      reopened.unpublish(id, target("limited"));
+      reopened.unstage(id, staging("limited"));
+    }
+  }
+
   private String device() throws Exception {
     String loop = host.sh("findmnt", "-n", "-o", "SOURCE", staging("limited").toString()).strip();
     return Files.readString(
