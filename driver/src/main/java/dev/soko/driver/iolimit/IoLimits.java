@@ -10,7 +10,9 @@ import java.util.regex.Pattern;
  * A volume's IO limits, from the mutable parameters of its VolumeAttributesClass: operations and
  * bytes per second, for reads and writes apart; 0 is no limit. Parsed strictly: an unknown key, a
  * value that is not a positive whole number (bytes may carry a Kubernetes suffix: {@code 100Mi},
- * {@code 50M}) or one below the minimum is refused with a sentence that names it.
+ * {@code 50M}) or one below the minimum is refused with a sentence that names it. {@value
+ * #NO_LIMIT} lifts a limit: Kubernetes refuses a VolumeAttributesClass without parameters, and a
+ * claim that had a class cannot go back to none, so a class that lifts limits must name them.
  */
 public record IoLimits(
     long readIops, long writeIops, long readBytesPerSecond, long writeBytesPerSecond) {
@@ -20,6 +22,9 @@ public record IoLimits(
   public static final String WRITE_BPS = "writeBytesPerSecond";
   public static final Set<String> KEYS = Set.of(READ_IOPS, WRITE_IOPS, READ_BPS, WRITE_BPS);
   public static final IoLimits NONE = new IoLimits(0, 0, 0, 0);
+
+  /** The value that sets no limit (as cgroup v2's {@code io.max} writes it). */
+  public static final String NO_LIMIT = "max";
 
   /** Below a page a second, a throttled writer stalls rather than slows. */
   static final long MIN_BYTES_PER_SECOND = 4096;
@@ -73,7 +78,7 @@ public record IoLimits(
 
   private static long operations(Map<String, String> parameters, String key) {
     String text = parameters.get(key);
-    if (text == null) {
+    if (text == null || text.equals(NO_LIMIT)) {
       return 0;
     }
     if (!text.matches("[0-9]{1,9}")
@@ -83,6 +88,8 @@ public record IoLimits(
           key
               + " must be a whole number of operations from 1 to "
               + MAX_IOPS
+              + " or "
+              + NO_LIMIT
               + ", not \""
               + text
               + "\"");
@@ -92,7 +99,7 @@ public record IoLimits(
 
   private static long bytes(Map<String, String> parameters, String key) {
     String text = parameters.get(key);
-    if (text == null) {
+    if (text == null || text.equals(NO_LIMIT)) {
       return 0;
     }
     Matcher m = QUANTITY.matcher(text);
@@ -103,7 +110,9 @@ public record IoLimits(
           key
               + " must be a whole number of bytes of at least "
               + MIN_BYTES_PER_SECOND
-              + ", optionally with a suffix (Ki, Mi, Gi, Ti, k, M, G, T), not \""
+              + ", optionally with a suffix (Ki, Mi, Gi, Ti, k, M, G, T), or "
+              + NO_LIMIT
+              + ", not \""
               + text
               + "\"");
     }

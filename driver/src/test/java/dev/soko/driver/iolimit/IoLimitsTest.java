@@ -28,6 +28,16 @@ class IoLimitsTest {
   }
 
   @Test
+  void maxLiftsALimitSoThatAClassCanSetNone() {
+    IoLimits limits =
+        IoLimits.parse(Map.of("readIOPS", "max", "writeIOPS", "max", "writeBytesPerSecond", "max"));
+    assertThat(limits.none()).isTrue();
+    assertThat(limits.parameters()).isEmpty();
+    assertThat(IoLimits.parse(Map.of("readIOPS", "max", "writeIOPS", "300")))
+        .isEqualTo(new IoLimits(0, 300, 0, 0));
+  }
+
+  @Test
   void noParametersAreNoLimits() {
     assertThat(IoLimits.parse(Map.of()).none()).isTrue();
     assertThat(IoLimits.NONE.parameters()).isEmpty();
@@ -43,7 +53,7 @@ class IoLimitsTest {
       assertThatThrownBy(() -> IoLimits.parse(Map.of("readIOPS", bad)))
           .as(bad)
           .hasMessage(
-              "readIOPS must be a whole number of operations from 1 to 100000000, not \""
+              "readIOPS must be a whole number of operations from 1 to 100000000 or max, not \""
                   + bad
                   + "\"");
     }
