@@ -112,9 +112,7 @@ import_suite_images() {
       [ "$name" = busybox ] || links+=(--symlink "/bin/$name:busybox")
       case $name in busybox | dd | sh) ;; *) glibc_links+=(--symlink "/bin/$name:busybox") ;; esac
     done < <(/bin/busybox --list)
-    while read -r name; do
-      glibc_files+=(--file "$(readlink -f "$name"):$name")
-    done < <(ldd /bin/dd /bin/dash | grep -o -E '^\s+/[^ ]+|=> /[^ ]+' | grep -o -E '/[^ ]+' | sort -u)
+    mapfile -t glibc_files < <(oci_image_libraries /bin/dd /bin/dash)
     python3 "$ROOT/hack/oci-image.py" --name soko.local/e2e-stand-in/glibc:latest \
       --out "$images/e2e-glibc.oci.tar" --file /bin/busybox:/bin/busybox "${glibc_links[@]}" \
       --file /bin/dd:/bin/dd --file /bin/dash:/bin/sh "${glibc_files[@]}" --dir /tmp:1777 \

@@ -70,6 +70,15 @@ show() {
 }
 
 # Where a tier that is not run by Maven writes its JUnit XML, for .ci/run to add up.
+# oci_image_libraries PROGRAM...: oci-image.py's --file arguments for the shared libraries the
+# programs link (the dynamic loader included), each at the path the programs look for it.
+oci_image_libraries() {
+  local lib
+  while read -r lib; do
+    printf -- '--file\n%s:%s\n' "$(readlink -f "$lib")" "$lib"
+  done < <(ldd "$@" | grep -o -E '^\s+/[^ ]+|=> /[^ ]+' | grep -o -E '/[^ ]+' | sort -u)
+}
+
 test_reports() { echo "$(soko_root)/target/test-reports/$1"; }
 
 # junit_case FILE NAME [FAILURE]: records one test case, failed when FAILURE (its output) is given,

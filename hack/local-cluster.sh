@@ -6,7 +6,7 @@
 #
 #   hack/local-cluster.sh up        start it (after removing whatever a killed run left); prints KUBECONFIG
 #   hack/local-cluster.sh down      stop it and remove everything it made; checks that nothing is left
-#   hack/local-cluster.sh images    (re)build the node's images: pause, CSI sidecars, busybox, OLM
+#   hack/local-cluster.sh images    (re)build the node's images: pause, CSI sidecars, busybox, fio, OLM
 #   hack/local-cluster.sh env       print the variables a client needs (KUBECONFIG, ...)
 #   hack/local-cluster.sh nodes     print the nodes' names, one per line, the first node first
 #   hack/local-cluster.sh usage     print each node's resident memory, by program
@@ -179,6 +179,24 @@ build_node_images() {
   python3 "$ROOT/hack/oci-image.py" --name "$IMAGE_REGISTRY/busybox:1" --out "$IMAGES_DIR/busybox.oci.tar" \
     --file /bin/busybox:/bin/busybox "${links[@]}" --dir /tmp:1777 --entrypoint /bin/sh
   rm -rf "$tmp"
+}
+
+# fio (Debian's, with the libraries it links) and busybox, for the workloads that measure a volume's
+# IO limits from inside their pod.
+build_fio_image() {
+  local name
+  local -a links=() libraries=()
+  command -v fio >/dev/null || die "fio is missing: run hack/deps.sh"
+  while read -r name; do
+    [ "$name" = busybox ] || links+=(--symlink "/bin/$name:busybox")
+  done < <(/bin/busybox --list)
+  mapfile -t libraries < <(oci_image_libraries "$(command -v fio)")
+  mkdir -p "$IMAGES_DIR"
+  python3 "$ROOT/hack/oci-image.py" --name "$IMAGE_REGISTRY/fio:1" --out "$IMAGES_DIR/fio.oci.tar.partial" \
+    --file "$(readlink -f "$(command -v fio)"):/usr/bin/fio" "${libraries[@]}" \
+    --file /bin/busybox:/bin/busybox "${links[@]}" --dir /tmp:1777 \
+    --env PATH=/usr/bin:/bin --entrypoint /bin/sh
+  mv "$IMAGES_DIR/fio.oci.tar.partial" "$IMAGES_DIR/fio.oci.tar"
 }
 
 olm_image() { printf '%s/olm:%s\n' "$IMAGE_REGISTRY" "$OLM_VERSION"; }
@@ -843,6 +861,7 @@ up() {
   check_tools
   ((NODE_COUNT >= 1 && NODE_COUNT <= MAX_NODES)) || die "SOKO_CLUSTER_NODES: 1 to $MAX_NODES, not '$NODE_COUNT'"
   [ -f "$IMAGES_DIR/pause.oci.tar" ] || build_node_images
+  [ -f "$IMAGES_DIR/fio.oci.tar" ] || build_fio_image
   if [ ! -f "$IMAGES_DIR/olm.oci.tar" ] || [ "$(cat "$IMAGES_DIR/olm/version" 2>/dev/null)" != "$OLM_VERSION" ]; then
     build_olm_image
   fi
@@ -1034,7 +1053,7 @@ down() {
 case ${1:-} in
 up) up ;;
 down) down ;;
-images) build_node_images && build_olm_image ;;
+images) build_node_images && build_fio_image && build_olm_image ;;
 env) cat "$STATE/env" ;;
 nodes) cat "$STATE/nodes.list" ;;
 usage) usage ;;

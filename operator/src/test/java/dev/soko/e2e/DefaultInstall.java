@@ -73,6 +73,14 @@ final class DefaultInstall {
   static void helmInstallReady(LocalCluster cluster, KubernetesClient client, String appsNamespace)
       throws Exception {
     helmInstall(cluster);
+    awaitReady(client, appsNamespace);
+  }
+
+  /**
+   * Waits until the installed StorageCluster is Ready and makes the namespace the tests' workloads
+   * run in.
+   */
+  static void awaitReady(KubernetesClient client, String appsNamespace) {
     Installed installed = new Installed(client);
     Await.until(
         "StorageCluster " + RELEASE + " Ready=True",
