@@ -34,8 +34,8 @@ expand_size=$((96 << 20))
 
 # Deliberate skips: each entry is a ginkgo regexp and the reason it does not apply. csi-sanity
 # already skips by itself every test whose capability the driver does not advertise
-# (ControllerPublish/Unpublish, LIST_VOLUMES_PUBLISHED_NODES, MODIFY_VOLUME, group snapshots,
-# snapshot metadata, VOLUME_MOUNT_GROUP); those are counted as "Skipped" in the summary.
+# (ControllerPublish/Unpublish, LIST_VOLUMES_PUBLISHED_NODES, snapshot metadata,
+# VOLUME_MOUNT_GROUP); those are counted as "Skipped" in the summary.
 # The one "pending" spec is marked pending (PIt) upstream in csi-sanity itself ("ListVolumes
 # pagination should detect volumes added between pages..."); it never runs for any driver.
 SKIPS=(

@@ -7,6 +7,7 @@ import dev.soko.driver.config.Endpoint;
 import dev.soko.driver.config.KubeletRegistration;
 import dev.soko.driver.csi.ClusterControllerService;
 import dev.soko.driver.csi.ControllerService;
+import dev.soko.driver.csi.GroupControllerService;
 import dev.soko.driver.csi.IdentityService;
 import dev.soko.driver.csi.NodeService;
 import dev.soko.driver.csi.PoolFsTypes;
@@ -95,9 +96,10 @@ public final class Main {
                 .orElse(null);
         services =
             List.of(
-                new IdentityService(config.driverName(), Version.current(), readiness),
+                new IdentityService(config.driverName(), Version.current(), readiness, true),
                 new ControllerService(
                     volumes, new Topology(config.nodeId()), new PoolFsTypes(config.pools())),
+                new GroupControllerService(volumes),
                 new NodeService(
                     volumes, config.nodeId(), new PathPolicy(config.allowedPathRoots())));
       } else {

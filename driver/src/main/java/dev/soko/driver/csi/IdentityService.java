@@ -13,15 +13,25 @@ public final class IdentityService extends IdentityGrpc.IdentityImplBase {
   private final String driverName;
   private final String version;
   private final Readiness readiness;
+  private final boolean groupController;
+
+  /** An identity for a process that serves no GroupController. */
+  public IdentityService(String driverName, String version, Readiness readiness) {
+    this(driverName, version, readiness, false);
+  }
 
   /**
    * @param readiness whether the process can serve; in node mode, {@code VolumeManager::notReady}.
    *     {@code /healthz} asks the same instance.
+   * @param groupController the process serves the GroupController service (node mode, where the
+   *     volumes are): only then is it advertised, since a CO calls what is advertised
    */
-  public IdentityService(String driverName, String version, Readiness readiness) {
+  public IdentityService(
+      String driverName, String version, Readiness readiness, boolean groupController) {
     this.driverName = driverName;
     this.version = version;
     this.readiness = readiness;
+    this.groupController = groupController;
   }
 
   @Override
@@ -39,13 +49,15 @@ public final class IdentityService extends IdentityGrpc.IdentityImplBase {
   public void getPluginCapabilities(
       Csi.GetPluginCapabilitiesRequest request,
       StreamObserver<Csi.GetPluginCapabilitiesResponse> observer) {
-    reply(
-        observer,
+    Csi.GetPluginCapabilitiesResponse.Builder response =
         Csi.GetPluginCapabilitiesResponse.newBuilder()
             .addCapabilities(service(Csi.PluginCapability.Service.Type.CONTROLLER_SERVICE))
             .addCapabilities(
-                service(Csi.PluginCapability.Service.Type.VOLUME_ACCESSIBILITY_CONSTRAINTS))
-            .build());
+                service(Csi.PluginCapability.Service.Type.VOLUME_ACCESSIBILITY_CONSTRAINTS));
+    if (groupController) {
+      response.addCapabilities(service(Csi.PluginCapability.Service.Type.GROUP_CONTROLLER_SERVICE));
+    }
+    reply(observer, response.build());
   }
 
   private static Csi.PluginCapability service(Csi.PluginCapability.Service.Type type) {

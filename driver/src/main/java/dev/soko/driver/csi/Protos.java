@@ -3,6 +3,7 @@ package dev.soko.driver.csi;
 import com.google.protobuf.Timestamp;
 import csi.v1.Csi;
 import dev.soko.driver.model.ContentSource;
+import dev.soko.driver.model.GroupSnapshot;
 import dev.soko.driver.model.Snapshot;
 import dev.soko.driver.model.Volume;
 import dev.soko.driver.model.VolumeCondition;
@@ -53,7 +54,18 @@ final class Protos {
         .setSizeBytes(snapshot.sizeBytes())
         .setCreationTime(timestamp(snapshot.createdAt()))
         .setReadyToUse(snapshot.readyToUse())
+        .setGroupSnapshotId(snapshot.groupSnapshotId())
         .build();
+  }
+
+  static Csi.VolumeGroupSnapshot groupSnapshot(GroupSnapshot group) {
+    Csi.VolumeGroupSnapshot.Builder builder =
+        Csi.VolumeGroupSnapshot.newBuilder()
+            .setGroupSnapshotId(group.id())
+            .setCreationTime(timestamp(group.createdAt()))
+            .setReadyToUse(group.readyToUse());
+    group.members().forEach(member -> builder.addSnapshots(snapshot(member)));
+    return builder.build();
   }
 
   static Csi.VolumeCondition condition(VolumeCondition condition) {

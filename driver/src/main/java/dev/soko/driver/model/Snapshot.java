@@ -9,6 +9,7 @@ import java.time.Instant;
  *
  * @param sizeBytes the smallest capacity a restore may ask for: its source's requested capacity
  *     when it was taken (a restore always gets at least the snapshot's real size)
+ * @param groupSnapshotId the volume group snapshot it was taken in, or empty
  */
 public record Snapshot(
     String id,
@@ -16,4 +17,5 @@ public record Snapshot(
     String sourceVolumeId,
     long sizeBytes,
     Instant createdAt,
-    boolean readyToUse) {}
+    boolean readyToUse,
+    String groupSnapshotId) {}

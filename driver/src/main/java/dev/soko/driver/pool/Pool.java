@@ -22,12 +22,13 @@ import org.slf4j.LoggerFactory;
  * A pool: a host directory holding sparse image files for volumes ({@code images/<id>.img}) and
  * snapshots ({@code snapshots/<id>.img}), or for a btrfs-subvolume pool subvolumes ({@code
  * volumes/<id>}, {@code snapshots/<id>}), their records ({@code .soko/volumes}, {@code
- * .soko/snapshots}) and the number of its on-disk format ({@link PoolFormat}). It owns the space
- * accounting: every volume and snapshot reserves its size, and the sum of reservations may not
- * exceed the pool's size times its over-provisioning ratio. Growth is also refused beyond the
- * physical free space of the pool's filesystem, read (statfs) whenever asked: sparse images
- * over-promise, and a physically full pool must take no new volumes while its logical numbers still
- * look healthy. Every path it hands out is built from a validated ID.
+ * .soko/snapshots}, and {@code .soko/groups} for volume group snapshots) and the number of its
+ * on-disk format ({@link PoolFormat}). It owns the space accounting: every volume and snapshot
+ * reserves its size, and the sum of reservations may not exceed the pool's size times its
+ * over-provisioning ratio. Growth is also refused beyond the physical free space of the pool's
+ * filesystem, read (statfs) whenever asked: sparse images over-promise, and a physically full pool
+ * must take no new volumes while its logical numbers still look healthy. Every path it hands out is
+ * built from a validated ID.
  */
 public final class Pool implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Pool.class);
@@ -42,6 +43,7 @@ public final class Pool implements AutoCloseable {
 
   private final RecordStore volumeRecords;
   private final RecordStore snapshotRecords;
+  private final RecordStore groupRecords;
   private final PoolUsage.Reader usage;
   private final int blockSize;
   private final Map<String, Long> reservations = new HashMap<>();
@@ -67,6 +69,9 @@ public final class Pool implements AutoCloseable {
             id -> fsyncIfPresent(images.resolve(id + suffix)));
     this.snapshotRecords =
         new RecordStore(config.path().resolve(".soko/snapshots"), Ids::isSnapshotId);
+    // A store of its own, which a release before group snapshots never opens: it keeps reading
+    // the members as the independent snapshots they also are.
+    this.groupRecords = new RecordStore(config.path().resolve(".soko/groups"), Ids::isGroupId);
     this.usage = usage;
     this.blockSize = VolumeGeometry.poolBlockSize(config.path());
   }
@@ -142,6 +147,11 @@ public final class Pool implements AutoCloseable {
 
   public RecordStore snapshotRecords() {
     return snapshotRecords;
+  }
+
+  /** The records of the volume group snapshots whose members are in this pool. */
+  public RecordStore groupRecords() {
+    return groupRecords;
   }
 
   public Path imagesDir() {
@@ -320,6 +330,7 @@ public final class Pool implements AutoCloseable {
   public void close() {
     volumeRecords.close();
     snapshotRecords.close();
+    groupRecords.close();
   }
 
   private static void fsyncIfPresent(Path file) {

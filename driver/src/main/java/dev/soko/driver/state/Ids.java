@@ -4,12 +4,14 @@ import java.security.SecureRandom;
 
 /**
  * Driver-generated IDs. Their alphabet is lowercase letters and digits with a fixed prefix and
- * length, so an ID that passes {@link #isVolumeId}/{@link #isSnapshotId} is always safe as a file
- * name: no separators, no dots, nothing a request could use to leave the pool.
+ * length, so an ID that passes {@link #isVolumeId}, {@link #isSnapshotId} or {@link #isGroupId} is
+ * always safe as a file name: no separators, no dots, nothing a request could use to leave the
+ * pool.
  */
 public final class Ids {
   public static final String VOLUME_PREFIX = "vol-";
   public static final String SNAPSHOT_PREFIX = "snap-";
+  public static final String GROUP_PREFIX = "group-";
   static final int RANDOM_LENGTH = 20;
 
   private static final char[] ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789".toCharArray();
@@ -25,12 +27,21 @@ public final class Ids {
     return SNAPSHOT_PREFIX + random();
   }
 
+  /** A volume group snapshot's ID. */
+  public static String newGroupId() {
+    return GROUP_PREFIX + random();
+  }
+
   public static boolean isVolumeId(String id) {
     return hasShape(id, VOLUME_PREFIX);
   }
 
   public static boolean isSnapshotId(String id) {
     return hasShape(id, SNAPSHOT_PREFIX);
+  }
+
+  public static boolean isGroupId(String id) {
+    return hasShape(id, GROUP_PREFIX);
   }
 
   /**

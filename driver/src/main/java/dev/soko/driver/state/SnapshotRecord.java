@@ -16,6 +16,8 @@ import java.util.Map;
  *     when the snapshot was taken, at most {@code sizeBytes}. Kubernetes refuses a restore claim
  *     smaller than it, so a claim of the source's own request must pass; the restored volume is
  *     never smaller than {@code sizeBytes} whatever it asks for
+ * @param groupId the volume group snapshot it was taken as a member of, or empty for an independent
+ *     snapshot. Stored only when set: records of releases before group snapshots have none
  */
 public record SnapshotRecord(
     String id,
@@ -27,7 +29,8 @@ public record SnapshotRecord(
     AccessType accessType,
     String fsType,
     Instant createdAt,
-    RecordState state) {
+    RecordState state,
+    String groupId) {
 
   public SnapshotRecord withState(RecordState newState) {
     return new SnapshotRecord(
@@ -40,12 +43,14 @@ public record SnapshotRecord(
         accessType,
         fsType,
         createdAt,
-        newState);
+        newState,
+        groupId);
   }
 
   /** The snapshot as the engine reports it; {@code imagePresent}: its image file exists. */
   public Snapshot toSnapshot(boolean imagePresent) {
-    return new Snapshot(id, name, sourceVolumeId, restoreSizeBytes, createdAt, imagePresent);
+    return new Snapshot(
+        id, name, sourceVolumeId, restoreSizeBytes, createdAt, imagePresent, groupId);
   }
 
   public Map<String, String> toFields() {
@@ -61,6 +66,9 @@ public record SnapshotRecord(
     fields.put("fsType", fsType);
     fields.put("createdAt", createdAt.toString());
     fields.put("state", state.name());
+    if (!groupId.isEmpty()) {
+      fields.put("groupId", groupId);
+    }
     return fields;
   }
 
@@ -77,6 +85,10 @@ public record SnapshotRecord(
     long sizeBytes = Long.parseLong(Fields.require(fields, "sizeBytes"));
     // Records of releases before restoreSizeBytes was kept reported their image's size.
     String restoreSize = fields.get("restoreSizeBytes");
+    String groupId = fields.getOrDefault("groupId", "");
+    if (!groupId.isEmpty() && !Ids.isGroupId(groupId)) {
+      throw new IllegalArgumentException("bad group id " + groupId);
+    }
     return new SnapshotRecord(
         id,
         Fields.require(fields, "name"),
@@ -87,6 +99,7 @@ public record SnapshotRecord(
         AccessType.valueOf(Fields.require(fields, "accessType")),
         Fields.require(fields, "fsType"),
         Instant.parse(Fields.require(fields, "createdAt")),
-        RecordState.valueOf(Fields.require(fields, "state")));
+        RecordState.valueOf(Fields.require(fields, "state")),
+        groupId);
   }
 }

@@ -1,6 +1,7 @@
 package dev.soko.driver.volume;
 
 import dev.soko.driver.pool.Pool;
+import dev.soko.driver.state.GroupSnapshotRecord;
 import dev.soko.driver.state.Ids;
 import dev.soko.driver.state.SnapshotRecord;
 import dev.soko.driver.state.VolumeRecord;
@@ -24,9 +25,11 @@ final class Catalog {
   private final ConcurrentSkipListMap<String, VolumeRecord> volumes = new ConcurrentSkipListMap<>();
   private final ConcurrentSkipListMap<String, SnapshotRecord> snapshots =
       new ConcurrentSkipListMap<>();
-  // Names index the same records: every CreateVolume and CreateSnapshot looks its name up.
+  private final Map<String, GroupSnapshotRecord> groups = new ConcurrentHashMap<>();
+  // Names index the same records: every create looks its name up.
   private final Map<String, VolumeRecord> volumesByName = new ConcurrentHashMap<>();
   private final Map<String, SnapshotRecord> snapshotsByName = new ConcurrentHashMap<>();
+  private final Map<String, GroupSnapshotRecord> groupsByName = new ConcurrentHashMap<>();
 
   /**
    * @param poolNames the configured pools in order; the first is the default pool
@@ -140,6 +143,33 @@ final class Catalog {
 
   Path image(SnapshotRecord record) {
     return pool(record.pool()).snapshotImage(record.id());
+  }
+
+  // ---- volume group snapshots ------------------------------------------------------------
+
+  Optional<GroupSnapshotRecord> group(String id) {
+    return Ids.isGroupId(id) ? Optional.ofNullable(groups.get(id)) : Optional.empty();
+  }
+
+  Optional<GroupSnapshotRecord> groupByName(String name) {
+    return Optional.ofNullable(groupsByName.get(name));
+  }
+
+  void saveGroup(GroupSnapshotRecord record) {
+    pool(record.pool()).groupRecords().write(record.id(), record.toFields());
+    loadGroup(record);
+  }
+
+  void forgetGroup(GroupSnapshotRecord record) {
+    pool(record.pool()).groupRecords().delete(record.id());
+    groups.remove(record.id());
+    groupsByName.computeIfPresent(record.name(), (n, g) -> g.id().equals(record.id()) ? null : g);
+  }
+
+  /** Indexes a record (read from disk at start-up, or just written). */
+  void loadGroup(GroupSnapshotRecord record) {
+    groups.put(record.id(), record);
+    groupsByName.put(record.name(), record);
   }
 
   /** An ID from a request, safe to echo in an error message. */

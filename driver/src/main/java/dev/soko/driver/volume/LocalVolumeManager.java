@@ -7,6 +7,7 @@ import dev.soko.driver.exec.Exec;
 import dev.soko.driver.exec.ProcessExec;
 import dev.soko.driver.iolimit.IoLimits;
 import dev.soko.driver.iolimit.PodThrottles;
+import dev.soko.driver.model.GroupSnapshot;
 import dev.soko.driver.model.PoolCapacity;
 import dev.soko.driver.model.Snapshot;
 import dev.soko.driver.model.Volume;
@@ -44,10 +45,10 @@ import org.slf4j.LoggerFactory;
  * or unselected pool is not opened (unless an earlier run left volumes there, which keep working),
  * offers no capacity and takes no new volumes; it is checked again now and then, and at once when
  * the node's labels change. The work is done by small collaborators: {@link VolumeProvisioner} and
- * {@link SnapshotProvisioner} (controller side), {@link NodeVolumes}, {@link NodeExpansion} and
- * {@link VolumeStats} (node side). Every operation reports the lower layers' typed failures as
- * {@link StorageException}s ({@link Failures}), which is what the {@link VolumeManager} contract
- * promises.
+ * {@link SnapshotProvisioner}, {@link GroupSnapshotProvisioner} (controller side), {@link
+ * NodeVolumes}, {@link NodeExpansion} and {@link VolumeStats} (node side). Every operation reports
+ * the lower layers' typed failures as {@link StorageException}s ({@link Failures}), which is what
+ * the {@link VolumeManager} contract promises.
  */
 public final class LocalVolumeManager implements VolumeManager {
   private static final Logger LOG = LoggerFactory.getLogger(LocalVolumeManager.class);
@@ -60,6 +61,7 @@ public final class LocalVolumeManager implements VolumeManager {
   private final Health health;
   private final VolumeProvisioner volumes;
   private final SnapshotProvisioner snapshots;
+  private final GroupSnapshotProvisioner groups;
   private final NodeVolumes node;
   private final NodeExpansion expansion;
   private final VolumeAttributes attributes;
@@ -111,6 +113,7 @@ public final class LocalVolumeManager implements VolumeManager {
     this.volumes =
         new VolumeProvisioner(catalog, locks, backends, presentations, copier, attributes);
     this.snapshots = new SnapshotProvisioner(catalog, locks, copier, backends);
+    this.groups = new GroupSnapshotProvisioner(catalog, locks, copier, snapshots);
     this.node = new NodeVolumes(catalog, locks, backends, presentations, paths, mounter);
     this.expansion = new NodeExpansion(catalog, locks, backends, presentations, paths, volumes);
     this.stats = new VolumeStats(catalog, health, paths, presentations);
@@ -273,6 +276,21 @@ public final class LocalVolumeManager implements VolumeManager {
         .forEach(s -> matching.put(s.id(), s));
     Page<SnapshotRecord> page = Paging.page(matching, startingToken, maxEntries, Ids::isSnapshotId);
     return new Page<>(page.items().stream().map(snapshots::describe).toList(), page.nextToken());
+  }
+
+  @Override
+  public GroupSnapshot createGroupSnapshot(String name, List<String> sourceVolumeIds) {
+    return Failures.mapped(() -> groups.create(name, sourceVolumeIds));
+  }
+
+  @Override
+  public GroupSnapshot getGroupSnapshot(String groupSnapshotId, List<String> snapshotIds) {
+    return Failures.mapped(() -> groups.get(groupSnapshotId, snapshotIds));
+  }
+
+  @Override
+  public void deleteGroupSnapshot(String groupSnapshotId, List<String> snapshotIds) {
+    Failures.mapped(() -> groups.delete(groupSnapshotId, snapshotIds));
   }
 
   @Override

@@ -6,6 +6,7 @@ import dev.soko.driver.mount.LoopDevice;
 import dev.soko.driver.mount.MountEntry;
 import dev.soko.driver.mount.Mounter;
 import dev.soko.driver.pool.Pool;
+import dev.soko.driver.state.GroupSnapshotRecord;
 import dev.soko.driver.state.RecordState;
 import dev.soko.driver.state.RecordStore;
 import dev.soko.driver.state.SnapshotRecord;
@@ -13,6 +14,8 @@ import dev.soko.driver.state.VolumeRecord;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -24,12 +27,14 @@ import org.slf4j.LoggerFactory;
 /**
  * Start-up reconciliation of one pool's records with its files and the host's loop devices. Given
  * the engine's write order (volumes: image, then record; record removed, then image; snapshots:
- * CREATING record, image, READY record; DELETING record, image removed, record removed) every crash
- * leaves a state this resolves: unfinished creates are rolled back (the client was never told they
- * succeeded), unfinished deletes are finished, images without a record are removed, records whose
- * image vanished are kept (and reported abnormal), what a power cut undid of a volume's storage
- * while its record survived is put back, and loop devices of images that no longer back a volume
- * are detached.
+ * CREATING record, image, READY record; DELETING record, image removed, record removed; group
+ * snapshots: CREATING group record naming its members, then the members, then the group READY;
+ * DELETING group record, members removed, group record removed) every crash leaves a state this
+ * resolves: unfinished creates are rolled back (the client was never told they succeeded),
+ * unfinished deletes are finished, images without a record are removed, records whose image
+ * vanished are kept (and reported abnormal), what a power cut undid of a volume's storage while its
+ * record survived is put back, and loop devices of images that no longer back a volume are
+ * detached.
  */
 final class Recovery {
   private static final Logger LOG = LoggerFactory.getLogger(Recovery.class);
@@ -50,7 +55,8 @@ final class Recovery {
       int staleLoopDevicesInUse,
       int stagedVolumesLostTheirMount,
       int volumes,
-      int snapshots) {
+      int snapshots,
+      int groupSnapshots) {
 
     boolean repairedAnything() {
       return tempRecordsRemoved
@@ -97,17 +103,39 @@ final class Recovery {
 
     /** The images of READY volumes: a loop device backed by anything else is stale. */
     final Set<Path> liveVolumeImages = new HashSet<>();
+
+    /** Counts a create a crash cut short as rolled back, a delete as finished. */
+    void settled(RecordState unfinished) {
+      if (unfinished == RecordState.CREATING) {
+        rolledBack++;
+      } else {
+        finished++;
+      }
+    }
+
+    /** Group snapshots a crash left CREATING or DELETING: removed once their members are. */
+    final List<GroupSnapshotRecord> unfinishedGroups = new ArrayList<>();
+
+    /** The members of those groups, with the group's state: they go whatever their own state. */
+    final Map<String, RecordState> unfinishedGroupMembers = new HashMap<>();
   }
 
   /** Loads the pool's records into the catalog, repairing as it goes. */
   Report run(Pool pool) {
-    int temp = pool.volumeRecords().removeTempFiles() + pool.snapshotRecords().removeTempFiles();
+    int temp =
+        pool.volumeRecords().removeTempFiles()
+            + pool.snapshotRecords().removeTempFiles()
+            + pool.groupRecords().removeTempFiles();
     Tally tally = new Tally();
     loadVolumes(pool, tally);
+    // Groups before snapshots: the members of an unfinished group go with it.
+    loadGroups(pool, tally);
     loadSnapshots(pool, tally);
+    removeUnfinishedGroups(pool, tally);
     // The repairs above are journal entries; fold them and the replayed ones into the records.
     pool.volumeRecords().checkpoint();
     pool.snapshotRecords().checkpoint();
+    pool.groupRecords().checkpoint();
     // Told while the orphans are still there: a device whose file is deleted is known only by the
     // path the kernel shows, which may be relative to a mount that is gone.
     Map<LoopDevice, Path> held = presentations.of(pool).attachedIn(pool);
@@ -138,15 +166,17 @@ final class Recovery {
             (int)
                 catalog.snapshots().values().stream()
                     .filter(s -> s.pool().equals(pool.name()))
-                    .count());
+                    .count(),
+            pool.groupRecords().ids().size());
     if (report.repairedAnything()) {
       LOG.warn("recovery of pool {} repaired: {}", pool.name(), report);
     } else {
       LOG.info(
-          "recovery of pool {}: nothing to repair ({} volumes, {} snapshots)",
+          "recovery of pool {}: nothing to repair ({} volumes, {} snapshots, {} group snapshots)",
           pool.name(),
           report.volumes(),
-          report.snapshots());
+          report.snapshots(),
+          report.groupSnapshots());
     }
     return report;
   }
@@ -219,7 +249,8 @@ final class Recovery {
         continue;
       }
       Path image = pool.snapshotImage(id);
-      if (settledUnfinished(pool, records, "snapshot", id, record.state(), image, tally)) {
+      RecordState state = tally.unfinishedGroupMembers.getOrDefault(id, record.state());
+      if (settledUnfinished(pool, records, "snapshot", id, state, image, tally)) {
         continue;
       }
       catalog.loadSnapshot(record);
@@ -232,6 +263,42 @@ final class Recovery {
             id,
             record.name());
       }
+    }
+  }
+
+  /**
+   * Indexes the complete group snapshots and notes the ones a crash left CREATING (the client was
+   * never told of them, and retries by name) or DELETING, whose members then go in {@link
+   * #loadSnapshots}, ready or not.
+   */
+  private void loadGroups(Pool pool, Tally tally) {
+    RecordStore records = pool.groupRecords();
+    for (String id : records.ids()) {
+      GroupSnapshotRecord record = read(records, id, GroupSnapshotRecord::fromFields, tally);
+      if (record == null) {
+        continue;
+      }
+      if (record.state() == RecordState.READY) {
+        catalog.loadGroup(record);
+        continue;
+      }
+      tally.unfinishedGroups.add(record);
+      record
+          .snapshotIds()
+          .forEach(member -> tally.unfinishedGroupMembers.put(member, record.state()));
+    }
+  }
+
+  /** The records of unfinished groups, once their members are gone: the last step of each. */
+  private void removeUnfinishedGroups(Pool pool, Tally tally) {
+    for (GroupSnapshotRecord group : tally.unfinishedGroups) {
+      pool.groupRecords().delete(group.id());
+      tally.settled(group.state());
+      LOG.warn(
+          "recovery: group snapshot {} ({} snapshots) was {} at the crash; removed",
+          group.id(),
+          group.snapshotIds().size(),
+          group.state());
     }
   }
 
@@ -262,11 +329,7 @@ final class Recovery {
     }
     deleteFile(pool, image);
     records.delete(id);
-    if (state == RecordState.CREATING) {
-      tally.rolledBack++;
-    } else {
-      tally.finished++;
-    }
+    tally.settled(state);
     LOG.warn("recovery: {} {} was {} at the crash; removed", what, id, state);
     return true;
   }

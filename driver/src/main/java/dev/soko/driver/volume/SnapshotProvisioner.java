@@ -11,13 +11,16 @@ import dev.soko.driver.state.VolumeRecord;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Snapshots: an immutable copy in the source volume's pool (a reflink copy of the image where the
  * pool supports it, a read-only subvolume snapshot in a btrfs-subvolume pool). The copy is complete
- * before the snapshot is returned, so it is always ready to use.
+ * before the snapshot is returned, so it is always ready to use. Its steps ({@link #begin}, {@link
+ * #take}, {@link #finish}, {@link #abandon}) also make the members of a group snapshot ({@link
+ * GroupSnapshotProvisioner}), which freezes all of its volumes around all of their copies.
  */
 // A KeyedLocks.Held is used only for its scope: the lock is held until the block ends.
 @SuppressWarnings("try")
@@ -62,6 +65,31 @@ final class SnapshotProvisioner {
   }
 
   private Snapshot copy(String name, VolumeRecord source) {
+    Pending pending = begin(Ids.newSnapshotId(), name, source, "");
+    try {
+      try (FrozenFilesystems frozen = copier.freeze(pending.pool(), List.of(pending.source()))) {
+        take(pending);
+      }
+      return finish(pending);
+    } catch (RuntimeException e) {
+      abandon(pending);
+      throw VolumeProvisioner.wrap("cannot create snapshot", e);
+    }
+  }
+
+  /**
+   * A snapshot under way: its space reserved and its record written CREATING, so that a crash from
+   * here on is rolled back by recovery. The copy is made by {@link #take} (under a freeze the
+   * caller holds), recorded READY by {@link #finish}, or undone by {@link #abandon}.
+   */
+  record Pending(SnapshotRecord record, Pool pool, VolumeCopier.Source source, Path image) {}
+
+  /**
+   * Reserves the snapshot's space and records it CREATING.
+   *
+   * @param groupId the group snapshot it is a member of, or empty
+   */
+  Pending begin(String id, String name, VolumeRecord source, String groupId) {
     Pool pool = catalog.pool(source.pool());
     VolumeBackend backend = backends.of(pool);
     Path sourceImage = catalog.image(source);
@@ -73,7 +101,6 @@ final class SnapshotProvisioner {
     // Reported as the snapshot's size, so that Kubernetes lets a claim of the source's own request
     // restore it; a restore is made at least as large as the image whatever it asks for.
     long restoreSize = Math.min(source.requestedBytes(), size);
-    String id = Ids.newSnapshotId();
     pool.reserve(id, size);
     SnapshotRecord record =
         new SnapshotRecord(
@@ -86,30 +113,56 @@ final class SnapshotProvisioner {
             source.accessType(),
             source.fsType(),
             Instant.now(),
-            RecordState.CREATING);
-    Path image = pool.snapshotImage(id);
+            RecordState.CREATING,
+            groupId);
+    Pending pending =
+        new Pending(
+            record, pool, new VolumeCopier.Source(source, sourceImage), pool.snapshotImage(id));
     try {
       catalog.saveSnapshot(record);
-      copier.copyVolume(source, sourceImage, image, pool, true, VolumeCopier.Kind.SNAPSHOT);
-      SnapshotRecord ready = record.withState(RecordState.READY);
-      catalog.saveSnapshot(ready);
-      LOG.info(
-          "snapshot {} of volume {} ({} bytes, restores into {})",
-          id,
-          source.id(),
-          size,
-          restoreSize);
-      return ready.toSnapshot(true);
+      return pending;
     } catch (RuntimeException e) {
-      try {
-        backend.delete(image);
-        catalog.forgetSnapshot(record);
-      } catch (IOException | RuntimeException cleanup) {
-        LOG.error("cannot clean up failed snapshot {}: {}", id, cleanup.toString());
-      } finally {
-        pool.release(id);
-      }
-      throw VolumeProvisioner.wrap("cannot create snapshot", e);
+      abandon(pending);
+      throw e;
+    }
+  }
+
+  /** Makes the copy; its source is frozen by the caller where it needs to be. */
+  void take(Pending pending) {
+    backends.of(pending.pool()).snapshot(pending.pool(), pending.source().image(), pending.image());
+  }
+
+  /** Records the copy READY: from here on it survives a crash. */
+  Snapshot finish(Pending pending) {
+    SnapshotRecord ready = pending.record().withState(RecordState.READY);
+    catalog.saveSnapshot(ready);
+    LOG.info(
+        "snapshot {} of volume {} ({} bytes, restores into {})",
+        ready.id(),
+        ready.sourceVolumeId(),
+        ready.sizeBytes(),
+        ready.restoreSizeBytes());
+    return ready.toSnapshot(true);
+  }
+
+  /**
+   * Undoes a snapshot that failed: its copy, its record and its reservation. A failure here is
+   * logged, not thrown: the caller reports the failure that made it undo, and recovery removes at
+   * the next start what is left.
+   *
+   * @return whether everything was undone
+   */
+  boolean abandon(Pending pending) {
+    String id = pending.record().id();
+    try {
+      backends.of(pending.pool()).delete(pending.image());
+      catalog.forgetSnapshot(pending.record());
+      return true;
+    } catch (IOException | RuntimeException cleanup) {
+      LOG.error("cannot clean up failed snapshot {}: {}", id, cleanup.toString());
+      return false;
+    } finally {
+      pending.pool().release(id);
     }
   }
 

@@ -1,22 +1,23 @@
 package dev.soko.driver.volume;
 
 import dev.soko.driver.backend.Backends;
-import dev.soko.driver.backend.VolumeBackend;
 import dev.soko.driver.mount.Mounter;
 import dev.soko.driver.pool.Pool;
 import dev.soko.driver.state.VolumeRecord;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * Copies a volume or snapshot for snapshots, clones and restores, through the backend. When the
- * source is a staged filesystem volume its filesystem is frozen during the copy, so the copy is
- * consistent (everything written before the freeze is in it) instead of catching a write half way.
+ * Copies a volume or snapshot for clones and restores, through the backend, and freezes the volumes
+ * that snapshots and clones copy. When a source is a staged filesystem volume its filesystem is
+ * frozen during the copy, so the copy is consistent (everything written before the freeze is in it)
+ * instead of catching a write half way; a group snapshot freezes all of its volumes at once ({@link
+ * #freeze}) for as long as it copies them.
  */
+// A FrozenFilesystems is used only for its scope: the filesystems are thawed when the block ends.
+@SuppressWarnings("try")
 final class VolumeCopier {
-  private static final Logger LOG = LoggerFactory.getLogger(VolumeCopier.class);
   private final Mounter mounter;
   private final Backends backends;
   private final Presentations presentations;
@@ -27,48 +28,34 @@ final class VolumeCopier {
     this.backends = backends;
   }
 
-  /** What a copy becomes: a snapshot never changes, a clone is a volume of its own. */
-  enum Kind {
-    CLONE,
-    SNAPSHOT
-  }
+  /** A volume to be copied and its storage. */
+  record Source(VolumeRecord volume, Path image) {}
 
-  void copyVolume(
-      VolumeRecord source, Path sourceImage, Path target, Pool targetPool, boolean same) {
-    copyVolume(source, sourceImage, target, targetPool, same, Kind.CLONE);
+  /**
+   * Freezes the staged filesystems among {@code sources}, all volumes of {@code pool}: block
+   * volumes and volumes not staged have none (nothing writes through a filesystem there), and a
+   * pool whose volumes are directories freezes none (that would freeze the whole pool). Closing the
+   * result thaws them; a freeze that fails leaves none frozen.
+   */
+  FrozenFilesystems freeze(Pool pool, List<Source> sources) {
+    Presentation presentation = presentations.of(pool);
+    List<Path> staged =
+        sources.stream()
+            .map(s -> presentation.toFreeze(s.volume(), s.image()))
+            .flatMap(Optional::stream)
+            .toList();
+    return FrozenFilesystems.freeze(mounter, staged);
   }
 
   /**
-   * Copies a volume within its pool or (for image files) into another; callers have refused the
-   * copies a backend cannot make, so the target pool's backend is the source's too.
+   * Copies a volume within its pool or (for image files) into another, frozen while it is copied;
+   * callers have refused the copies a backend cannot make, so the target pool's backend is the
+   * source's too.
    */
   void copyVolume(
-      VolumeRecord source,
-      Path sourceImage,
-      Path target,
-      Pool targetPool,
-      boolean same,
-      Kind kind) {
-    VolumeBackend backend = backends.of(targetPool);
-    Optional<Path> frozen = presentations.of(targetPool).toFreeze(source, sourceImage);
-    if (frozen.isPresent()) {
-      mounter.freeze(frozen.get());
-    }
-    try {
-      if (kind == Kind.SNAPSHOT) {
-        backend.snapshot(targetPool, sourceImage, target);
-      } else {
-        copy(sourceImage, target, targetPool, same);
-      }
-    } finally {
-      if (frozen.isPresent()) {
-        try {
-          mounter.unfreeze(frozen.get());
-        } catch (RuntimeException e) {
-          LOG.error("cannot unfreeze {}: {}", frozen.get(), e.getMessage());
-          throw e;
-        }
-      }
+      VolumeRecord source, Path sourceImage, Path target, Pool targetPool, boolean same) {
+    try (FrozenFilesystems frozen = freeze(targetPool, List.of(new Source(source, sourceImage)))) {
+      copy(sourceImage, target, targetPool, same);
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.model.GroupSnapshot;
 import dev.soko.driver.model.PoolCapacity;
 import dev.soko.driver.model.Snapshot;
 import dev.soko.driver.model.Volume;
@@ -52,6 +53,26 @@ public interface VolumeManager extends AutoCloseable {
 
   /** Snapshots ordered by ID, optionally filtered by snapshot ID or source volume ID. */
   Page<Snapshot> listSnapshots(SnapshotFilter filter, String startingToken, int maxEntries);
+
+  /**
+   * Snapshots several volumes of one pool of this node at one instant: their staged filesystems are
+   * frozen together while they are copied. Returns the existing group of that name when it was
+   * taken of the same volumes; the name with other volumes fails with ALREADY_EXISTS, volumes in
+   * more than one pool with INVALID_ARGUMENT, a volume that does not exist with NOT_FOUND.
+   */
+  GroupSnapshot createGroupSnapshot(String name, List<String> sourceVolumeIds);
+
+  /**
+   * A group snapshot; NOT_FOUND when there is none of that ID, INVALID_ARGUMENT when {@code
+   * snapshotIds} is not empty and not the group's members.
+   */
+  GroupSnapshot getGroupSnapshot(String groupSnapshotId, List<String> snapshotIds);
+
+  /**
+   * Deletes a group snapshot and its members. An unknown ID succeeds; INVALID_ARGUMENT as for
+   * {@link #getGroupSnapshot}.
+   */
+  void deleteGroupSnapshot(String groupSnapshotId, List<String> snapshotIds);
 
   /**
    * Controller half of expansion: checks the request against the volume and its pool's headroom and

@@ -2,6 +2,7 @@ package dev.soko.driver.client;
 
 import csi.v1.ControllerGrpc;
 import csi.v1.Csi;
+import csi.v1.GroupControllerGrpc;
 import csi.v1.IdentityGrpc;
 import csi.v1.NodeGrpc;
 import io.grpc.ManagedChannel;
@@ -26,6 +27,7 @@ public final class CsiClient implements AutoCloseable {
   private final IdentityGrpc.IdentityBlockingStub identity;
   private final ControllerGrpc.ControllerBlockingStub controller;
   private final NodeGrpc.NodeBlockingStub node;
+  private final GroupControllerGrpc.GroupControllerBlockingStub groupController;
 
   public CsiClient(Path socket) {
     group = new EpollEventLoopGroup(1);
@@ -40,6 +42,7 @@ public final class CsiClient implements AutoCloseable {
     identity = IdentityGrpc.newBlockingStub(channel);
     controller = ControllerGrpc.newBlockingStub(channel);
     node = NodeGrpc.newBlockingStub(channel);
+    groupController = GroupControllerGrpc.newBlockingStub(channel);
   }
 
   /** Parses {@code unix:///path} (or a bare path). */
@@ -54,6 +57,10 @@ public final class CsiClient implements AutoCloseable {
 
   public ControllerGrpc.ControllerBlockingStub controller() {
     return controller.withDeadlineAfter(120, TimeUnit.SECONDS);
+  }
+
+  public GroupControllerGrpc.GroupControllerBlockingStub groupController() {
+    return groupController.withDeadlineAfter(120, TimeUnit.SECONDS);
   }
 
   public NodeGrpc.NodeBlockingStub node() {

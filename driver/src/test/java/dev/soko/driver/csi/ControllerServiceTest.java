@@ -342,7 +342,8 @@ class ControllerServiceTest {
             damaged.sourceVolumeId(),
             damaged.sizeBytes(),
             damaged.createdAt(),
-            false));
+            false,
+            ""));
     assertThat(
             controller
                 .listSnapshots(Csi.ListSnapshotsRequest.getDefaultInstance())

@@ -23,11 +23,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Runs a random stream of create / snapshot / expand / delete calls against the real driver jar and
- * kills it with SIGKILL at random moments. After every restart the client retries the call that was
- * in flight (as the external-provisioner would), and then the driver's volumes and snapshots must
- * be exactly the ones the client was told about. At the end everything is deleted and nothing may
- * be left: no image, no record, no loop device, no mount.
+ * Runs a random stream of create / snapshot / group snapshot / expand / delete calls against the
+ * real driver jar and kills it with SIGKILL at random moments. After every restart the client
+ * retries the call that was in flight (as the external-provisioner would), and then the driver's
+ * volumes, snapshots and group snapshots must be exactly the ones the client was told about. At the
+ * end everything is deleted and nothing may be left: no image, no record, no loop device, no mount.
  */
 class DriverKillNineIT {
   private static final long MIB = 1024 * 1024;
@@ -38,6 +38,7 @@ class DriverKillNineIT {
   private final Map<String, Long> volumes = new HashMap<>(); // volume ID -> acknowledged bytes
   private final Map<String, String> volumeIdsByName = new HashMap<>();
   private final Map<String, String> snapshots = new HashMap<>(); // snapshot ID -> source volume
+  private final Map<String, List<String>> groups = new HashMap<>(); // group ID -> member IDs
   private int names;
   private int acknowledged;
   private int retriedAfterCrash;
@@ -87,6 +88,9 @@ class DriverKillNineIT {
     }
     CsiClient csi = driver.start();
     assertMatchesModel(csi, "after the last restart");
+    for (String id : new ArrayList<>(groups.keySet())) {
+      csi.groupController().deleteVolumeGroupSnapshot(deleteGroup(id));
+    }
     for (String id : new ArrayList<>(snapshots.keySet())) {
       csi.controller().deleteSnapshot(Requests.deleteSnapshot(id));
     }
@@ -134,8 +138,12 @@ class DriverKillNineIT {
     return e.getStatus().getCode() == Status.Code.RESOURCE_EXHAUSTED;
   }
 
+  private static Csi.DeleteVolumeGroupSnapshotRequest deleteGroup(String id) {
+    return Csi.DeleteVolumeGroupSnapshotRequest.newBuilder().setGroupSnapshotId(id).build();
+  }
+
   private Call nextCall() {
-    int dice = random.nextInt(10);
+    int dice = random.nextInt(12);
     List<String> volumeIds = new ArrayList<>(new TreeSet<>(volumes.keySet()));
     if (volumeIds.isEmpty() || dice < 4) {
       String name = "crash-vol-" + names++;
@@ -150,6 +158,38 @@ class DriverKillNineIT {
       };
     }
     String volumeId = volumeIds.get(random.nextInt(volumeIds.size()));
+    if (dice == 10 && volumeIds.size() > 1) {
+      String name = "crash-group-" + names++;
+      String other = volumeIds.get((volumeIds.indexOf(volumeId) + 1) % volumeIds.size());
+      return csi -> {
+        Csi.VolumeGroupSnapshot g =
+            csi.groupController()
+                .createVolumeGroupSnapshot(
+                    Csi.CreateVolumeGroupSnapshotRequest.newBuilder()
+                        .setName(name)
+                        .addSourceVolumeIds(volumeId)
+                        .addSourceVolumeIds(other)
+                        .build())
+                .getGroupSnapshot();
+        synchronized (this) {
+          List<String> members = new ArrayList<>();
+          for (Csi.Snapshot member : g.getSnapshotsList()) {
+            snapshots.put(member.getSnapshotId(), member.getSourceVolumeId());
+            members.add(member.getSnapshotId());
+          }
+          groups.put(g.getGroupSnapshotId(), members);
+        }
+      };
+    }
+    if (dice == 11 && !groups.isEmpty()) {
+      String groupId = new TreeSet<>(groups.keySet()).first();
+      return csi -> {
+        csi.groupController().deleteVolumeGroupSnapshot(deleteGroup(groupId));
+        synchronized (this) {
+          groups.remove(groupId).forEach(snapshots::remove);
+        }
+      };
+    }
     if (dice < 6) {
       String name = "crash-snap-" + names++;
       return csi -> {
@@ -227,6 +267,19 @@ class DriverKillNineIT {
             .map(e -> e.getSnapshot().getSnapshotId())
             .collect(Collectors.toSet());
     assertThat(listedSnapshots).as("snapshots " + when).isEqualTo(snapshots.keySet());
+    for (Map.Entry<String, List<String>> g : groups.entrySet()) {
+      Csi.VolumeGroupSnapshot got =
+          csi.groupController()
+              .getVolumeGroupSnapshot(
+                  Csi.GetVolumeGroupSnapshotRequest.newBuilder()
+                      .setGroupSnapshotId(g.getKey())
+                      .addAllSnapshotIds(g.getValue())
+                      .build())
+              .getGroupSnapshot();
+      assertThat(got.getReadyToUse())
+          .as("group snapshot %s %s: ready while every member is there", g.getKey(), when)
+          .isEqualTo(snapshots.keySet().containsAll(g.getValue()));
+    }
   }
 
   private static List<Path> filesLeftIn(Path pool) throws Exception {

@@ -32,6 +32,8 @@ public final class FakeMounter implements Mounter {
   private RuntimeException mountFailure;
   private RuntimeException growFailure;
   private RuntimeException offlineGrowFailure;
+  private final Map<Path, RuntimeException> freezeFailures = new HashMap<>();
+  private final Set<Path> frozen = new HashSet<>();
 
   private static final List<String> SUPER_OPTIONS = List.of("discard", "lazytime", "sync");
 
@@ -223,12 +225,28 @@ public final class FakeMounter implements Mounter {
 
   @Override
   public synchronized void freeze(Path mountPoint) {
+    RuntimeException failure = freezeFailures.remove(mountPoint);
+    if (failure != null) {
+      throw failure;
+    }
     log.add("freeze " + mountPoint);
+    frozen.add(mountPoint);
   }
 
   @Override
   public synchronized void unfreeze(Path mountPoint) {
     log.add("unfreeze " + mountPoint);
+    frozen.remove(mountPoint);
+  }
+
+  /** Makes the next freeze of {@code mountPoint} fail with {@code failure}, as fsfreeze can. */
+  public synchronized void failNextFreeze(Path mountPoint, RuntimeException failure) {
+    freezeFailures.put(mountPoint, failure);
+  }
+
+  /** The filesystems frozen and not thawed since: a writer to one of them would hang. */
+  public synchronized Set<Path> frozen() {
+    return new HashSet<>(frozen);
   }
 
   /** Every operation so far, in order, e.g. {@code "mkfs ext4 /dev/loop0"}. */

@@ -17,6 +17,10 @@ class IdsTest {
       assertThat(Ids.isVolumeId(volume)).isTrue();
       assertThat(Ids.isSnapshotId(snapshot)).isTrue();
       assertThat(Ids.isSnapshotId(volume)).isFalse();
+      String group = Ids.newGroupId();
+      assertThat(Ids.isGroupId(group)).isTrue();
+      assertThat(Ids.isGroupId(snapshot)).isFalse();
+      assertThat(Ids.isSnapshotId(group)).isFalse();
       assertThat(seen.add(volume)).isTrue();
     }
   }

@@ -230,9 +230,82 @@ class RecordStoreTest {
             AccessType.BLOCK,
             "",
             Instant.parse("2025-01-02T03:04:05Z"),
-            RecordState.CREATING);
+            RecordState.CREATING,
+            "");
     store.write(record.id(), record.toFields());
     assertThat(SnapshotRecord.fromFields(store.read(record.id()).orElseThrow())).isEqualTo(record);
+  }
+
+  @Test
+  void aMembersGroupIsStoredOnlyWhenSetAndOlderRecordsReadAsIndependent() {
+    SnapshotRecord alone =
+        new SnapshotRecord(
+            Ids.newSnapshotId(),
+            "snap-a",
+            "fast",
+            Ids.newVolumeId(),
+            1L << 20,
+            1L << 20,
+            AccessType.BLOCK,
+            "",
+            Instant.parse("2025-01-02T03:04:05Z"),
+            RecordState.READY,
+            "");
+    assertThat(alone.toFields()).doesNotContainKey("groupId");
+    assertThat(SnapshotRecord.fromFields(alone.toFields()).groupId()).isEmpty();
+
+    String group = Ids.newGroupId();
+    SnapshotRecord member =
+        new SnapshotRecord(
+            alone.id(),
+            group + "/" + alone.sourceVolumeId(),
+            "fast",
+            alone.sourceVolumeId(),
+            1L << 20,
+            1L << 20,
+            AccessType.BLOCK,
+            "",
+            alone.createdAt(),
+            RecordState.READY,
+            group);
+    assertThat(SnapshotRecord.fromFields(member.toFields())).isEqualTo(member);
+    Map<String, String> bad = new java.util.HashMap<>(member.toFields());
+    bad.put("groupId", "../x");
+    assertThatThrownBy(() -> SnapshotRecord.fromFields(bad)).hasMessageContaining("bad group id");
+  }
+
+  @Test
+  void groupRecordsRoundTripAndEveryIdInThemIsChecked() {
+    RecordStore store = new RecordStore(dir.resolve("groups"), Ids::isGroupId);
+    GroupSnapshotRecord record =
+        new GroupSnapshotRecord(
+            Ids.newGroupId(),
+            "group-of-two",
+            "fast",
+            List.of(Ids.newVolumeId(), Ids.newVolumeId()),
+            List.of(Ids.newSnapshotId(), Ids.newSnapshotId()),
+            Instant.parse("2025-01-02T03:04:05Z"),
+            RecordState.CREATING);
+    store.write(record.id(), record.toFields());
+    assertThat(GroupSnapshotRecord.fromFields(store.read(record.id()).orElseThrow()))
+        .isEqualTo(record);
+
+    for (var field :
+        List.of(
+            Map.entry("id", "../x"),
+            Map.entry("id", Ids.newSnapshotId()),
+            Map.entry("snapshotIds", record.snapshotIds().get(0) + ",../../images/vol-x"),
+            Map.entry("snapshotIds", record.snapshotIds().get(0)),
+            Map.entry("snapshotIds", ""),
+            Map.entry("sourceVolumeIds", record.sourceVolumeIds().get(0) + ",/etc"),
+            Map.entry(
+                "snapshotIds", record.snapshotIds().get(0) + "," + record.snapshotIds().get(0)))) {
+      Map<String, String> fields = new java.util.HashMap<>(record.toFields());
+      fields.put(field.getKey(), field.getValue());
+      assertThatThrownBy(() -> GroupSnapshotRecord.fromFields(fields))
+          .as("%s = %s", field.getKey(), field.getValue())
+          .isInstanceOf(IllegalArgumentException.class);
+    }
   }
 
   @Test

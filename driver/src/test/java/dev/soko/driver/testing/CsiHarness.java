@@ -1,6 +1,7 @@
 package dev.soko.driver.testing;
 
 import csi.v1.ControllerGrpc;
+import csi.v1.GroupControllerGrpc;
 import csi.v1.IdentityGrpc;
 import csi.v1.NodeGrpc;
 import dev.soko.driver.metrics.RpcMetrics;
@@ -41,6 +42,10 @@ public final class CsiHarness implements AutoCloseable {
 
   public ControllerGrpc.ControllerBlockingStub controller() {
     return ControllerGrpc.newBlockingStub(channel);
+  }
+
+  public GroupControllerGrpc.GroupControllerBlockingStub groupController() {
+    return GroupControllerGrpc.newBlockingStub(channel);
   }
 
   public NodeGrpc.NodeBlockingStub node() {

@@ -1,5 +1,6 @@
 package dev.soko.driver.testing;
 
+import dev.soko.driver.model.GroupSnapshot;
 import dev.soko.driver.model.PoolCapacity;
 import dev.soko.driver.model.Snapshot;
 import dev.soko.driver.model.Volume;
@@ -29,6 +30,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class FakeVolumeManager implements VolumeManager {
   public final Map<String, Volume> volumes = new TreeMap<>();
   public final Map<String, Snapshot> snapshots = new TreeMap<>();
+  public final Map<String, GroupSnapshot> groups = new TreeMap<>();
   public List<PoolCapacity> capacities = new ArrayList<>();
   public VolumeUsage usage = new VolumeUsage(1000, 100, 900, 64, 10, 54, VolumeCondition.HEALTHY);
   public boolean ready = true;
@@ -45,6 +47,9 @@ public final class FakeVolumeManager implements VolumeManager {
   public Map<String, String> lastModify;
   public long[] lastExpand;
   public Path lastPath;
+  public String lastGroupName;
+  public List<String> lastGroupSources;
+  public List<String> lastGroupMembers;
 
   private final AtomicInteger ids = new AtomicInteger();
 
@@ -120,6 +125,10 @@ public final class FakeVolumeManager implements VolumeManager {
   @Override
   public Snapshot createSnapshot(String name, String sourceVolumeId) {
     maybeFail();
+    return snapshotOf(name, sourceVolumeId, "");
+  }
+
+  private Snapshot snapshotOf(String name, String sourceVolumeId, String groupId) {
     Volume source = volumes.get(sourceVolumeId);
     if (source == null) {
       throw StorageException.notFound("volume %s", sourceVolumeId);
@@ -127,7 +136,13 @@ public final class FakeVolumeManager implements VolumeManager {
     String id = "snap-" + ids.incrementAndGet();
     Snapshot snapshot =
         new Snapshot(
-            id, name, sourceVolumeId, source.capacityBytes(), Instant.ofEpochSecond(5, 7), true);
+            id,
+            name,
+            sourceVolumeId,
+            source.capacityBytes(),
+            Instant.ofEpochSecond(5, 7),
+            true,
+            groupId);
     snapshots.put(id, snapshot);
     return snapshot;
   }
@@ -151,6 +166,41 @@ public final class FakeVolumeManager implements VolumeManager {
                         || s.sourceVolumeId().equals(filter.sourceVolumeId()))
             .toList();
     return page(matching, startingToken, maxEntries);
+  }
+
+  /** Every source must exist; the group's members are new snapshots of them. */
+  @Override
+  public GroupSnapshot createGroupSnapshot(String name, List<String> sourceVolumeIds) {
+    maybeFail();
+    lastGroupName = name;
+    lastGroupSources = List.copyOf(sourceVolumeIds);
+    String id = "group-" + ids.incrementAndGet();
+    List<Snapshot> members =
+        sourceVolumeIds.stream().map(source -> snapshotOf(id + "/" + source, source, id)).toList();
+    GroupSnapshot group = new GroupSnapshot(id, name, members, Instant.ofEpochSecond(9, 1));
+    groups.put(id, group);
+    return group;
+  }
+
+  @Override
+  public GroupSnapshot getGroupSnapshot(String groupSnapshotId, List<String> snapshotIds) {
+    maybeFail();
+    lastGroupMembers = List.copyOf(snapshotIds);
+    GroupSnapshot group = groups.get(groupSnapshotId);
+    if (group == null) {
+      throw StorageException.notFound("group snapshot %s", groupSnapshotId);
+    }
+    return group;
+  }
+
+  @Override
+  public void deleteGroupSnapshot(String groupSnapshotId, List<String> snapshotIds) {
+    maybeFail();
+    lastGroupMembers = List.copyOf(snapshotIds);
+    GroupSnapshot group = groups.remove(groupSnapshotId);
+    if (group != null) {
+      group.members().forEach(m -> snapshots.remove(m.id()));
+    }
   }
 
   @Override

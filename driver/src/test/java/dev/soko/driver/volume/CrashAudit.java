@@ -21,12 +21,13 @@ import java.util.stream.Stream;
 
 /**
  * Checks a pool after a crash and a restart against what the client was told: every answered create
- * survives and every answered delete stays done, nothing exists that nobody asked for, no volume is
- * abnormal, every image or subvolume holds the data of the blank volume it descends from, and
- * nothing leaked (storage and records match, no temporary files, the pool's accounting equals what
- * it holds). A btrfs volume must also be a subvolume whose qgroup limit is its capacity (a limit
- * lost or below it is a capacity the client was answered and the volume does not enforce or give)
- * and that is no-copy-on-write, as every volume the backend makes.
+ * survives and every answered delete stays done, nothing exists that nobody asked for (a group
+ * snapshot's member only with its group, a group only complete), no volume is abnormal, every image
+ * or subvolume holds the data of the blank volume it descends from, and nothing leaked (storage and
+ * records match, no temporary files, the pool's accounting equals what it holds). A btrfs volume
+ * must also be a subvolume whose qgroup limit is its capacity (a limit lost or below it is a
+ * capacity the client was answered and the volume does not enforce or give) and that is
+ * no-copy-on-write, as every volume the backend makes.
  */
 final class CrashAudit {
 
@@ -41,7 +42,20 @@ final class CrashAudit {
         engine.listSnapshots(SnapshotFilter.ALL, "", 0).items().stream()
             .collect(Collectors.toMap(Snapshot::id, Function.identity()));
 
+    Map<String, Map<String, String>> groups = groupRecords(pool);
     assertThat(volumes.keySet()).as("answered volumes survive").containsAll(told.volumes.required);
+    assertThat(groups.keySet())
+        .as("answered group snapshots survive")
+        .containsAll(told.groups.required);
+    for (Map<String, String> group : groups.values()) {
+      assertThat(told.groups.allowed(group.get("id"), group.get("name")))
+          .as("group snapshot %s was answered or in flight, and not deleted", group)
+          .isTrue();
+      assertThat(group.get("state")).as("group snapshot %s is complete", group).isEqualTo("READY");
+      assertThat(engine.getGroupSnapshot(group.get("id"), List.of()).members())
+          .as("group snapshot %s answers", group)
+          .hasSize(group.get("snapshotIds").split(",").length);
+    }
     assertThat(snapshots.keySet())
         .as("answered snapshots survive")
         .containsAll(told.snapshots.required);
@@ -57,7 +71,7 @@ final class CrashAudit {
       assertHolds(pool, storage, v.name(), told);
     }
     for (Snapshot s : snapshots.values()) {
-      assertThat(told.snapshots.allowed(s.id(), s.name()))
+      assertThat(told.snapshots.allowed(s.id(), s.name()) || isMemberOf(groups, s))
           .as("snapshot %s (%s) was answered or in flight, and not deleted", s.id(), s.name())
           .isTrue();
       assertHolds(pool, pool.snapshot(s.id()), s.name(), told);
@@ -69,11 +83,13 @@ final class CrashAudit {
     assertThat(names(pool.snapshotsDir()))
         .as("one image or subvolume per snapshot, no other")
         .containsExactlyInAnyOrderElementsOf(storageNames(pool, snapshots.keySet()));
-    for (Path record : list(pool.pool().resolve(".soko/volumes"))) {
-      String name = record.getFileName().toString();
-      assertThat(name).as("no temporary record file").doesNotEndWith(".tmp");
-      if (name.endsWith(".json")) {
-        assertThat(Files.readString(record)).contains("\"state\": \"READY\"");
+    for (String records : List.of("volumes", "snapshots", "groups")) {
+      for (Path record : list(pool.pool().resolve(".soko/" + records))) {
+        String name = record.getFileName().toString();
+        assertThat(name).as("no temporary record file").doesNotEndWith(".tmp");
+        if (name.endsWith(".json")) {
+          assertThat(Files.readString(record)).contains("\"state\": \"READY\"");
+        }
       }
     }
     long provisioned = volumes.values().stream().mapToLong(Volume::capacityBytes).sum();
@@ -83,6 +99,26 @@ final class CrashAudit {
     // The logical accounting: what GetCapacity offers is also bounded by the disk's free space.
     long accounted = engine.metricsView().pools().get(0).report().provisionedBytes();
     assertThat(accounted).as("the pool accounts for exactly what it holds").isEqualTo(provisioned);
+  }
+
+  /**
+   * The group snapshots' records by ID: the engine lists no groups, and this is the disk's word.
+   */
+  private static Map<String, Map<String, String>> groupRecords(PoolLayout pool) throws Exception {
+    Map<String, Map<String, String>> groups = new java.util.HashMap<>();
+    for (Path record : list(pool.pool().resolve(".soko/groups"))) {
+      if (record.getFileName().toString().endsWith(".json")) {
+        Map<String, String> fields = FlatJson.parse(Files.readString(record));
+        groups.put(fields.get("id"), fields);
+      }
+    }
+    return groups;
+  }
+
+  /** A member of a group snapshot that exists: a group whose create a kill cut off has no other. */
+  private static boolean isMemberOf(Map<String, Map<String, String>> groups, Snapshot s) {
+    Map<String, String> group = groups.get(s.groupSnapshotId());
+    return group != null && List.of(group.get("snapshotIds").split(",")).contains(s.id());
   }
 
   /**

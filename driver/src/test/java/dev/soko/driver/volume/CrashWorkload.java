@@ -3,6 +3,7 @@ package dev.soko.driver.volume;
 import dev.soko.driver.config.DriverConfig;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.model.ContentSource;
+import dev.soko.driver.model.GroupSnapshot;
 import dev.soko.driver.model.Snapshot;
 import dev.soko.driver.model.Volume;
 import java.io.IOException;
@@ -15,6 +16,8 @@ import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -23,11 +26,12 @@ import java.util.Set;
 
 /**
  * A child process for {@link CrashConsistencyIT} and {@link PowerLossIT}: runs random
- * create/snapshot/restore/clone/expand/delete operations against a pool until it is killed,
- * journalling (with fsync) "begin" before and "ok" after each, so the parent knows exactly what a
- * client was told. A blank volume gets {@link #content} written (and fsynced) before its create is
- * answered, so the parent can check what snapshots, restores and clones hold: into an image file's
- * first bytes (raw block volumes), or into a file of a btrfs subvolume ({@link PoolLayout}).
+ * create/snapshot/group snapshot/restore/clone/expand/delete operations against a pool until it is
+ * killed, journalling (with fsync) "begin" before and "ok" after each, so the parent knows exactly
+ * what a client was told. A blank volume gets {@link #content} written (and fsynced) before its
+ * create is answered, so the parent can check what snapshots, restores and clones hold: into an
+ * image file's first bytes (raw block volumes), or into a file of a btrfs subvolume ({@link
+ * PoolLayout}).
  *
  * <p>Arguments: pool directory, client log, run name, random seed, and optionally the pool's
  * backend ({@link PoolConfig.Backend} constant; image files when left out).
@@ -83,8 +87,9 @@ public final class CrashWorkload {
         write(out, "adopt " + s.name() + " " + s.id());
         snapshots.add(s.id());
       }
+      Map<String, List<String>> groups = new HashMap<>(); // this run's: ID -> members
       for (int i = 0; ; i++) {
-        int op = random.nextInt(10);
+        int op = random.nextInt(12);
         String name = run + "-" + i;
         if (op < 4 || volumes.isEmpty()) {
           ContentSource source = ContentSource.EMPTY;
@@ -132,11 +137,27 @@ public final class CrashWorkload {
           write(out, "begin delete " + id);
           engine.deleteVolume(id);
           write(out, "ok delete " + id);
-        } else if (!snapshots.isEmpty()) {
+        } else if (op < 10 && !snapshots.isEmpty()) {
           String id = snapshots.remove(random.nextInt(snapshots.size()));
           write(out, "begin desnap " + id);
           engine.deleteSnapshot(id);
           write(out, "ok desnap " + id);
+        } else if (op < 11 && volumes.size() > 1) {
+          List<String> sources = new ArrayList<>(volumes);
+          Collections.shuffle(sources, random);
+          sources = sources.subList(0, 2);
+          write(out, "begin group " + name + " " + String.join(",", sources));
+          GroupSnapshot group = engine.createGroupSnapshot(name, sources);
+          List<String> members = group.members().stream().map(Snapshot::id).toList();
+          write(out, "ok group " + name + " " + group.id() + " " + String.join(",", members));
+          groups.put(group.id(), members);
+          snapshots.addAll(members); // restored, cloned and deleted alone like any snapshot
+        } else if (op == 11 && !groups.isEmpty()) {
+          String id = groups.keySet().iterator().next();
+          write(out, "begin degroup " + id);
+          engine.deleteGroupSnapshot(id, List.of());
+          write(out, "ok degroup " + id);
+          snapshots.removeAll(groups.remove(id));
         }
       }
     }

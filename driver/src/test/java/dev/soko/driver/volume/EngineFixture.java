@@ -43,17 +43,18 @@ final class EngineFixture {
       throw new UncheckedIOException(e);
     }
     // The fake cp really copies, so snapshot and restore tests can check content.
-    exec.on(
-        List.of("cp"),
-        command -> {
-          try {
-            Files.copy(
-                Path.of(command.get(command.size() - 2)), Path.of(command.get(command.size() - 1)));
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-          return new ExecResult(command, 0, "", "");
-        });
+    exec.on(List.of("cp"), EngineFixture::copied);
+  }
+
+  /** What the fake cp does: copies its source to its target, as cp does. */
+  static ExecResult copied(List<String> command) {
+    try {
+      Files.copy(
+          Path.of(command.get(command.size() - 2)), Path.of(command.get(command.size() - 1)));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return new ExecResult(command, 0, "", "");
   }
 
   LocalVolumeManager open() {

@@ -3,6 +3,7 @@ package dev.soko.driver.volume;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -75,5 +76,56 @@ class VolumeLocksTest {
     try (KeyedLocks.Held name = locks.volumeName("pvc-1")) {
       assertThat(locks.activeKeys()).isEqualTo(1);
     }
+  }
+
+  @Test
+  void aGroupTakesItsNameThenAllItsVolumesAndItsDeleteEachMemberInTurn() {
+    try (KeyedLocks.Held name = locks.groupName("g")) {
+      try (KeyedLocks.Held volumes = locks.volumes(List.of("vol-b", "vol-a", "vol-c"))) {
+        assertThat(locks.activeKeys()).isEqualTo(4);
+        assertThatThrownBy(() -> locks.volume("vol-d")).isInstanceOf(IllegalStateException.class);
+      }
+    }
+    try (KeyedLocks.Held group = locks.group("group-1")) {
+      for (String member : List.of("snap-1", "snap-2")) {
+        try (KeyedLocks.Held snapshot = locks.snapshot(member)) {
+          assertThat(locks.activeKeys()).isEqualTo(2);
+        }
+      }
+      assertThatThrownBy(() -> locks.groupName("g")).isInstanceOf(IllegalStateException.class);
+    }
+    try (KeyedLocks.Held volume = locks.volume("vol-a")) {
+      assertThatThrownBy(() -> locks.volumes(List.of("vol-b")))
+          .isInstanceOf(IllegalStateException.class);
+    }
+    assertThat(locks.activeKeys()).isZero();
+  }
+
+  /**
+   * Two groups that share volumes, named in opposite orders, and single-volume calls, all at once:
+   * every one finishes (the volumes are taken in ID order, so no two wait for each other).
+   */
+  @Test
+  void groupsNamingSharedVolumesInOppositeOrdersDoNotDeadlock() throws Exception {
+    List<String> forward = List.of("vol-1", "vol-2", "vol-3");
+    List<String> backward = List.of("vol-3", "vol-2", "vol-1");
+    java.util.List<CompletableFuture<Void>> calls = new java.util.ArrayList<>();
+    for (int t = 0; t < 4; t++) {
+      List<String> order = t % 2 == 0 ? forward : backward;
+      calls.add(
+          CompletableFuture.runAsync(
+              () -> {
+                for (int i = 0; i < 2000; i++) {
+                  try (KeyedLocks.Held held = locks.volumes(order)) {
+                    Thread.onSpinWait();
+                  }
+                  try (KeyedLocks.Held one = locks.volume(order.get(i % 3))) {
+                    Thread.onSpinWait();
+                  }
+                }
+              }));
+    }
+    CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+    assertThat(locks.activeKeys()).isZero();
   }
 }

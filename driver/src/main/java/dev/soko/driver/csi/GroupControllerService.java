@@ -1,0 +1,91 @@
+package dev.soko.driver.csi;
+
+import static dev.soko.driver.csi.Replies.reply;
+
+import csi.v1.Csi;
+import csi.v1.Csi.GroupControllerServiceCapability.RPC.Type;
+import csi.v1.GroupControllerGrpc;
+import dev.soko.driver.model.GroupSnapshot;
+import dev.soko.driver.volume.StorageException;
+import dev.soko.driver.volume.VolumeManager;
+import io.grpc.stub.StreamObserver;
+import java.util.List;
+
+/**
+ * The GroupController service of a node-mode process: volume group snapshots of this node's
+ * volumes, several volumes of one pool frozen and copied together. It validates and translates; the
+ * engine decides (one pool, idempotency, the members).
+ */
+public final class GroupControllerService extends GroupControllerGrpc.GroupControllerImplBase {
+  private final VolumeManager volumes;
+
+  public GroupControllerService(VolumeManager volumes) {
+    this.volumes = volumes;
+  }
+
+  @Override
+  public void groupControllerGetCapabilities(
+      Csi.GroupControllerGetCapabilitiesRequest request,
+      StreamObserver<Csi.GroupControllerGetCapabilitiesResponse> observer) {
+    reply(
+        observer,
+        Csi.GroupControllerGetCapabilitiesResponse.newBuilder()
+            .addCapabilities(
+                Csi.GroupControllerServiceCapability.newBuilder()
+                    .setRpc(
+                        Csi.GroupControllerServiceCapability.RPC
+                            .newBuilder()
+                            .setType(Type.CREATE_DELETE_GET_VOLUME_GROUP_SNAPSHOT)))
+            .build());
+  }
+
+  @Override
+  public void createVolumeGroupSnapshot(
+      Csi.CreateVolumeGroupSnapshotRequest request,
+      StreamObserver<Csi.CreateVolumeGroupSnapshotResponse> observer) {
+    String name = Requests.requireId(request.getName(), "name");
+    List<String> sources = ids(request.getSourceVolumeIdsList(), "source_volume_ids");
+    if (sources.isEmpty()) {
+      throw StorageException.invalid("source_volume_ids is required");
+    }
+    Parameters.checkSnapshotParameters(request.getParametersMap());
+    GroupSnapshot group = volumes.createGroupSnapshot(name, sources);
+    reply(
+        observer,
+        Csi.CreateVolumeGroupSnapshotResponse.newBuilder()
+            .setGroupSnapshot(Protos.groupSnapshot(group))
+            .build());
+  }
+
+  @Override
+  public void getVolumeGroupSnapshot(
+      Csi.GetVolumeGroupSnapshotRequest request,
+      StreamObserver<Csi.GetVolumeGroupSnapshotResponse> observer) {
+    String id = Requests.requireId(request.getGroupSnapshotId(), "group_snapshot_id");
+    List<String> members = ids(request.getSnapshotIdsList(), "snapshot_ids");
+    GroupSnapshot group = volumes.getGroupSnapshot(id, members);
+    reply(
+        observer,
+        Csi.GetVolumeGroupSnapshotResponse.newBuilder()
+            .setGroupSnapshot(Protos.groupSnapshot(group))
+            .build());
+  }
+
+  @Override
+  public void deleteVolumeGroupSnapshot(
+      Csi.DeleteVolumeGroupSnapshotRequest request,
+      StreamObserver<Csi.DeleteVolumeGroupSnapshotResponse> observer) {
+    String id = Requests.requireId(request.getGroupSnapshotId(), "group_snapshot_id");
+    volumes.deleteGroupSnapshot(id, ids(request.getSnapshotIdsList(), "snapshot_ids"));
+    reply(observer, Csi.DeleteVolumeGroupSnapshotResponse.getDefaultInstance());
+  }
+
+  /** A list of IDs, each checked like any ID, and no longer than a map may be. */
+  private static List<String> ids(List<String> values, String field) {
+    if (values.size() > Requests.MAX_MAP_ENTRIES) {
+      throw StorageException.invalid(
+          "%s has more than %d entries", field, Requests.MAX_MAP_ENTRIES);
+    }
+    return values.stream().map(value -> Requests.requireId(value, field + " entry")).toList();
+  }
+}

@@ -1,0 +1,250 @@
+package dev.soko.driver.volume;
+
+import dev.soko.driver.model.GroupSnapshot;
+import dev.soko.driver.model.Snapshot;
+import dev.soko.driver.pool.Pool;
+import dev.soko.driver.state.GroupSnapshotRecord;
+import dev.soko.driver.state.Ids;
+import dev.soko.driver.state.RecordState;
+import dev.soko.driver.state.VolumeRecord;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.IntStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Volume group snapshots: one snapshot of each of several volumes of one pool, taken while all of
+ * their staged filesystems are frozen, so that together they hold one instant (what an application
+ * spread over several volumes needs to restart from). The group's record names every member before
+ * anything is made and is written CREATING; it becomes READY once every member is, and recovery
+ * removes a group that a crash cut short, members and all. Each member is an ordinary snapshot that
+ * names its group: it restores like any other, and deleting it alone harms no other member (the
+ * group then reports not ready to use).
+ */
+// A KeyedLocks.Held is used only for its scope: the lock is held until the block ends.
+@SuppressWarnings("try")
+final class GroupSnapshotProvisioner {
+  private static final Logger LOG = LoggerFactory.getLogger(GroupSnapshotProvisioner.class);
+
+  private final Catalog catalog;
+  private final VolumeLocks locks;
+  private final VolumeCopier copier;
+  private final SnapshotProvisioner snapshots;
+
+  GroupSnapshotProvisioner(
+      Catalog catalog, VolumeLocks locks, VolumeCopier copier, SnapshotProvisioner snapshots) {
+    this.catalog = catalog;
+    this.locks = locks;
+    this.copier = copier;
+    this.snapshots = snapshots;
+  }
+
+  /**
+   * Takes a group snapshot of {@code sourceVolumeIds}, or returns the one of that name when it was
+   * taken of the same volumes (in any order).
+   */
+  GroupSnapshot create(String name, List<String> sourceVolumeIds) {
+    Names.check("group snapshot", name);
+    checkSources(sourceVolumeIds);
+    try (KeyedLocks.Held nameLock = locks.groupName(name)) {
+      Optional<GroupSnapshotRecord> existing = catalog.groupByName(name);
+      if (existing.isPresent()) {
+        return existing(existing.get(), sourceVolumeIds);
+      }
+      // Every member at once, so that none is deleted, grown or staged elsewhere meanwhile.
+      try (KeyedLocks.Held volumeLocks = locks.volumes(sourceVolumeIds)) {
+        List<VolumeRecord> sources = sourceVolumeIds.stream().map(catalog::readyVolume).toList();
+        return take(name, sources, onePool(sources));
+      }
+    }
+  }
+
+  private static void checkSources(List<String> sourceVolumeIds) {
+    if (sourceVolumeIds.isEmpty()) {
+      throw StorageException.invalid("source volume IDs are required");
+    }
+    if (new HashSet<>(sourceVolumeIds).size() != sourceVolumeIds.size()) {
+      throw StorageException.invalid("source volume IDs name a volume twice");
+    }
+  }
+
+  /** The answer to a retried create: the group it made, if it was of the same volumes. */
+  private GroupSnapshot existing(GroupSnapshotRecord found, List<String> sourceVolumeIds) {
+    if (!Set.copyOf(found.sourceVolumeIds()).equals(Set.copyOf(sourceVolumeIds))) {
+      throw StorageException.alreadyExists(
+          "a group snapshot named %s exists for other volumes", Catalog.shown(found.name()));
+    }
+    if (found.state() != RecordState.READY) {
+      throw new StorageException(
+          StorageException.Reason.ABORTED,
+          "group snapshot " + found.id() + " is " + found.state().name().toLowerCase(Locale.ROOT));
+    }
+    return describe(found);
+  }
+
+  /** The one pool of all the volumes: a group's members are copies in their sources' pool. */
+  private Pool onePool(List<VolumeRecord> sources) {
+    Set<String> pools = new TreeSet<>();
+    sources.forEach(v -> pools.add(v.pool()));
+    if (pools.size() > 1) {
+      throw StorageException.invalid(
+          "the volumes of a group snapshot must be in one pool of this node; these are in pools %s",
+          String.join(", ", pools));
+    }
+    return catalog.pool(pools.iterator().next());
+  }
+
+  /**
+   * Records the group CREATING with its members' IDs, records each member CREATING, freezes every
+   * staged filesystem, copies every volume, thaws them all, and records the members and then the
+   * group READY. A failure undoes everything made.
+   */
+  private GroupSnapshot take(String name, List<VolumeRecord> sources, Pool pool) {
+    String groupId = Ids.newGroupId();
+    GroupSnapshotRecord group =
+        new GroupSnapshotRecord(
+            groupId,
+            name,
+            pool.name(),
+            sources.stream().map(VolumeRecord::id).toList(),
+            sources.stream().map(v -> Ids.newSnapshotId()).toList(),
+            Instant.now(),
+            RecordState.CREATING);
+    catalog.saveGroup(group);
+    List<SnapshotProvisioner.Pending> begun = new ArrayList<>();
+    try {
+      for (int i = 0; i < sources.size(); i++) {
+        VolumeRecord source = sources.get(i);
+        begun.add(
+            snapshots.begin(
+                group.snapshotIds().get(i), groupId + "/" + source.id(), source, groupId));
+      }
+    } catch (RuntimeException e) {
+      // As for a single snapshot: a pool without room says so (RESOURCE_EXHAUSTED).
+      undo(group, begun);
+      throw e;
+    }
+    try {
+      // Recorded before the freeze, which then lasts only as long as the copies.
+      List<VolumeCopier.Source> frozenSources =
+          begun.stream().map(SnapshotProvisioner.Pending::source).toList();
+      try (FrozenFilesystems frozen = copier.freeze(pool, frozenSources)) {
+        begun.forEach(snapshots::take);
+      }
+      List<Snapshot> members = begun.stream().map(snapshots::finish).toList();
+      catalog.saveGroup(group.withState(RecordState.READY));
+      LOG.info(
+          "group snapshot {} of volumes {}: snapshots {}",
+          groupId,
+          group.sourceVolumeIds(),
+          group.snapshotIds());
+      return new GroupSnapshot(groupId, name, members, group.createdAt());
+    } catch (RuntimeException e) {
+      undo(group, begun);
+      throw VolumeProvisioner.wrap("cannot create group snapshot", e);
+    }
+  }
+
+  /**
+   * Removes what a failed create made: its members, then its record. What cannot be removed is
+   * logged; the record then stays CREATING, naming the members left, and recovery removes them and
+   * it at the next start.
+   */
+  private void undo(GroupSnapshotRecord group, List<SnapshotProvisioner.Pending> begun) {
+    boolean membersGone = true;
+    for (SnapshotProvisioner.Pending member : begun) {
+      membersGone &= snapshots.abandon(member);
+    }
+    if (!membersGone) {
+      return;
+    }
+    try {
+      catalog.forgetGroup(group);
+    } catch (RuntimeException cleanup) {
+      LOG.error("cannot clean up failed group snapshot {}: {}", group.id(), cleanup.toString());
+    }
+  }
+
+  /** The group, complete, or NOT_FOUND; INVALID_ARGUMENT when {@code snapshotIds} are not its. */
+  GroupSnapshot get(String groupId, Collection<String> snapshotIds) {
+    GroupSnapshotRecord group =
+        catalog
+            .group(groupId)
+            .filter(g -> g.state() == RecordState.READY)
+            .orElseThrow(
+                () ->
+                    StorageException.notFound(
+                        "group snapshot %s does not exist", Catalog.shown(groupId)));
+    checkMembers(group, snapshotIds);
+    return describe(group);
+  }
+
+  /**
+   * Deletes the group and every member still there. An unknown ID succeeds; the record is marked
+   * DELETING first, so that recovery finishes a delete a crash cut short.
+   */
+  void delete(String groupId, Collection<String> snapshotIds) {
+    if (!Ids.isGroupId(groupId)) {
+      return;
+    }
+    try (KeyedLocks.Held lock = locks.group(groupId)) {
+      Optional<GroupSnapshotRecord> found = catalog.group(groupId);
+      if (found.isEmpty()) {
+        return;
+      }
+      GroupSnapshotRecord group = found.get();
+      checkMembers(group, snapshotIds);
+      catalog.saveGroup(group.withState(RecordState.DELETING));
+      group.snapshotIds().forEach(snapshots::delete);
+      catalog.forgetGroup(group);
+      LOG.info("deleted group snapshot {} and its snapshots {}", groupId, group.snapshotIds());
+    }
+  }
+
+  /** The CO's list of members, when it sends one, must be the group's (in any order). */
+  private static void checkMembers(GroupSnapshotRecord group, Collection<String> snapshotIds) {
+    if (!snapshotIds.isEmpty()
+        && !Set.copyOf(snapshotIds).equals(Set.copyOf(group.snapshotIds()))) {
+      throw StorageException.invalid(
+          "snapshot IDs do not name the members of group snapshot %s, which are %s",
+          group.id(), group.snapshotIds());
+    }
+  }
+
+  /**
+   * The group as reported: every member in the order of its sources, a member deleted alone since
+   * as a snapshot not ready to use.
+   */
+  private GroupSnapshot describe(GroupSnapshotRecord group) {
+    List<Snapshot> members =
+        IntStream.range(0, group.snapshotIds().size())
+            .mapToObj(
+                i ->
+                    catalog
+                        .snapshot(group.snapshotIds().get(i))
+                        .filter(s -> s.state() == RecordState.READY)
+                        .map(snapshots::describe)
+                        .orElseGet(() -> gone(group, i)))
+            .toList();
+    return new GroupSnapshot(group.id(), group.name(), members, group.createdAt());
+  }
+
+  private static Snapshot gone(GroupSnapshotRecord group, int member) {
+    return new Snapshot(
+        group.snapshotIds().get(member),
+        "",
+        group.sourceVolumeIds().get(member),
+        0,
+        group.createdAt(),
+        false,
+        group.id());
+  }
+}
