@@ -191,7 +191,9 @@ public class StorageClusterSpec {
   @Size(max = 32)
   private List<StorageClassSpec> storageClasses = new ArrayList<>();
 
-  @JsonPropertyDescription("Snapshot support and the VolumeSnapshotClass.")
+  @JsonPropertyDescription(
+      "Snapshot support: the VolumeSnapshotClass and, where the cluster serves group snapshots, the"
+          + " VolumeGroupSnapshotClass.")
   private SnapshotSpec snapshots = new SnapshotSpec();
 
   @JsonPropertyDescription("Optional features.")
