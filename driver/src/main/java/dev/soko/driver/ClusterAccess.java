@@ -3,16 +3,12 @@ package dev.soko.driver;
 import dev.soko.driver.config.DriverConfig;
 import dev.soko.driver.kube.KubeApi;
 import dev.soko.driver.pool.NodeLabels;
-import dev.soko.driver.report.ContentLabeller;
-import dev.soko.driver.report.GroupSnapshotContents;
 import dev.soko.driver.report.ImportedSnapshots;
 import dev.soko.driver.report.NodeWatch;
 import dev.soko.driver.volume.SnapshotFilter;
 import dev.soko.driver.volume.VolumeManager;
 import java.io.IOException;
-import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -21,15 +17,14 @@ import org.slf4j.LoggerFactory;
  * before the pools are judged and then watched. Without a client the labels stay unknown, so pools
  * with a node selector are not selected: run by hand, under csi-sanity or with {@code
  * SOKO_POOL_REPORT=off}, a pool meant for some nodes is never used by accident. With {@code
- * --label-imported-snapshots}, it also labels the snapshot contents this node serves and no node
- * has been given: pre-provisioned VolumeSnapshotContents ({@link ImportedSnapshots}) and
- * VolumeGroupSnapshotContents ({@link GroupSnapshotContents}).
+ * --label-imported-snapshots}, it also labels the pre-provisioned snapshot contents this node holds
+ * ({@link ImportedSnapshots}).
  */
 final class ClusterAccess implements AutoCloseable {
   final Optional<KubeApi> api;
   final NodeLabels labels;
   private final NodeWatch watch;
-  private final List<ContentLabeller> labellers = new CopyOnWriteArrayList<>();
+  private volatile ImportedSnapshots imports;
 
   private ClusterAccess(Optional<KubeApi> api, NodeLabels labels, NodeWatch watch) {
     this.api = api;
@@ -60,9 +55,9 @@ final class ClusterAccess implements AutoCloseable {
   }
 
   /**
-   * Starts labelling the imported snapshot contents whose snapshot {@code volumes} holds, and the
-   * group snapshot contents whose first volume or group snapshot it holds, when the flag asks for
-   * it; after the volumes are open, so that the catalog is read before the first content is judged.
+   * Starts labelling the imported snapshot contents whose snapshot {@code volumes} holds, when the
+   * flag asks for it; after the volumes are open, so that the catalog is read before the first
+   * content is judged.
    */
   void labelImportedSnapshots(DriverConfig config, VolumeManager volumes) {
     if (!config.labelImportedSnapshots()) {
@@ -71,25 +66,17 @@ final class ClusterAccess implements AutoCloseable {
     if (api.isEmpty()) {
       LoggerFactory.getLogger(ClusterAccess.class)
           .warn(
-              "--label-imported-snapshots: no API server access, so pre-provisioned and group"
-                  + " snapshot contents are not labelled and this node's csi-snapshotter never"
-                  + " serves them");
+              "--label-imported-snapshots: no API server access, so pre-provisioned snapshot"
+                  + " contents are not labelled and this node's csi-snapshotter never serves them");
       return;
     }
-    labellers.add(
+    imports =
         new ImportedSnapshots(
             api.get(),
             config.driverName(),
             config.nodeId(),
-            id -> !volumes.listSnapshots(new SnapshotFilter(id, ""), "", 1).items().isEmpty()));
-    labellers.add(
-        new GroupSnapshotContents(
-            api.get(),
-            config.driverName(),
-            config.nodeId(),
-            id -> volumes.findVolume(id).isPresent(),
-            volumes::holdsGroupSnapshot));
-    labellers.forEach(ContentLabeller::start);
+            id -> !volumes.listSnapshots(new SnapshotFilter(id, ""), "", 1).items().isEmpty());
+    imports.start();
   }
 
   private static ClusterAccess without(String reason) {
@@ -98,7 +85,9 @@ final class ClusterAccess implements AutoCloseable {
 
   @Override
   public void close() {
-    labellers.forEach(ContentLabeller::close);
+    if (imports != null) {
+      imports.close();
+    }
     if (watch != null) {
       watch.close();
     }

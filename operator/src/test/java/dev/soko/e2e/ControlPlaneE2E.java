@@ -351,11 +351,13 @@ class ControlPlaneE2E {
         Objects::isNull);
     awaitPoolFiles("images", 0);
     for (String sidecar : List.of("csi-provisioner", "csi-resizer", "csi-snapshotter")) {
-      // The control plane serves the group snapshot API, so the snapshotter takes groups too and
-      // its role must grant them: no refusal at all.
+      // Soko grants no VolumeGroupSnapshot API on purpose and the render turns the snapshotter's
+      // CSIVolumeGroupSnapshot gate off (versions.yaml); should a snapshotter still probe the API
+      // at start and turn the feature off because it may not list it, that line is no error.
       assertThat(Files.readAllLines(node.log(sidecar)))
           .as("RBAC errors in the log of " + sidecar)
           .filteredOn(line -> line.toLowerCase(java.util.Locale.ROOT).contains("forbidden"))
+          .filteredOn(line -> !line.contains("disabling the VolumeGroupSnapshot feature"))
           .isEmpty();
     }
   }

@@ -7,40 +7,26 @@ import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 
-/**
- * Snapshot support: the snapshotter sidecar, a VolumeSnapshotClass and, where the cluster serves
- * group snapshots, a VolumeGroupSnapshotClass.
- */
+/** Snapshot support: the snapshotter sidecar and a VolumeSnapshotClass. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class SnapshotSpec {
-  @JsonPropertyDescription(
-      "Run csi-snapshotter and create the VolumeSnapshotClass. On Kubernetes 1.34 and newer, where"
-          + " the cluster serves groupsnapshot.storage.k8s.io/v1 (the volume group snapshot CRDs v1"
-          + " and a snapshot-controller that serves them), csi-snapshotter takes volume group"
-          + " snapshots too and a VolumeGroupSnapshotClass of the same name is created. Installed"
-          + " later, the API is found within one resync interval of the operator, which then rolls"
-          + " the node plugin out so that csi-snapshotter takes it up.")
+  @JsonPropertyDescription("Run csi-snapshotter and create the VolumeSnapshotClass.")
   @Default("true")
   private Boolean enabled = true;
 
   @JsonPropertyDescription(
-      "Name of the VolumeSnapshotClass and of the VolumeGroupSnapshotClass; defaults to"
-          + " '<StorageCluster name>-snapshots'.")
+      "VolumeSnapshotClass name; defaults to '<StorageCluster name>-snapshots'.")
   @Size(max = 253)
   @ValidationRule(
       value = Validation.DNS_SUBDOMAIN_RULE,
       message = "must be a DNS subdomain (lower case letters, digits, '-' and '.')")
   private String className;
 
-  @JsonPropertyDescription(
-      "Deletion policy of the VolumeSnapshotClass and of the VolumeGroupSnapshotClass (whose"
-          + " deletionPolicy is immutable: a change recreates it).")
+  @JsonPropertyDescription("Deletion policy of the VolumeSnapshotClass.")
   @Default("Delete")
   private DeletionPolicy deletionPolicy = DeletionPolicy.Delete;
 
-  @JsonPropertyDescription(
-      "Mark the VolumeSnapshotClass default, unless another one already is; the same for the"
-          + " VolumeGroupSnapshotClass among group snapshot classes.")
+  @JsonPropertyDescription("Mark the VolumeSnapshotClass default, unless another one already is.")
   @JsonProperty("default")
   @Default("false")
   private Boolean defaultClass = false;

@@ -191,9 +191,7 @@ public class StorageClusterSpec {
   @Size(max = 32)
   private List<StorageClassSpec> storageClasses = new ArrayList<>();
 
-  @JsonPropertyDescription(
-      "Snapshot support: the VolumeSnapshotClass and, where the cluster serves group snapshots, the"
-          + " VolumeGroupSnapshotClass.")
+  @JsonPropertyDescription("Snapshot support and the VolumeSnapshotClass.")
   private SnapshotSpec snapshots = new SnapshotSpec();
 
   @JsonPropertyDescription("Optional features.")

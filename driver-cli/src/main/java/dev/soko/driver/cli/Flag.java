@@ -107,11 +107,9 @@ enum Flag {
       "Node mode: give each pre-provisioned VolumeSnapshotContent of this driver"
           + " (spec.source.snapshotHandle, no label snapshot.storage.kubernetes.io/managed-by)"
           + " whose snapshot this node holds that label with the --node-id as value, so that this"
-          + " node's csi-snapshotter (--node-deployment) serves it; the same for each"
-          + " VolumeGroupSnapshotContent whose first volume (or, pre-provisioned, whose group) this"
-          + " node holds. Needs API server access with list, watch and patch on"
-          + " volumesnapshotcontents, and on volumegroupsnapshotcontents where the cluster serves"
-          + " them. true is refused in controller mode."),
+          + " node's csi-snapshotter (--node-deployment) serves it. Needs API server access with"
+          + " list, watch and patch on volumesnapshotcontents. true is refused in controller"
+          + " mode."),
   LOG_LEVEL(
       "--log-level",
       "LEVEL",

@@ -113,7 +113,7 @@ public final class LocalVolumeManager implements VolumeManager {
     this.volumes =
         new VolumeProvisioner(catalog, locks, backends, presentations, copier, attributes);
     this.snapshots = new SnapshotProvisioner(catalog, locks, copier, backends);
-    this.groups = new GroupSnapshotProvisioner(catalog, locks, copier, snapshots, config.nodeId());
+    this.groups = new GroupSnapshotProvisioner(catalog, locks, copier, snapshots);
     this.node = new NodeVolumes(catalog, locks, backends, presentations, paths, mounter);
     this.expansion = new NodeExpansion(catalog, locks, backends, presentations, paths, volumes);
     this.stats = new VolumeStats(catalog, health, paths, presentations);
@@ -291,11 +291,6 @@ public final class LocalVolumeManager implements VolumeManager {
   @Override
   public void deleteGroupSnapshot(String groupSnapshotId, List<String> snapshotIds) {
     Failures.mapped(() -> groups.delete(groupSnapshotId, snapshotIds));
-  }
-
-  @Override
-  public boolean holdsGroupSnapshot(String groupSnapshotId) {
-    return catalog.group(groupSnapshotId).isPresent();
   }
 
   @Override

@@ -58,8 +58,7 @@ public interface VolumeManager extends AutoCloseable {
    * Snapshots several volumes of one pool of this node at one instant: their staged filesystems are
    * frozen together while they are copied. Returns the existing group of that name when it was
    * taken of the same volumes; the name with other volumes fails with ALREADY_EXISTS, volumes in
-   * more than one pool with INVALID_ARGUMENT, a volume that is not on this node with NOT_FOUND (a
-   * group's volumes must all be on one node).
+   * more than one pool with INVALID_ARGUMENT, a volume that does not exist with NOT_FOUND.
    */
   GroupSnapshot createGroupSnapshot(String name, List<String> sourceVolumeIds);
 
@@ -74,12 +73,6 @@ public interface VolumeManager extends AutoCloseable {
    * {@link #getGroupSnapshot}.
    */
   void deleteGroupSnapshot(String groupSnapshotId, List<String> snapshotIds);
-
-  /**
-   * Whether this node holds the group snapshot, in any state: the node that does serves its
-   * VolumeGroupSnapshotContent, and finishes its deletion too.
-   */
-  boolean holdsGroupSnapshot(String groupSnapshotId);
 
   /**
    * Controller half of expansion: checks the request against the volume and its pool's headroom and

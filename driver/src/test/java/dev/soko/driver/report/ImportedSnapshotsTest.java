@@ -224,12 +224,8 @@ class ImportedSnapshotsTest {
 
   // ---- the fake's script -------------------------------------------------------------------
 
-  Request nth(String kind, int n) throws InterruptedException {
-    return nth(api, kind, n);
-  }
-
   /** The {@code n}th request of a kind, once the fake has seen it; fails after 10 s. */
-  static Request nth(ApiServerFake api, String kind, int n) throws InterruptedException {
+  Request nth(String kind, int n) throws InterruptedException {
     long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
     while (true) {
       List<Request> matching = api.seen.stream().filter(r -> kind(r).equals(kind)).toList();
@@ -241,15 +237,11 @@ class ImportedSnapshotsTest {
     }
   }
 
+  /** Names of the contents patched so far, in order. */
   List<String> patches() {
-    return patches(api, ImportedSnapshots.CONTENTS);
-  }
-
-  /** Names of the contents of {@code collection} patched so far, in order. */
-  static List<String> patches(ApiServerFake api, String collection) {
     return api.seen.stream()
         .filter(r -> kind(r).equals("patch"))
-        .map(r -> r.uri().substring(collection.length() + 1, r.uri().indexOf('?')))
+        .map(r -> r.uri().substring(ImportedSnapshots.CONTENTS.length() + 1, r.uri().indexOf('?')))
         .toList();
   }
 
@@ -333,39 +325,19 @@ class ImportedSnapshotsTest {
   /** A VolumeSnapshotContent; a null handle makes it dynamic, a null label leaves it out. */
   static Map<String, Object> content(
       String name, String resourceVersion, String driver, String handle, String managedBy) {
-    return content(
-        "snapshot.storage.k8s.io/v1",
-        "VolumeSnapshotContent",
-        name,
-        resourceVersion,
-        driver,
-        handle == null
-            ? Map.of("volumeHandle", "vol-aaaaaaaaaaaaaaaaaaaa")
-            : Map.of("snapshotHandle", handle),
-        managedBy);
-  }
-
-  /**
-   * A content of {@code kind} (a VolumeSnapshotContent, a VolumeGroupSnapshotContent) bound to an
-   * object of the same name; a null label leaves it out.
-   */
-  static Map<String, Object> content(
-      String apiVersion,
-      String kind,
-      String name,
-      String resourceVersion,
-      String driver,
-      Map<String, Object> source,
-      String managedBy) {
-    // volumeSnapshotRef, volumeGroupSnapshotRef
-    String ref = Character.toLowerCase(kind.charAt(0)) + kind.substring(1, kind.indexOf("Content"));
+    Map<String, Object> metadata = new LinkedHashMap<>();
+    metadata.put("name", name);
+    metadata.put("resourceVersion", resourceVersion);
+    if (managedBy != null) {
+      metadata.put("labels", Map.of("snapshot.storage.kubernetes.io/managed-by", managedBy));
+    }
     return Json.object(
         "apiVersion",
-        apiVersion,
+        "snapshot.storage.k8s.io/v1",
         "kind",
-        kind,
+        "VolumeSnapshotContent",
         "metadata",
-        metadata(name, resourceVersion, managedBy),
+        metadata,
         "spec",
         Json.object(
             "driver",
@@ -373,19 +345,10 @@ class ImportedSnapshotsTest {
             "deletionPolicy",
             "Delete",
             "source",
-            source,
-            ref + "Ref",
+            handle == null
+                ? Map.of("volumeHandle", "vol-aaaaaaaaaaaaaaaaaaaa")
+                : Map.of("snapshotHandle", handle),
+            "volumeSnapshotRef",
             Map.of("namespace", "default", "name", name)));
-  }
-
-  /** A content's metadata; a null label leaves it out. */
-  static Map<String, Object> metadata(String name, String resourceVersion, String managedBy) {
-    Map<String, Object> metadata = new LinkedHashMap<>();
-    metadata.put("name", name);
-    metadata.put("resourceVersion", resourceVersion);
-    if (managedBy != null) {
-      metadata.put("labels", Map.of("snapshot.storage.kubernetes.io/managed-by", managedBy));
-    }
-    return metadata;
   }
 }

@@ -204,11 +204,6 @@ public final class FakeVolumeManager implements VolumeManager {
   }
 
   @Override
-  public boolean holdsGroupSnapshot(String groupSnapshotId) {
-    return groups.containsKey(groupSnapshotId);
-  }
-
-  @Override
   public ExpandResult expandVolume(String volumeId, long requiredBytes, long limitBytes) {
     maybeFail();
     lastExpand = new long[] {requiredBytes, limitBytes};

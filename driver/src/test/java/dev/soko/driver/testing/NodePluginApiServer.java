@@ -42,7 +42,6 @@ public final class NodePluginApiServer implements AutoCloseable {
       "../crd/src/generated/crds/noderequests.soko.dev-v1.yml";
   private static final String ROLE = "soko-node:pool-report";
   private static final String SNAPSHOTTER_ROLE = "soko-node:snapshotter";
-  private static final String GROUP_SNAPSHOTTER_ROLE = "soko-node:group-snapshotter";
 
   private final KubeAPIServer server;
   private final Config adminConfig;
@@ -140,86 +139,52 @@ public final class NodePluginApiServer implements AutoCloseable {
    * model/Rbac): the driver labels imported snapshot contents under the same account.
    */
   public void serveSnapshots() throws Exception {
-    applyCrds(
-        "snapshot.storage.k8s.io",
-        List.of("volumesnapshotclasses", "volumesnapshotcontents", "volumesnapshots"));
-    clusterRole(
-        SNAPSHOTTER_ROLE,
-        SERVICE_ACCOUNT,
-        rule("", "events", "list", "watch", "create", "update", "patch"),
-        rule("snapshot.storage.k8s.io", "volumesnapshotclasses", "get", "list", "watch"),
-        rule(
-            "snapshot.storage.k8s.io",
-            "volumesnapshotcontents",
-            "get",
-            "list",
-            "watch",
-            "update",
-            "patch"),
-        rule("snapshot.storage.k8s.io", "volumesnapshotcontents/status", "update", "patch"));
-  }
-
-  /**
-   * Serves the VolumeGroupSnapshot API (the group CRDs that {@code hack/tools.sh snapshot-crds}
-   * keeps with the others) and grants the node plugin's account csi-snapshotter's group rules, as
-   * the operator renders them with group snapshots on: the driver labels group snapshot contents
-   * under them.
-   */
-  public void serveGroupSnapshots() throws Exception {
-    applyCrds(
-        "groupsnapshot.storage.k8s.io",
-        List.of(
-            "volumegroupsnapshotclasses", "volumegroupsnapshotcontents", "volumegroupsnapshots"));
-    clusterRole(
-        GROUP_SNAPSHOTTER_ROLE,
-        SERVICE_ACCOUNT,
-        rule("groupsnapshot.storage.k8s.io", "volumegroupsnapshotclasses", "get", "list", "watch"),
-        rule(
-            "groupsnapshot.storage.k8s.io",
-            "volumegroupsnapshotcontents",
-            "get",
-            "list",
-            "watch",
-            "update",
-            "patch"),
-        rule(
-            "groupsnapshot.storage.k8s.io",
-            "volumegroupsnapshotcontents/status",
-            "update",
-            "patch"));
-  }
-
-  /** Applies the cached external-snapshotter CRDs of {@code plurals} in {@code group}. */
-  private void applyCrds(String group, List<String> plurals) throws Exception {
     Path crds = cache().resolve("crds").resolve("snapshot");
-    assertThat(crds.resolve(group + "_" + plurals.get(0) + ".yaml"))
+    assertThat(crds.resolve("snapshot.storage.k8s.io_volumesnapshotcontents.yaml"))
         .as("run `hack/tools.sh snapshot-crds` first")
         .isRegularFile();
-    for (String plural : plurals) {
-      try (InputStream in = Files.newInputStream(crds.resolve(group + "_" + plural + ".yaml"))) {
+    for (String kind :
+        List.of("volumesnapshotclasses", "volumesnapshotcontents", "volumesnapshots")) {
+      try (InputStream in =
+          Files.newInputStream(crds.resolve("snapshot.storage.k8s.io_" + kind + ".yaml"))) {
         for (HasMetadata o : admin.load(in).items()) {
           admin.resource(o).serverSideApply();
         }
       }
-      established(plural + "." + group);
+      established(kind + ".snapshot.storage.k8s.io");
     }
-  }
-
-  /** A ClusterRole of {@code rules}, bound to {@code account}. */
-  private void clusterRole(
-      String name, String account, io.fabric8.kubernetes.api.model.rbac.PolicyRule... rules) {
     admin
         .rbac()
         .clusterRoles()
         .resource(
             new ClusterRoleBuilder()
                 .withNewMetadata()
-                .withName(name)
+                .withName(SNAPSHOTTER_ROLE)
                 .endMetadata()
-                .withRules(rules)
+                .withRules(
+                    new PolicyRuleBuilder()
+                        .withApiGroups("")
+                        .withResources("events")
+                        .withVerbs("list", "watch", "create", "update", "patch")
+                        .build(),
+                    new PolicyRuleBuilder()
+                        .withApiGroups("snapshot.storage.k8s.io")
+                        .withResources("volumesnapshotclasses")
+                        .withVerbs("get", "list", "watch")
+                        .build(),
+                    new PolicyRuleBuilder()
+                        .withApiGroups("snapshot.storage.k8s.io")
+                        .withResources("volumesnapshotcontents")
+                        .withVerbs("get", "list", "watch", "update", "patch")
+                        .build(),
+                    new PolicyRuleBuilder()
+                        .withApiGroups("snapshot.storage.k8s.io")
+                        .withResources("volumesnapshotcontents/status")
+                        .withVerbs("update", "patch")
+                        .build())
                 .build())
         .serverSideApply();
-    bind(name, account);
+    bind(SNAPSHOTTER_ROLE);
   }
 
   /**
@@ -245,10 +210,18 @@ public final class NodePluginApiServer implements AutoCloseable {
         CONTROLLER_ACCOUNT,
         "soko-controller:node-requests",
         rule("soko.dev", "noderequests", "get", "create", "patch"));
-    clusterRole(
-        "soko-controller:volume-owners",
-        CONTROLLER_ACCOUNT,
-        rule("", "persistentvolumes", "get", "list", "watch"));
+    admin
+        .rbac()
+        .clusterRoles()
+        .resource(
+            new ClusterRoleBuilder()
+                .withNewMetadata()
+                .withName("soko-controller:volume-owners")
+                .endMetadata()
+                .withRules(rule("", "persistentvolumes", "get", "list", "watch"))
+                .build())
+        .serverSideApply();
+    bind("soko-controller:volume-owners", CONTROLLER_ACCOUNT);
   }
 
   private static io.fabric8.kubernetes.api.model.rbac.PolicyRule rule(
@@ -324,6 +297,10 @@ public final class NodePluginApiServer implements AutoCloseable {
             TimeUnit.SECONDS);
   }
 
+  private void bind(String role) {
+    bind(role, SERVICE_ACCOUNT);
+  }
+
   private void bind(String role, String account) {
     admin
         .rbac()
@@ -352,12 +329,33 @@ public final class NodePluginApiServer implements AutoCloseable {
             new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
         .serverSideApply();
     serviceAccount(SERVICE_ACCOUNT);
-    clusterRole(
-        ROLE,
-        SERVICE_ACCOUNT,
-        rule("soko.dev", "storagenodes", "get", "create", "patch"),
-        rule("", "events", "create", "patch"),
-        rule("", "nodes", "get", "watch"));
+    admin
+        .rbac()
+        .clusterRoles()
+        .resource(
+            new ClusterRoleBuilder()
+                .withNewMetadata()
+                .withName(ROLE)
+                .endMetadata()
+                .withRules(
+                    new PolicyRuleBuilder()
+                        .withApiGroups("soko.dev")
+                        .withResources("storagenodes")
+                        .withVerbs("get", "create", "patch")
+                        .build(),
+                    new PolicyRuleBuilder()
+                        .withApiGroups("")
+                        .withResources("events")
+                        .withVerbs("create", "patch")
+                        .build(),
+                    new PolicyRuleBuilder()
+                        .withApiGroups("")
+                        .withResources("nodes")
+                        .withVerbs("get", "watch")
+                        .build())
+                .build())
+        .serverSideApply();
+    bind(ROLE);
   }
 
   @Override

@@ -4,9 +4,9 @@ import java.util.Set;
 
 /**
  * What the model needs to know about the cluster beyond the StorageCluster: its version, which API
- * resources are served ("group/version/resource"), default classes the user chose (storage,
- * snapshot and group snapshot classes), and whether the StorageCluster's namespace exists without
- * being Soko's. {@link #offline} is what {@code render} assumes without a cluster.
+ * resources are served ("group/version/resource"), default classes the user chose, and whether the
+ * StorageCluster's namespace exists without being Soko's. {@link #offline} is what {@code render}
+ * assumes without a cluster.
  *
  * @param foreignNamespace the StorageCluster's namespace when it exists and carries no Soko label
  *     (someone else made it); null when it is absent, Soko's, or unknown
@@ -17,17 +17,9 @@ public record ClusterFacts(
     boolean servedApisKnown,
     String foreignDefaultStorageClass,
     String foreignDefaultSnapshotClass,
-    String foreignDefaultGroupSnapshotClass,
     ForeignNamespace foreignNamespace) {
   public static final String VOLUME_SNAPSHOT_CLASSES =
       "snapshot.storage.k8s.io/v1/volumesnapshotclasses";
-
-  /**
-   * The v1 group snapshot API (the group CRDs, and a snapshot-controller that serves them): where
-   * it is served, a row whose snapshotter serves groups runs them.
-   */
-  public static final String VOLUME_GROUP_SNAPSHOT_CLASSES =
-      "groupsnapshot.storage.k8s.io/v1/volumegroupsnapshotclasses";
 
   /**
    * A namespace Soko did not create.
@@ -37,7 +29,7 @@ public record ClusterFacts(
   public record ForeignNamespace(String name, String podSecurityEnforce) {}
 
   public static ClusterFacts offline(KubernetesVersion version) {
-    return new ClusterFacts(version, Set.of(), false, null, null, null, null);
+    return new ClusterFacts(version, Set.of(), false, null, null, null);
   }
 
   /** Unknown (offline) counts as served so that render shows the complete installation. */

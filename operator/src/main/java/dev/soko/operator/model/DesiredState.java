@@ -22,8 +22,6 @@ import java.util.List;
  * @param registration how the driver registers with the kubelet (spec.driver.registration,
  *     defaulted)
  * @param namespace null when the namespace exists and is not Soko's ({@link OperandNamespace})
- * @param snapshotClass null when snapshots are off
- * @param groupSnapshotClass null when group snapshots are off ({@link #groupSnapshotsEnabled})
  */
 public record DesiredState(
     Names names,
@@ -36,7 +34,6 @@ public record DesiredState(
     Deployment controllerDeployment,
     List<StorageClass> storageClasses,
     GenericKubernetesResource snapshotClass,
-    GenericKubernetesResource groupSnapshotClass,
     List<String> notices) {
 
   public static DesiredState of(StorageCluster sc, VersionsTable table, ClusterFacts facts) {
@@ -45,7 +42,6 @@ public record DesiredState(
     ResolvedImages images = ResolvedImages.resolve(spec, table, facts.version());
     VersionsTable.Row row = table.rowFor(facts.version());
     boolean snapshots = snapshotsEnabled(spec, facts);
-    boolean groups = groupSnapshotsEnabled(spec, facts, row);
     boolean capacity = Boolean.TRUE.equals(spec.getFeatures().getCapacityTracking());
     boolean health =
         CONTROLLER_REPORTS_VOLUME_CONDITION
@@ -55,16 +51,13 @@ public record DesiredState(
         KubeletRegistration.of(spec),
         images,
         facts.foreignNamespace() == null ? OperandNamespace.build(n) : null,
-        Rbac.objects(n, snapshots, groups, capacity, health),
+        Rbac.objects(n, snapshots, capacity, health),
         StorageObjects.csiDriver(n, spec),
-        NodeDaemonSet.build(n, spec, images, row, snapshots, groups),
+        NodeDaemonSet.build(n, spec, images, row, snapshots),
         ControllerDeployment.build(n, spec, images, row, health),
         StorageObjects.storageClasses(n, spec, facts.foreignDefaultStorageClass()),
         snapshots
             ? StorageObjects.snapshotClass(n, spec, facts.foreignDefaultSnapshotClass())
-            : null,
-        groups
-            ? StorageObjects.groupSnapshotClass(n, spec, facts.foreignDefaultGroupSnapshotClass())
             : null,
         notices(spec, images, facts));
   }
@@ -122,17 +115,6 @@ public record DesiredState(
         && facts.serves(ClusterFacts.VOLUME_SNAPSHOT_CLASSES);
   }
 
-  /**
-   * Group snapshots run with snapshots, on a row whose snapshotter serves the v1 group API, when
-   * the cluster serves it (the group CRDs v1 and a snapshot-controller that serves them).
-   */
-  public static boolean groupSnapshotsEnabled(
-      StorageClusterSpec spec, ClusterFacts facts, VersionsTable.Row row) {
-    return snapshotsEnabled(spec, facts)
-        && row.groupSnapshots()
-        && facts.serves(ClusterFacts.VOLUME_GROUP_SNAPSHOT_CLASSES);
-  }
-
   private static boolean isSet(String value) {
     return value != null && !value.isBlank();
   }
@@ -150,9 +132,6 @@ public record DesiredState(
     out.addAll(storageClasses);
     if (snapshotClass != null) {
       out.add(snapshotClass);
-    }
-    if (groupSnapshotClass != null) {
-      out.add(groupSnapshotClass);
     }
     return out;
   }

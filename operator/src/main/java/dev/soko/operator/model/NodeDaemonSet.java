@@ -50,16 +50,13 @@ final class NodeDaemonSet {
 
   /**
    * @param row the versions-table row the images come from: the feature gates its sidecars need
-   * @param groups whether the snapshotter serves group snapshots ({@link
-   *     DesiredState#groupSnapshotsEnabled})
    */
   static DaemonSet build(
       Names n,
       StorageClusterSpec spec,
       ResolvedImages images,
       VersionsTable.Row row,
-      boolean snapshots,
-      boolean groups) {
+      boolean snapshots) {
     NodePluginSpec node =
         spec.getNodePlugin() == null ? new NodePluginSpec() : spec.getNodePlugin();
     String kubeletDir = canonicalDir(node.getKubeletDir());
@@ -73,7 +70,7 @@ final class NodeDaemonSet {
         driver(n, spec, images, node, kubeletDir, socketOnHost, snapshots, nodeRequests));
     containers.add(provisioner(spec, images, row, node, nodeRequests));
     if (snapshots) {
-      containers.add(snapshotter(spec, images, row, node, groups));
+      containers.add(snapshotter(spec, images, row, node));
     }
     containers.addAll(KubeletRegistration.nodeSidecars(spec, images, node, socketOnHost));
 
@@ -240,20 +237,15 @@ final class NodeDaemonSet {
   /**
    * csi-snapshotter on every node (external-snapshotter README "Distributed Snapshotting"):
    * --node-deployment with NODE_NAME, never leader election (v8.7.0 exits when both are set), and
-   * the row's feature gates, with the group snapshot gate on a row whose snapshotter serves groups
-   * ({@link VersionsTable.Row#snapshotterGateArgs}). The cluster's snapshot-controller must run
-   * with --enable-distributed-snapshotting, or no snapshot content is ever handed to a node.
+   * the row's feature gates. The cluster's snapshot-controller must run with
+   * --enable-distributed-snapshotting, or no snapshot content is ever handed to a node.
    */
   private static Container snapshotter(
-      StorageClusterSpec spec,
-      ResolvedImages images,
-      VersionsTable.Row row,
-      NodePluginSpec node,
-      boolean groups) {
+      StorageClusterSpec spec, ResolvedImages images, VersionsTable.Row row, NodePluginSpec node) {
     List<String> args = new ArrayList<>();
     args.add("--csi-address=" + Containers.SOCKET);
     args.add("--node-deployment=true");
-    args.addAll(row.snapshotterGateArgs(groups));
+    args.addAll(row.featureGateArgs(Component.SNAPSHOTTER));
     args.add("--v=2");
     return Containers.sidecar(Component.SNAPSHOTTER, images, spec, node)
         .withArgs(args)

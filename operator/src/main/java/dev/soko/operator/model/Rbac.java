@@ -17,10 +17,9 @@ import java.util.List;
  * ServiceAccounts and least-privilege roles per component, following each sidecar's documented RBAC
  * (deploy/kubernetes/rbac.yaml of each kubernetes-csi sidecar at the tags of the versions table),
  * minus what Soko never uses: VolumeAttachments (the driver has no PUBLISH_UNPUBLISH_VOLUME, so the
- * provisioner watches none), group snapshots where they are off ({@link
- * DesiredState#groupSnapshotsEnabled}), Pods for the resizer (--handle-volume-inuse-error is off,
- * so it starts no Pod informer), leases for the node's sidecars (no leader election) and a GET of
- * the capacity owner (level 1: the pod's controller reference names it). One rule set for every
+ * provisioner watches none), group snapshots, Pods for the resizer (--handle-volume-inuse-error is
+ * off, so it starts no Pod informer), leases for the node's sidecars (no leader election) and a GET
+ * of the capacity owner (level 1: the pod's controller reference names it). One rule set for every
  * row: what the newest sidecar needs. RenderRowsTest compares each rule with each tag.
  */
 final class Rbac {
@@ -29,11 +28,7 @@ final class Rbac {
 
   private Rbac() {}
 
-  /**
-   * @param groups group snapshots on (only with {@code snapshots}): the snapshotter's group rules
-   */
-  static List<HasMetadata> objects(
-      Names n, boolean snapshots, boolean groups, boolean capacity, boolean health) {
+  static List<HasMetadata> objects(Names n, boolean snapshots, boolean capacity, boolean health) {
     List<HasMetadata> out = new ArrayList<>();
     String nodeSa = n.serviceAccount(Names.NODE);
     String ctrlSa = n.serviceAccount(Names.CONTROLLER);
@@ -123,16 +118,22 @@ final class Rbac {
       // csi-snapshotter's rules. The driver, under the same account, uses three of them: it lists
       // and watches the contents without a managed-by label and patches that label onto the ones
       // whose snapshot its node holds (--label-imported-snapshots), so it needs no role of its own.
-      List<PolicyRule> snapshotter = new ArrayList<>();
-      snapshotter.add(rule("", List.of("events"), EVENTS));
-      snapshotter.addAll(snapshotterRules("snapshot.storage.k8s.io", "volumesnapshot"));
-      if (groups) {
-        // Its group rules (deploy/kubernetes/csi-snapshotter/rbac-csi-snapshotter.yaml @v8.7.0).
-        // The driver lists and watches the group contents and patches the managed-by label onto
-        // the ones of its node in the same way, under these rules too.
-        snapshotter.addAll(snapshotterRules("groupsnapshot.storage.k8s.io", "volumegroupsnapshot"));
-      }
-      out.add(clusterRole(n, "snapshotter", Names.NODE, snapshotter));
+      out.add(
+          clusterRole(
+              n,
+              "snapshotter",
+              Names.NODE,
+              List.of(
+                  rule("", List.of("events"), EVENTS),
+                  rule("snapshot.storage.k8s.io", List.of("volumesnapshotclasses"), READ),
+                  rule(
+                      "snapshot.storage.k8s.io",
+                      List.of("volumesnapshotcontents"),
+                      List.of("get", "list", "watch", "update", "patch")),
+                  rule(
+                      "snapshot.storage.k8s.io",
+                      List.of("volumesnapshotcontents/status"),
+                      List.of("update", "patch")))));
       out.add(clusterBinding(n, "snapshotter", Names.NODE, nodeSa));
     }
 
@@ -175,20 +176,6 @@ final class Rbac {
                     List.of("get", "list", "watch", "create", "update", "delete")))));
     out.add(roleBinding(n, "leader-election", Names.CONTROLLER, ctrlSa));
     return out;
-  }
-
-  /**
-   * csi-snapshotter's rules on one snapshot API ({@code prefix}: volumesnapshot or
-   * volumegroupsnapshot): it reads the classes and updates the contents and their status.
-   */
-  private static List<PolicyRule> snapshotterRules(String group, String prefix) {
-    return List.of(
-        rule(group, List.of(prefix + "classes"), READ),
-        rule(
-            group,
-            List.of(prefix + "contents"),
-            List.of("get", "list", "watch", "update", "patch")),
-        rule(group, List.of(prefix + "contents/status"), List.of("update", "patch")));
   }
 
   private static PolicyRule rule(String group, List<String> resources, List<String> verbs) {

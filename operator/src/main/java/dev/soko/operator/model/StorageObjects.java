@@ -14,13 +14,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** CSIDriver, StorageClasses, the VolumeSnapshotClass and the VolumeGroupSnapshotClass. */
+/** CSIDriver, StorageClasses and the VolumeSnapshotClass. */
 final class StorageObjects {
   static final String DEFAULT_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class";
   static final String DEFAULT_SNAPSHOT_CLASS_ANNOTATION =
       "snapshot.storage.kubernetes.io/is-default-class";
-  static final String DEFAULT_GROUP_SNAPSHOT_CLASS_ANNOTATION =
-      "groupsnapshot.storage.kubernetes.io/is-default-class";
 
   /** The driver's own key (driver/.../csi/Parameters.java accepts only "pool" and "fsType"). */
   static final String POOL_PARAMETER = "pool";
@@ -82,50 +80,14 @@ final class StorageObjects {
 
   static GenericKubernetesResource snapshotClass(
       Names n, StorageClusterSpec spec, String foreignDefault) {
-    return snapshotClassOfKind(
-        n,
-        spec,
-        foreignDefault,
-        "snapshot.storage.k8s.io/v1",
-        "VolumeSnapshotClass",
-        DEFAULT_SNAPSHOT_CLASS_ANNOTATION,
-        "snapshotclass");
-  }
-
-  /**
-   * The VolumeGroupSnapshotClass of the same name, driver and deletion policy as the
-   * VolumeSnapshotClass: a VolumeGroupSnapshot that names it is taken by the driver's nodes.
-   * Default as the VolumeSnapshotClass is, unless another group class already is ({@code
-   * foreignDefault}).
-   */
-  static GenericKubernetesResource groupSnapshotClass(
-      Names n, StorageClusterSpec spec, String foreignDefault) {
-    return snapshotClassOfKind(
-        n,
-        spec,
-        foreignDefault,
-        "groupsnapshot.storage.k8s.io/v1",
-        "VolumeGroupSnapshotClass",
-        DEFAULT_GROUP_SNAPSHOT_CLASS_ANNOTATION,
-        "groupsnapshotclass");
-  }
-
-  private static GenericKubernetesResource snapshotClassOfKind(
-      Names n,
-      StorageClusterSpec spec,
-      String foreignDefault,
-      String apiVersion,
-      String kind,
-      String defaultAnnotation,
-      String component) {
     SnapshotSpec snap = spec.getSnapshots();
-    ObjectMeta meta = Rbac.meta(n, n.snapshotClass(snap.getClassName()), null, component);
+    ObjectMeta meta = Rbac.meta(n, n.snapshotClass(snap.getClassName()), null, "snapshotclass");
     if (Boolean.TRUE.equals(snap.getDefaultClass()) && foreignDefault == null) {
-      meta.setAnnotations(Map.of(defaultAnnotation, "true"));
+      meta.setAnnotations(Map.of(DEFAULT_SNAPSHOT_CLASS_ANNOTATION, "true"));
     }
     return new GenericKubernetesResourceBuilder()
-        .withApiVersion(apiVersion)
-        .withKind(kind)
+        .withApiVersion("snapshot.storage.k8s.io/v1")
+        .withKind("VolumeSnapshotClass")
         .withMetadata(meta)
         .addToAdditionalProperties("driver", spec.getDriver().getName())
         .addToAdditionalProperties("deletionPolicy", snap.getDeletionPolicy().name())

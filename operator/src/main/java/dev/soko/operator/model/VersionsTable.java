@@ -24,26 +24,15 @@ public final class VersionsTable {
   private final String defaultRegistry;
 
   /**
-   * The csi-snapshotter gate of the volume group snapshot API (external-snapshotter
-   * pkg/features/features.go), set by the render on rows whose snapshotter serves groups.
-   */
-  public static final String GROUP_SNAPSHOT_GATE = "CSIVolumeGroupSnapshot";
-
-  /**
    * One row: images for clusters of at least 1.{@code minMinor}, the APIs they need, and the
    * feature gates the render sets on each of the row's sidecars (by image key) because that
    * release's default is not what Soko needs.
-   *
-   * @param groupSnapshots whether the row's csi-snapshotter serves the v1 group snapshot API behind
-   *     {@value #GROUP_SNAPSHOT_GATE}, which the render then sets per cluster ({@link
-   *     #snapshotterGateArgs})
    */
   public record Row(
       int minMinor,
       Map<String, String> images,
       List<String> requiredApis,
-      Map<String, Map<String, Boolean>> featureGates,
-      boolean groupSnapshots) {
+      Map<String, Map<String, Boolean>> featureGates) {
     public Row {
       requiredApis = requiredApis == null ? List.of() : List.copyOf(requiredApis);
       featureGates =
@@ -57,32 +46,16 @@ public final class VersionsTable {
      * row sets no gate on it.
      */
     public List<String> featureGateArgs(Component c) {
-      return featureGateArgs(c, Map.of());
-    }
-
-    /**
-     * The snapshotter's gates: the row's and, on a row whose snapshotter serves groups, {@value
-     * #GROUP_SNAPSHOT_GATE} as {@code groups} says. Explicit either way: off, the sidecar never
-     * watches the group API; and the pod template changes when it turns on, so the sidecar restarts
-     * and finds the CRDs it checks for only when it starts.
-     */
-    public List<String> snapshotterGateArgs(boolean groups) {
-      return featureGateArgs(
-          Component.SNAPSHOTTER, groupSnapshots ? Map.of(GROUP_SNAPSHOT_GATE, groups) : Map.of());
-    }
-
-    /** The row's gates of the sidecar and {@code more}, in one flag. */
-    private List<String> featureGateArgs(Component c, Map<String, Boolean> more) {
-      Map<String, Boolean> gates = new TreeMap<>(featureGates.getOrDefault(c.key(), Map.of()));
-      gates.putAll(more);
+      Map<String, Boolean> gates = featureGates.getOrDefault(c.key(), Map.of());
       if (gates.isEmpty()) {
         return List.of();
       }
       return List.of(
           "--feature-gates="
-              + gates.entrySet().stream()
-                  .map(e -> e.getKey() + "=" + e.getValue())
-                  .collect(Collectors.joining(",")));
+              + new TreeMap<>(gates)
+                  .entrySet().stream()
+                      .map(e -> e.getKey() + "=" + e.getValue())
+                      .collect(Collectors.joining(",")));
     }
   }
 
@@ -100,7 +73,6 @@ public final class VersionsTable {
     requireRepositoryPath(driverImage);
     rows.forEach(r -> r.images().values().forEach(VersionsTable::requireRepositoryPath));
     rows.forEach(VersionsTable::requireGatesOfItsOwnSidecars);
-    rows.forEach(VersionsTable::requireGroupSnapshotsOnASnapshotter);
     this.driverImage = driverImage;
     this.rows = rows.stream().sorted(Comparator.comparingInt(Row::minMinor).reversed()).toList();
     this.defaultRegistry =
@@ -161,32 +133,6 @@ public final class VersionsTable {
                     }
                   });
             });
-  }
-
-  /**
-   * A row whose snapshotter serves groups has one, and leaves {@value #GROUP_SNAPSHOT_GATE} to the
-   * render: a fixed value in the table would hold whatever the cluster serves.
-   */
-  private static void requireGroupSnapshotsOnASnapshotter(Row row) {
-    if (!row.groupSnapshots()) {
-      return;
-    }
-    if (!row.images().containsKey(Component.SNAPSHOTTER.key())) {
-      throw new IllegalArgumentException(
-          "versions table row 1."
-              + row.minMinor()
-              + " serves group snapshots without a snapshotter");
-    }
-    if (row.featureGates()
-        .getOrDefault(Component.SNAPSHOTTER.key(), Map.of())
-        .containsKey(GROUP_SNAPSHOT_GATE)) {
-      throw new IllegalArgumentException(
-          "versions table row 1."
-              + row.minMinor()
-              + " sets "
-              + GROUP_SNAPSHOT_GATE
-              + ", which the render sets from the cluster's group snapshot API");
-    }
   }
 
   /** Loads the table shipped in the operator jar. */

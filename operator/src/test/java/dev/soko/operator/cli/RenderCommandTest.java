@@ -41,7 +41,7 @@ class RenderCommandTest {
         new String[] {
           "Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role",
           "RoleBinding", "CSIDriver", "DaemonSet", "Deployment", "StorageClass",
-          "VolumeSnapshotClass", "VolumeGroupSnapshotClass"
+          "VolumeSnapshotClass"
         }) {
       assertThat(yaml).contains("kind: \"" + kind + "\"");
     }

@@ -3,17 +3,14 @@ package dev.soko.operator.model;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.soko.api.v1alpha1.PoolSpec;
-import dev.soko.api.v1alpha1.SnapshotSpec;
 import dev.soko.api.v1alpha1.StorageCluster;
 import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -241,7 +238,6 @@ class DesiredStateTest {
     assertThat(d.csiDriver().getSpec().getAttachRequired()).isFalse();
     assertThat(d.csiDriver().getSpec().getPodInfoOnMount()).isTrue();
     assertThat(d.snapshotClass()).isNull();
-    assertThat(d.groupSnapshotClass()).isNull();
     PodSpec pod = d.nodeDaemonSet().getSpec().getTemplate().getSpec();
     assertThat(pod.getContainers())
         .extracting(Container::getName)
@@ -251,12 +247,6 @@ class DesiredStateTest {
     assertThat(d.rbac())
         .extracting(o -> o.getMetadata().getName())
         .doesNotContain("soko:fast:snapshotter", "fast-capacity");
-    assertThat(
-            d.rbac().stream()
-                .filter(o -> o instanceof ClusterRole)
-                .flatMap(o -> ((ClusterRole) o).getRules().stream()))
-        .as("no group snapshot rule without snapshots")
-        .noneMatch(r -> r.getApiGroups().contains("groupsnapshot.storage.k8s.io"));
     assertThat(container(pod, "soko-driver").getArgs())
         .as("no csi-snapshotter on the node: no content to label")
         .noneMatch(a -> a.startsWith("--label-imported-snapshots"));
@@ -295,96 +285,13 @@ class DesiredStateTest {
   @Test
   void snapshotClassOnlyWhenTheClusterServesTheSnapshotApi() {
     KubernetesVersion v = KubernetesVersion.parse("1.34");
-    ClusterFacts noSnapshots = new ClusterFacts(v, Set.of(), true, null, null, null, null);
+    ClusterFacts noSnapshots = new ClusterFacts(v, Set.of(), true, null, null, null);
     DesiredState d = DesiredState.of(Fixtures.sample(), table, noSnapshots);
     assertThat(d.snapshotClass()).isNull();
     ClusterFacts served =
-        new ClusterFacts(
-            v, Set.of(ClusterFacts.VOLUME_SNAPSHOT_CLASSES), true, null, null, null, null);
+        new ClusterFacts(v, Set.of(ClusterFacts.VOLUME_SNAPSHOT_CLASSES), true, null, null, null);
     HasMetadata vsc = DesiredState.of(Fixtures.sample(), table, served).snapshotClass();
     assertThat(vsc.getMetadata().getName()).isEqualTo("fast-snapshots");
-  }
-
-  private static ClusterFacts groupApi(String version, boolean served, String foreignDefault) {
-    Set<String> apis =
-        served
-            ? Set.of(
-                ClusterFacts.VOLUME_SNAPSHOT_CLASSES, ClusterFacts.VOLUME_GROUP_SNAPSHOT_CLASSES)
-            : Set.of(ClusterFacts.VOLUME_SNAPSHOT_CLASSES);
-    return new ClusterFacts(
-        KubernetesVersion.parse(version), apis, true, null, null, foreignDefault, null);
-  }
-
-  private static List<String> snapshotterArgs(DesiredState d) {
-    return container(d.nodeDaemonSet().getSpec().getTemplate().getSpec(), "csi-snapshotter")
-        .getArgs();
-  }
-
-  @Test
-  void groupSnapshotsRunWhereTheClusterServesTheGroupApi() {
-    StorageCluster sc = Fixtures.sample();
-    sc.getSpec().getSnapshots().setDeletionPolicy(SnapshotSpec.DeletionPolicy.Retain);
-    DesiredState on = DesiredState.of(sc, table, groupApi("1.34", true, null));
-    GenericKubernetesResource group = on.groupSnapshotClass();
-    assertThat(group.getApiVersion()).isEqualTo("groupsnapshot.storage.k8s.io/v1");
-    assertThat(group.getKind()).isEqualTo("VolumeGroupSnapshotClass");
-    assertThat(group.getMetadata().getName())
-        .isEqualTo(on.snapshotClass().getMetadata().getName())
-        .isEqualTo("fast-snapshots");
-    assertThat(group.getMetadata().getLabels()).containsEntry(Names.LABEL_CLUSTER, "fast");
-    assertThat(group.getAdditionalProperties())
-        .containsOnly(
-            Map.entry("driver", "fast.csi.soko.dev"), Map.entry("deletionPolicy", "Retain"));
-    assertThat(on.all()).contains(group);
-    assertThat(snapshotterArgs(on)).contains("--feature-gates=CSIVolumeGroupSnapshot=true");
-
-    DesiredState off = DesiredState.of(sc, table, groupApi("1.34", false, null));
-    assertThat(off.groupSnapshotClass()).isNull();
-    assertThat(off.snapshotClass()).isNotNull();
-    assertThat(snapshotterArgs(off)).contains("--feature-gates=CSIVolumeGroupSnapshot=false");
-    assertThat(off.nodeDaemonSet().getSpec().getTemplate())
-        .as("the node pods roll when the group API appears, so that the snapshotter sees it")
-        .isNotEqualTo(on.nodeDaemonSet().getSpec().getTemplate());
-
-    sc.getSpec().getSnapshots().setEnabled(false);
-    DesiredState noSnapshots = DesiredState.of(sc, table, groupApi("1.34", true, null));
-    assertThat(noSnapshots.groupSnapshotClass()).isNull();
-    assertThat(noSnapshots.all()).noneMatch(o -> o.getKind().contains("SnapshotClass"));
-  }
-
-  @Test
-  void olderRowsNeverTakeGroupSnapshotsWhateverTheClusterServes() {
-    for (String version : List.of("1.31", "1.33", "1.28")) {
-      DesiredState d = DesiredState.of(Fixtures.sample(), table, groupApi(version, true, null));
-      assertThat(d.groupSnapshotClass()).as(version).isNull();
-      assertThat(snapshotterArgs(d)).as(version).noneMatch(a -> a.contains("GroupSnapshot"));
-    }
-  }
-
-  @Test
-  void theGroupSnapshotClassIsDefaultAsAskedUnlessAnotherGroupClassIs() {
-    String annotation = "groupsnapshot.storage.kubernetes.io/is-default-class";
-    StorageCluster sc = Fixtures.sample();
-    assertThat(
-            DesiredState.of(sc, table, groupApi("1.34", true, null))
-                .groupSnapshotClass()
-                .getMetadata()
-                .getAnnotations())
-        .as("not asked for")
-        .isNullOrEmpty();
-    sc.getSpec().getSnapshots().setDefaultClass(true);
-    DesiredState mine = DesiredState.of(sc, table, groupApi("1.34", true, null));
-    assertThat(mine.groupSnapshotClass().getMetadata().getAnnotations())
-        .containsExactly(Map.entry(annotation, "true"));
-    assertThat(mine.snapshotClass().getMetadata().getAnnotations())
-        .containsExactly(Map.entry("snapshot.storage.kubernetes.io/is-default-class", "true"));
-    DesiredState theirs = DesiredState.of(sc, table, groupApi("1.34", true, "their-groups"));
-    assertThat(theirs.groupSnapshotClass().getMetadata().getAnnotations())
-        .as("another group class is the default: kept")
-        .isNullOrEmpty();
-    assertThat(theirs.snapshotClass().getMetadata().getAnnotations())
-        .as("the group class's default says nothing of the snapshot class's")
-        .containsEntry("snapshot.storage.kubernetes.io/is-default-class", "true");
   }
 
   @Test
@@ -395,9 +302,7 @@ class DesiredStateTest {
         .containsEntry("storageclass.kubernetes.io/is-default-class", "true");
     DesiredState other =
         DesiredState.of(
-            Fixtures.sample(),
-            table,
-            new ClusterFacts(v, Set.of(), false, "gp2", null, null, null));
+            Fixtures.sample(), table, new ClusterFacts(v, Set.of(), false, "gp2", null, null));
     assertThat(other.storageClasses().get(0).getMetadata().getAnnotations()).isNullOrEmpty();
     assertThat(mine.storageClasses().get(0).getParameters())
         .containsOnlyKeys("pool", "csi.storage.k8s.io/fstype")

@@ -53,8 +53,6 @@ class RenderRowsRbacTest {
     return out;
   }
 
-  private static final String GROUPS = "groupsnapshot.storage.k8s.io/";
-
   private static Map<String, Set<String>> sorted(Map<String, Set<String>> m) {
     Map<String, Set<String>> out = new TreeMap<>();
     m.forEach((k, v) -> out.put(k, new TreeSet<>(v)));
@@ -91,11 +89,8 @@ class RenderRowsRbacTest {
 
     Upstream.Release snap = RenderRowsTest.release(minor, Component.SNAPSHOTTER);
     expected = sorted(snap.rules());
-    // Group snapshots only where the row's snapshotter serves the v1 group API (rendered offline:
-    // every API counts as served); no leader election on nodes.
-    if (!RenderRowsTest.row(minor).groupSnapshots()) {
-      expected.keySet().removeIf(k -> k.startsWith(GROUPS));
-    }
+    // No group snapshots; no leader election on nodes.
+    expected.keySet().removeIf(k -> k.startsWith("groupsnapshot.storage.k8s.io/"));
     expected.remove("coordination.k8s.io/leases");
     // v7.0.2 creates VolumeSnapshots and contents only for group snapshot members
     // (pkg/sidecar-controller/groupsnapshot_helper.go @v7.0.2); v8 moved that to the controller.
@@ -136,33 +131,5 @@ class RenderRowsRbacTest {
                 .toList())
         .as("its RoleBinding is in the same namespace")
         .containsOnly(leases.getMetadata().getNamespace());
-  }
-
-  /**
-   * The snapshotter's group rules are its upstream ones (which also cover the driver's labelling of
-   * group contents under the same account) on a row whose snapshotter serves groups and a cluster
-   * that serves the group API; without the API no group rule is granted at all.
-   */
-  @ParameterizedTest(name = "1.{0} {1}")
-  @MethodSource("dev.soko.operator.model.RenderRowsTest#rows")
-  void groupRulesOnlyWhereGroupSnapshotsRun(int minor, Registration mode) {
-    Upstream.Release snap = RenderRowsTest.release(minor, Component.SNAPSHOTTER);
-    Map<String, Set<String>> upstream = sorted(snap.rules());
-    upstream.keySet().removeIf(k -> !k.startsWith(GROUPS));
-    for (boolean groupApi : new boolean[] {true, false}) {
-      Map<String, Set<String>> groupRules =
-          granted(RenderRowsTest.render(minor, mode, groupApi), ":snapshotter");
-      groupRules.keySet().removeIf(k -> !k.startsWith(GROUPS));
-      if (groupApi && RenderRowsTest.row(minor).groupSnapshots()) {
-        assertThat(groupRules)
-            .as("csi-snapshotter group rules vs %s", snap.rbacSource())
-            .isEqualTo(upstream)
-            .containsEntry(
-                GROUPS + "volumegroupsnapshotcontents",
-                new TreeSet<>(Set.of("get", "list", "watch", "update", "patch")));
-      } else {
-        assertThat(groupRules).as("no group rule without group snapshots").isEmpty();
-      }
-    }
   }
 }

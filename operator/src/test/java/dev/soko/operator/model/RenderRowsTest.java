@@ -198,28 +198,12 @@ class RenderRowsTest {
   }
 
   /**
-   * The sample StorageCluster rendered for 1.minMinor on a cluster that serves the row's APIs and
-   * the snapshot API, and the v1 group snapshot API when {@code groupApi}.
+   * The snapshotter on every node: distributed snapshotting, no leader election, no group snapshots
+   * (the driver has no group controller service and the RBAC grants no group API).
    */
-  static DesiredState render(int minor, Registration mode, boolean groupApi) {
-    StorageCluster sc = Fixtures.sample();
-    sc.getSpec().getDriver().setRegistration(mode);
-    Set<String> served = new TreeSet<>(row(minor).requiredApis());
-    served.add(ClusterFacts.VOLUME_SNAPSHOT_CLASSES);
-    if (groupApi) {
-      served.add(ClusterFacts.VOLUME_GROUP_SNAPSHOT_CLASSES);
-    }
-    return DesiredState.of(
-        sc,
-        TABLE,
-        new ClusterFacts(
-            KubernetesVersion.parse("1." + minor), served, true, null, null, null, null));
-  }
-
-  /** The snapshotter on every node: distributed snapshotting, no leader election. */
   @ParameterizedTest(name = "1.{0} {1}")
   @MethodSource("rows")
-  void theNodesSnapshotterRunsDistributed(int minor, Registration mode) {
+  void theNodesSnapshotterRunsDistributedWithoutGroupSnapshots(int minor, Registration mode) {
     DesiredState d = render(minor, mode);
     Upstream.Release r = release(minor, Component.SNAPSHOTTER);
     Container s = container(Fixtures.nodePod(d), Component.SNAPSHOTTER);
@@ -229,53 +213,19 @@ class RenderRowsTest {
     assertThat(flags(s))
         .as("node-deployment with leader election exits (cmd/csi-snapshotter/main.go @v8.7.0)")
         .doesNotContainKey("leader-election");
-  }
-
-  /**
-   * Group snapshots on the node's snapshotter exactly where its release serves the v1 group API
-   * (the row says so) and the cluster serves it: the gate set explicitly either way on such a row,
-   * so that without the API the sidecar never watches it and the pod template changes (the sidecar
-   * restarts and finds the CRDs) when it appears. Older rows keep their release's default: off.
-   */
-  @ParameterizedTest(name = "1.{0} {1}")
-  @MethodSource("rows")
-  void theNodesSnapshotterTakesGroupSnapshotsOnlyWhereItsReleaseAndTheClusterServeThem(
-      int minor, Registration mode) {
-    Upstream.Release r = release(minor, Component.SNAPSHOTTER);
-    for (boolean groupApi : new boolean[] {true, false}) {
-      DesiredState d = render(minor, mode, groupApi);
-      Container s = container(Fixtures.nodePod(d), Component.SNAPSHOTTER);
-      assertThat(d.groupSnapshotClass() != null)
-          .as("a VolumeGroupSnapshotClass with group snapshots on only")
-          .isEqualTo(groupApi && row(minor).groupSnapshots());
-      if (r.gates() == null) {
-        assertThat(row(minor).groupSnapshots()).isFalse();
-        assertThat(flags(s))
-            .as(
-                "group snapshots off: --enable-volume-group-snapshots defaults to false (%s)",
-                r.flagsSource())
-            .doesNotContainKey("enable-volume-group-snapshots");
-      } else if (!row(minor).groupSnapshots()) {
-        assertThat(setGates(s))
-            .as("no group gate set on a release without the v1 group API")
-            .doesNotContain(VersionsTable.GROUP_SNAPSHOT_GATE);
-        assertThat(effectiveGates(s, r))
-            .as("group snapshots off (v1beta1 there; default per %s)", r.gatesSource())
-            .containsEntry(VersionsTable.GROUP_SNAPSHOT_GATE, false);
-      } else {
-        assertThat(setGates(s))
-            .as("the gate is set explicitly on a row whose snapshotter serves groups")
-            .contains(VersionsTable.GROUP_SNAPSHOT_GATE);
-        assertThat(effectiveGates(s, r))
-            .as(
-                "group snapshots %s with the group API %s (gate known in %s; README 'Volume Group"
-                    + " Snapshot Support' @v8.7.0)",
-                groupApi ? "on" : "off", groupApi ? "served" : "absent", r.gatesSource())
-            .containsEntry(VersionsTable.GROUP_SNAPSHOT_GATE, groupApi);
-      }
-      assertThat(s.getArgs().stream().filter(a -> a.startsWith("--feature-gates=")))
-          .as("all gates in one flag")
-          .hasSizeLessThanOrEqualTo(1);
+    if (r.gates() == null) {
+      assertThat(flags(s))
+          .as(
+              "group snapshots off: --enable-volume-group-snapshots defaults to false (%s)",
+              r.flagsSource())
+          .doesNotContainKey("enable-volume-group-snapshots");
+    } else {
+      assertThat(effectiveGates(s, r))
+          .as(
+              "group snapshots off (default per %s; README 'Volume Group Snapshot Support' @v8.7.0"
+                  + " says --feature-gates=CSIVolumeGroupSnapshot=false)",
+              r.gatesSource())
+          .containsEntry("CSIVolumeGroupSnapshot", false);
     }
   }
 

@@ -56,8 +56,7 @@ class VersionsTableTest {
             30,
             Map.of("csi-provisioner", "sig-storage/csi-provisioner:v9", "csi-resizer", "r:v1"),
             null,
-            Map.of("csi-provisioner", Map.of("Topology", true, "Alpha", false)),
-            false);
+            Map.of("csi-provisioner", Map.of("Topology", true, "Alpha", false)));
     assertThat(row.featureGateArgs(Component.PROVISIONER))
         .containsExactly("--feature-gates=Alpha=false,Topology=true");
     assertThat(row.featureGateArgs(Component.RESIZER)).isEmpty();
@@ -71,27 +70,10 @@ class VersionsTableTest {
             30,
             Map.of("csi-resizer", "sig-storage/csi-resizer:v1"),
             List.of(),
-            Map.of("csi-provisoner", Map.of("Topology", true)),
-            false);
-    refused(row, "csi-provisoner");
-  }
-
-  /** The table refuses a table of this one row, saying {@code because}. */
-  private static void refused(VersionsTable.Row row, String because) {
+            Map.of("csi-provisoner", Map.of("Topology", true)));
     assertThatThrownBy(() -> new VersionsTable("soko-driver:v1", List.of(row)))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining(because);
-  }
-
-  /** A row of one snapshotter with these gates on it. */
-  private static VersionsTable.Row snapshotterRow(
-      int minor, Map<String, Boolean> gates, boolean groups) {
-    return new VersionsTable.Row(
-        minor,
-        Map.of("csi-snapshotter", "sig-storage/csi-snapshotter:v9"),
-        null,
-        gates.isEmpty() ? null : Map.of("csi-snapshotter", gates),
-        groups);
+        .hasMessageContaining("csi-provisoner");
   }
 
   @Test
@@ -102,46 +84,5 @@ class VersionsTableTest {
     assertThat(oldest.images().get("csi-provisioner")).endsWith(":v4.0.1");
     assertThat(oldest.featureGateArgs(Component.PROVISIONER))
         .containsExactly("--feature-gates=Topology=true");
-  }
-
-  @Test
-  void aRowWhoseSnapshotterServesGroupsGetsTheGroupGateAsTheRenderSaysInTheOneFlag() {
-    VersionsTable.Row row = snapshotterRow(34, Map.of("Zeta", true, "Alpha", false), true);
-    assertThat(row.snapshotterGateArgs(true))
-        .containsExactly("--feature-gates=Alpha=false,CSIVolumeGroupSnapshot=true,Zeta=true");
-    assertThat(row.snapshotterGateArgs(false))
-        .containsExactly("--feature-gates=Alpha=false,CSIVolumeGroupSnapshot=false,Zeta=true");
-    assertThat(row.featureGateArgs(Component.SNAPSHOTTER))
-        .containsExactly("--feature-gates=Alpha=false,Zeta=true");
-    assertThat(snapshotterRow(31, Map.of(), false).snapshotterGateArgs(true)).isEmpty();
-  }
-
-  @Test
-  void theGroupGateIsTheRendersAndNeedsASnapshotter() {
-    refused(
-        snapshotterRow(34, Map.of(VersionsTable.GROUP_SNAPSHOT_GATE, false), true), "render sets");
-    refused(
-        new VersionsTable.Row(
-            34, Map.of("csi-resizer", "sig-storage/csi-resizer:v1"), null, null, true),
-        "without a snapshotter");
-  }
-
-  /**
-   * Only the newest row's snapshotter (v8.7.0: CSIVolumeGroupSnapshot GA, default true,
-   * pkg/features/features.go; the v1 group API) serves groups; v8.2.1 serves v1beta1 and v7.0.2
-   * v1alpha1, which Soko does not deploy.
-   */
-  @Test
-  void theShippedTableServesGroupsOnTheNewestRowOnly() {
-    VersionsTable table = VersionsTable.load();
-    assertThat(table.rows())
-        .filteredOn(VersionsTable.Row::groupSnapshots)
-        .extracting(r -> r.images().get("csi-snapshotter"))
-        .containsExactly("sig-storage/csi-snapshotter:v8.7.0");
-    assertThat(table.rows())
-        .allSatisfy(
-            r ->
-                assertThat(r.featureGates().getOrDefault("csi-snapshotter", Map.of()))
-                    .doesNotContainKey(VersionsTable.GROUP_SNAPSHOT_GATE));
   }
 }
