@@ -1,5 +1,6 @@
 package dev.soko.e2e;
 
+import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.operator.harness.Await;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -8,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * The install every real-node E2E class starts from: the chart with its StorageCluster, one pool on
@@ -91,6 +93,29 @@ final class DefaultInstall {
         .resource(
             new NamespaceBuilder().withNewMetadata().withName(appsNamespace).endMetadata().build())
         .serverSideApply();
+  }
+
+  /**
+   * The uninstall docs/operations.md gives: the StorageCluster first, while the operator still runs
+   * to take its finalizer off (the chart's uninstall would remove the operator with it and wait on
+   * that finalizer for ever), then the chart, then the namespace the tests' workloads ran in.
+   */
+  static void uninstall(
+      LocalCluster cluster, KubernetesClient client, String appsNamespace, Duration timeout)
+      throws Exception {
+    client.resources(StorageCluster.class).withName(RELEASE).delete();
+    Await.until(
+        "StorageCluster gone",
+        timeout,
+        () -> client.resources(StorageCluster.class).withName(RELEASE).get(),
+        Objects::isNull);
+    cluster.helm("uninstall", RELEASE, "--namespace", OPERATOR, "--wait", "--timeout", "2m");
+    client.namespaces().withName(appsNamespace).delete();
+    Await.until(
+        "namespace " + appsNamespace + " gone",
+        timeout,
+        () -> client.namespaces().withName(appsNamespace).get(),
+        Objects::isNull);
   }
 
   /** The chart's values: images from the node's registry name, and the StorageCluster. */

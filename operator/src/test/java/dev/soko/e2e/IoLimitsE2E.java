@@ -1,7 +1,5 @@
 package dev.soko.e2e;
 
-import static dev.soko.e2e.DefaultInstall.OPERATOR;
-import static dev.soko.e2e.DefaultInstall.RELEASE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -19,10 +17,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
@@ -33,12 +29,6 @@ import org.junit.jupiter.api.Test;
  * class whose limits are all {@code max} lifts them, and a btrfs pool refuses a class with a reason
  * the claim's events show. Every measured figure goes to {@code target/e2e-reports/io-limits.md}.
  */
-// Not in the real-node tier yet. Its first run here (2026-12-04) measured 4 KiB random writes at
-// 203 and 407 IOPS against limits of 200 and 400, live changes without a restart, the limits
-// lifted, and the btrfs refusal, but 4 KiB random reads at 2361 and 686 IOPS against 300 and 600,
-// 1 MiB writes bound by the IOPS limit (each write splits into several requests), and the helm
-// uninstall after it timed out: each needs its cause found before the tier runs in CI.
-@Disabled("read limits, bandwidth checks and the uninstall after it are not right yet (see above)")
 class IoLimitsE2E extends RealClusterTier {
   private static final String APPS = "e2e-io-limits";
   private static final Duration LONG = Duration.ofSeconds(180);
@@ -125,6 +115,7 @@ class IoLimitsE2E extends RealClusterTier {
             .endContainer()
             .endSpec());
     apps.awaitRunning(POD, LONG);
+    fillTheTestFile();
     // The driver limits the pod at NodePublishVolume; its app container's cgroup, made after that,
     // gets the limits at the driver's next pass, at most 2 s later.
     Thread.sleep(3_000);
@@ -183,14 +174,8 @@ class IoLimitsE2E extends RealClusterTier {
     for (String name : List.of(SLOW, FASTER, UNLIMITED)) {
       client.resources(VolumeAttributesClass.class).withName(name).delete();
     }
-    cluster.helm("uninstall", RELEASE, "--namespace", OPERATOR, "--wait", "--timeout", "2m");
+    DefaultInstall.uninstall(cluster, client, APPS, LONG);
     BTRFS.removeFrom(cluster);
-    client.namespaces().withName(APPS).delete();
-    Await.until(
-        "namespace " + APPS + " gone",
-        LONG,
-        () -> client.namespaces().withName(APPS).get(),
-        Objects::isNull);
   }
 
   // --- helpers --------------------------------------------------------------------------------
@@ -230,6 +215,20 @@ class IoLimitsE2E extends RealClusterTier {
 
   private Pod pod() {
     return client.pods().inNamespace(APPS).withName(POD).get();
+  }
+
+  /**
+   * Writes the whole test file once, in order. fio lays out a file for writing with fallocate, and
+   * ext4 answers a read of a block never written from its extent map without any IO: random reads
+   * then ran far above their limit (2,361 IOPS against 300), and 1 MiB writes over the patchwork of
+   * written and unwritten extents the random writes leave split into many small requests that the
+   * IOPS limit held at a third of the bandwidth limit.
+   */
+  private void fillTheTestFile() {
+    apps.sh(
+        POD,
+        "fio --output-format=json --directory=/data --filename=fio.dat --size=32m --direct=1"
+            + " --ioengine=libaio --fallocate=none --name=fill --rw=write --bs=1m --iodepth=4");
   }
 
   /** fio in the pod: four jobs one after the other, each for a few seconds of direct IO. */

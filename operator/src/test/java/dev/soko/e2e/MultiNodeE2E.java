@@ -1,6 +1,5 @@
 package dev.soko.e2e;
 
-import static dev.soko.e2e.DefaultInstall.OPERATOR;
 import static dev.soko.e2e.DefaultInstall.RELEASE;
 import static dev.soko.e2e.DefaultInstall.SYSTEM;
 import static dev.soko.e2e.DefaultInstall.XFS;
@@ -289,19 +288,7 @@ class MultiNodeE2E extends RealClusterTier {
         LONG,
         () -> client.persistentVolumes().list().getItems(),
         List::isEmpty);
-    client.resources(StorageCluster.class).withName(RELEASE).delete();
-    Await.until(
-        "StorageCluster gone",
-        LONG,
-        () -> client.resources(StorageCluster.class).withName(RELEASE).get(),
-        Objects::isNull);
-    cluster.helm("uninstall", RELEASE, "--namespace", OPERATOR, "--wait", "--timeout", "2m");
-    client.namespaces().withName(APPS).delete();
-    Await.until(
-        "namespace " + APPS + " gone",
-        LONG,
-        () -> client.namespaces().withName(APPS).get(),
-        Objects::isNull);
+    DefaultInstall.uninstall(cluster, client, APPS, LONG);
   }
 
   // --- helpers --------------------------------------------------------------------------------

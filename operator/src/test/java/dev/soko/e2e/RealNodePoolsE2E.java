@@ -1,6 +1,5 @@
 package dev.soko.e2e;
 
-import static dev.soko.e2e.DefaultInstall.OPERATOR;
 import static dev.soko.e2e.DefaultInstall.POOL;
 import static dev.soko.e2e.DefaultInstall.POOL_FILESYSTEM;
 import static dev.soko.e2e.DefaultInstall.POOL_PATH;
@@ -364,11 +363,6 @@ class RealNodePoolsE2E extends RealClusterTier {
   void uninstallRemovesTheReports() throws Exception {
     client.resources(StorageCluster.class).withName(RELEASE).delete();
     Await.until(
-        "StorageCluster gone",
-        LONG,
-        () -> client.resources(StorageCluster.class).withName(RELEASE).get(),
-        Objects::isNull);
-    Await.until(
         "the StorageCluster's reports deleted",
         LONG,
         () ->
@@ -378,13 +372,7 @@ class RealNodePoolsE2E extends RealClusterTier {
                 .list()
                 .getItems(),
         List::isEmpty);
-    cluster.helm("uninstall", RELEASE, "--namespace", OPERATOR, "--wait", "--timeout", "2m");
-    client.namespaces().withName(APPS).delete();
-    Await.until(
-        "namespace " + APPS + " gone",
-        LONG,
-        () -> client.namespaces().withName(APPS).get(),
-        Objects::isNull);
+    DefaultInstall.uninstall(cluster, client, APPS, LONG);
   }
 
   // --- helpers --------------------------------------------------------------------------------

@@ -292,15 +292,7 @@ class UpgradeE2E extends RealClusterTier {
                 .list()
                 .getItems(),
         List::isEmpty);
-    client.resources(dev.soko.api.v1alpha1.StorageCluster.class).withName(RELEASE).delete();
-    Await.until("StorageCluster gone", LONG, installed::storageCluster, Objects::isNull);
-    cluster.helm("uninstall", RELEASE, "--namespace", OPERATOR, "--wait", "--timeout", "2m");
-    client.namespaces().withName(APPS).delete();
-    Await.until(
-        "namespace " + APPS + " gone",
-        LONG,
-        () -> client.namespaces().withName(APPS).get(),
-        Objects::isNull);
+    DefaultInstall.uninstall(cluster, client, APPS, LONG);
     BTRFS.removeFrom(cluster);
   }
 

@@ -1,0 +1,247 @@
+package dev.soko.e2e;
+
+import static dev.soko.e2e.DefaultInstall.SNAPSHOTS;
+import static dev.soko.e2e.DefaultInstall.XFS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.soko.operator.harness.Await;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Volume group snapshots on real nodes, as an application spread over two claims uses them: a pod
+ * appends numbered records to a data claim and then names each in a log claim, and group snapshots
+ * taken while it writes restore into new claims that hold one instant: the log's last record is the
+ * data's last, or the one before it (the writer was between the two appends). Snapshots of the two
+ * claims taken one after the other would differ by the thousands of records written meanwhile.
+ * Deleting a group deletes its member snapshots; claims on two nodes are refused with the reason in
+ * the group's status.
+ */
+// Not in the real-node tier yet: the operator deploys no group path. Its first run (2026-12-05),
+// with each node's csi-snapshotter taking groups and the node driver labelling each group content
+// for the node of its first volume, failed: with --node-deployment, external-snapshotter v8.7.0
+// lists VolumeGroupSnapshotClasses through the managed-by=<node> selector of its contents, so no
+// node's snapshotter ever finds the class ("volumegroupsnapshotclass soko-snapshots not found").
+@Disabled("the operator deploys no group snapshot path yet (see above)")
+class GroupSnapshotE2E extends RealClusterTier {
+  private static final String APPS = "e2e-group-snapshots";
+  private static final Duration LONG = Duration.ofSeconds(180);
+  private static final String GROUP_LABEL = "app-group";
+  private static final String WRITER = "writer";
+  private static final int GROUPS = 3;
+
+  static final ResourceDefinitionContext GROUP_SNAPSHOTS =
+      new ResourceDefinitionContext.Builder()
+          .withGroup("groupsnapshot.storage.k8s.io")
+          .withVersion("v1")
+          .withPlural("volumegroupsnapshots")
+          .withKind("VolumeGroupSnapshot")
+          .withNamespaced(true)
+          .build();
+
+  GroupSnapshotE2E() {
+    super(APPS);
+  }
+
+  @BeforeAll
+  void install() throws Exception {
+    DefaultInstall.helmInstallReady(cluster, client, APPS);
+  }
+
+  @Test
+  @Order(1)
+  void groupsTakenWhileAPodWritesRestoreToOneInstant() {
+    for (String name : List.of("data", "log")) {
+      PersistentVolumeClaim claim = apps.claim(name, XFS, "64Mi", false);
+      claim.getMetadata().setLabels(Map.of(GROUP_LABEL, "writer"));
+      apps.create(claim);
+    }
+    apps.create(
+        twoClaimPod(
+            WRITER,
+            "data",
+            "log",
+            "i=0; while true; do i=$((i+1)); echo $i >> /data/records; echo $i >> /log/records;"
+                + " done"));
+    apps.awaitRunning(WRITER, LONG);
+    for (int g = 1; g <= GROUPS; g++) {
+      GenericKubernetesResource group = takeGroup("g" + g, "writer");
+      restore(group, "g" + g);
+      apps.create(twoClaimPod("reader-g" + g, "g" + g + "-data", "g" + g + "-log", "sleep 3600"));
+    }
+    for (int g = 1; g <= GROUPS; g++) {
+      String reader = "reader-g" + g;
+      apps.awaitRunning(reader, LONG);
+      long data = Long.parseLong(apps.sh(reader, "tail -n 1 /data/records"));
+      long log = Long.parseLong(apps.sh(reader, "tail -n 1 /log/records"));
+      assertThat(log).as("group g%d: the log's last record", g).isPositive();
+      assertThat(data - log)
+          .as(
+              "group g%d: records in the data (last %d) the log (last %d) does not name",
+              g, data, log)
+          .isBetween(0L, 1L);
+    }
+  }
+
+  @Test
+  @Order(2)
+  void deletingAGroupDeletesItsMemberSnapshots() {
+    assertThat(membersOf("g1")).as("member VolumeSnapshots of group g1").isEqualTo(2);
+    client.genericKubernetesResources(GROUP_SNAPSHOTS).inNamespace(APPS).withName("g1").delete();
+    Await.until("group g1's member VolumeSnapshots gone", LONG, () -> membersOf("g1"), n -> n == 0);
+  }
+
+  private long membersOf(String group) {
+    return client
+        .genericKubernetesResources(Workloads.VOLUME_SNAPSHOTS)
+        .inNamespace(APPS)
+        .list()
+        .getItems()
+        .stream()
+        .filter(s -> group.equals(Workloads.field(s, "status", "volumeGroupSnapshotName")))
+        .count();
+  }
+
+  @Test
+  @Order(3)
+  void claimsOnTwoNodesAreRefusedWithTheReason() {
+    List<String> nodes = cluster.nodes;
+    assertThat(nodes).as("the tier's nodes").hasSizeGreaterThanOrEqualTo(2);
+    for (int i = 0; i < 2; i++) {
+      String name = "apart-" + i;
+      PersistentVolumeClaim claim = apps.claim(name, XFS, "64Mi", false);
+      claim.getMetadata().setLabels(Map.of(GROUP_LABEL, "apart"));
+      apps.create(claim);
+      apps.create(
+          apps.pod(name, name, false, false)
+              .editSpec()
+              .withNodeSelector(Map.of("kubernetes.io/hostname", nodes.get(i)))
+              .endSpec());
+      apps.awaitRunning(name, LONG);
+    }
+    createGroup("apart", "apart");
+    GenericKubernetesResource refused =
+        Await.until(
+            "group apart to report an error",
+            LONG,
+            () -> group("apart"),
+            g -> Workloads.field(g, "status", "error", "message") != null);
+    assertThat((String) Workloads.field(refused, "status", "error", "message"))
+        .contains("one node");
+    client.genericKubernetesResources(GROUP_SNAPSHOTS).inNamespace(APPS).withName("apart").delete();
+  }
+
+  @Test
+  @Order(4)
+  void uninstallLeavesNothing() throws Exception {
+    client.genericKubernetesResources(GROUP_SNAPSHOTS).inNamespace(APPS).delete();
+    Await.until(
+        "every VolumeGroupSnapshot gone",
+        LONG,
+        () ->
+            client.genericKubernetesResources(GROUP_SNAPSHOTS).inNamespace(APPS).list().getItems(),
+        List::isEmpty);
+    apps.deleteAllAndAwaitTheVolumesGone(LONG);
+    DefaultInstall.uninstall(cluster, client, APPS, LONG);
+  }
+
+  // --- helpers --------------------------------------------------------------------------------
+
+  /** A pod with claim {@code first} at /data and {@code second} at /log, running {@code script}. */
+  private PodBuilder twoClaimPod(String name, String first, String second, String script) {
+    return apps.pod(name, first, false, false)
+        .editSpec()
+        .editFirstContainer()
+        .withCommand("sh", "-c", script)
+        .addNewVolumeMount()
+        .withName("log")
+        .withMountPath("/log")
+        .endVolumeMount()
+        .endContainer()
+        .addNewVolume()
+        .withName("log")
+        .withNewPersistentVolumeClaim(second, false)
+        .endVolume()
+        .endSpec();
+  }
+
+  private void createGroup(String name, String members) {
+    client
+        .genericKubernetesResources(GROUP_SNAPSHOTS)
+        .inNamespace(APPS)
+        .resource(
+            new GenericKubernetesResourceBuilder()
+                .withApiVersion("groupsnapshot.storage.k8s.io/v1")
+                .withKind("VolumeGroupSnapshot")
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(APPS)
+                .endMetadata()
+                .addToAdditionalProperties(
+                    "spec",
+                    Map.of(
+                        "volumeGroupSnapshotClassName",
+                        SNAPSHOTS,
+                        "source",
+                        Map.of("selector", Map.of("matchLabels", Map.of(GROUP_LABEL, members)))))
+                .build())
+        .create();
+  }
+
+  private GenericKubernetesResource group(String name) {
+    return client
+        .genericKubernetesResources(GROUP_SNAPSHOTS)
+        .inNamespace(APPS)
+        .withName(name)
+        .get();
+  }
+
+  /** Creates a group of the claims labelled {@code members} and waits until it is ready. */
+  private GenericKubernetesResource takeGroup(String name, String members) {
+    createGroup(name, members);
+    return Await.until(
+        "group " + name + " ready to use",
+        LONG,
+        () -> group(name),
+        g -> Boolean.TRUE.equals(Workloads.field(g, "status", "readyToUse")));
+  }
+
+  /**
+   * Restores each member of {@code group} into a claim {@code <prefix>-<source claim>}. The
+   * snapshot-controller names a member VolumeSnapshot {@code snapshot-} and the hex SHA-256 of the
+   * group's UID and the member's volume handle (what Kubernetes' storage suite restores by).
+   */
+  private void restore(GenericKubernetesResource group, String prefix) {
+    for (String source : List.of("data", "log")) {
+      String pv = apps.claimNamed(source).getSpec().getVolumeName();
+      String handle =
+          client.persistentVolumes().withName(pv).get().getSpec().getCsi().getVolumeHandle();
+      String member = "snapshot-" + sha256Hex(group.getMetadata().getUid() + handle);
+      apps.create(apps.restoredClaim(prefix + "-" + source, XFS, "64Mi", member));
+    }
+  }
+
+  private static String sha256Hex(String text) {
+    try {
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
