@@ -48,6 +48,9 @@ CI_FOCUS=(
   'Dynamic PV \(filesystem volmode\)\] volumeLimits should verify'
   # The node checked from a hostPID pod (nsenter into PID 1's mount namespace: the node's).
   'Dynamic PV \((default fs|block volmode)\)\] volumeMode should not mount / map unused volumes in a pod'
+  # IO limits (VolumeAttributesClass): created with a class, a class set and changed live, an
+  # invalid class refused and replaced, the class's protection finalizer.
+  'Dynamic PV \((default fs|block volmode)\)\] volume-modify should'
 )
 
 # pass NAME PROCS FOCUS [SKIP...]: the passes of a full run.
@@ -171,7 +174,7 @@ pass() {
     --silence-skips --timeout=3h --focus="$focus" "${skips[@]}" --output-dir="$out" \
     --json-report=report.json --junit-report=junit.xml "$BIN/e2e.test" -- \
     -kubeconfig="$KUBECONFIG" -kubectl-path="$BIN/kubectl" -provider=skeleton \
-    -storage.testdriver="$SUITE/$definition.yaml" -report-dir="$out" >"$out/ginkgo.log" 2>&1 || true
+    -storage.testdriver="$SUITE/$definition.yaml" -repo-root="$ROOT" -report-dir="$out" >"$out/ginkgo.log" 2>&1 || true
   python3 "$ROOT/hack/conformance-report.py" "$label" "$out/report.json" | tee -a "$REPORTS/summary.txt"
   mkdir -p "$JUNIT"
   if [ -f "$out/junit.xml" ]; then cp "$out/junit.xml" "$JUNIT/${label/\//-}.xml"; fi
