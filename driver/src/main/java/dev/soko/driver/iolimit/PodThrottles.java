@@ -1,6 +1,7 @@
 package dev.soko.driver.iolimit;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -19,6 +20,11 @@ import org.slf4j.LoggerFactory;
  * their cgroups after NodePublishVolume (on cgroup v1 each needs the limit of its own) and a pod's
  * cgroup may not exist yet when the volume is published. A failure is logged once per publication
  * and retried at the next period: a limit never fails a mount.
+ *
+ * <p>Only publications with limits are looked at (a volume whose limits are lifted is written once,
+ * when they change), and a pod's cgroup is searched for once and then kept while it is there: a
+ * node with a hundred unlimited volumes published walked its whole cgroup tree a hundred times
+ * every period, and its CSI calls queued behind the CPU that took.
  */
 public final class PodThrottles implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PodThrottles.class);
@@ -30,6 +36,10 @@ public final class PodThrottles implements AutoCloseable {
   private final CgroupThrottle throttle;
   private final Map<Path, Publication> byTarget = new ConcurrentHashMap<>();
   private final Map<Path, Boolean> warned = new ConcurrentHashMap<>();
+
+  /** Each pod's cgroup found so far, by pod UID; dropped with the pod's last publication. */
+  private final Map<String, Path> podCgroups = new ConcurrentHashMap<>();
+
   private final ScheduledExecutorService timer;
 
   public PodThrottles(CgroupThrottle throttle, Duration period) {
@@ -50,12 +60,18 @@ public final class PodThrottles implements AutoCloseable {
       Path target, String volumeId, String podUid, String device, IoLimits limits) {
     Publication publication = new Publication(volumeId, podUid, device, limits);
     byTarget.put(target, publication);
-    apply(target, publication);
+    if (!limits.none()) {
+      apply(target, publication);
+    }
   }
 
   public void unpublished(Path target) {
-    byTarget.remove(target);
+    Publication gone = byTarget.remove(target);
     warned.remove(target);
+    if (gone != null
+        && byTarget.values().stream().noneMatch(p -> p.podUid().equals(gone.podUid()))) {
+      podCgroups.remove(gone.podUid());
+    }
   }
 
   /** The volume's limits changed: every pod it is published to gets them now. */
@@ -78,13 +94,19 @@ public final class PodThrottles implements AutoCloseable {
     return Optional.ofNullable(byTarget.get(target)).map(Publication::limits);
   }
 
+  /** The periodic pass: every publication with limits, for the containers started since. */
   void applyAll() {
-    byTarget.forEach(this::apply);
+    byTarget.forEach(
+        (target, p) -> {
+          if (!p.limits().none()) {
+            apply(target, p);
+          }
+        });
   }
 
   private void apply(Path target, Publication p) {
     try {
-      Optional<Path> pod = PodCgroups.find(throttle.root(), p.podUid());
+      Optional<Path> pod = podCgroup(p.podUid());
       if (pod.isEmpty()) {
         warnOnce(target, p, "the pod's cgroup is not there yet");
         return;
@@ -96,6 +118,17 @@ public final class PodThrottles implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       warnOnce(target, p, e.toString());
     }
+  }
+
+  /** The pod's cgroup as found before while it is still there, else searched for again. */
+  private Optional<Path> podCgroup(String podUid) throws IOException {
+    Path known = podCgroups.get(podUid);
+    if (known != null && Files.isDirectory(known)) {
+      return Optional.of(known);
+    }
+    Optional<Path> found = PodCgroups.find(throttle.root(), podUid);
+    found.ifPresentOrElse(dir -> podCgroups.put(podUid, dir), () -> podCgroups.remove(podUid));
+    return found;
   }
 
   private void warnOnce(Path target, Publication p, String why) {
