@@ -9,7 +9,8 @@
 #
 # Environment: BENCH_CLAIMS (claim counts, default "100 300"), BENCH_RUNS (default 1),
 # BENCH_PROVISIONERS (default "soko,local-path"),
-# SOKO_CLUSTER_NODES (default 3), BENCH_REUSE_CLUSTER=1 (measure on the running local cluster and
+# SOKO_CLUSTER_NODES (default 3), SOKO_CLUSTER_CONTROLLER_QPS (kube-controller-manager's API rate,
+# whose PV controller binds every claim; default Kubernetes' 20), BENCH_REUSE_CLUSTER=1 (measure on the running local cluster and
 # leave it running, instead of starting a fresh one and stopping it).
 set -euo pipefail
 SOKO_LOG_TAG=bench-provision

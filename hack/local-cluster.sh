@@ -45,7 +45,9 @@
 # 4, default 1), SOKO_CLUSTER_POOL_SIZE (the first node's pool filesystem, default 8G),
 # SOKO_CLUSTER_OTHER_POOL_SIZE (every other node's, default 16G: pools of different sizes, for
 # placement by capacity), SOKO_CLUSTER_EXTRA_IMAGES (a folder of soko-<name>-<version>.oci.tar
-# archives imported beside the working tree's, e.g. a previous release for the upgrade tier).
+# archives imported beside the working tree's, e.g. a previous release for the upgrade tier),
+# SOKO_CLUSTER_CONTROLLER_QPS (kube-controller-manager's --kube-api-qps, its burst twice that;
+# default: Kubernetes' own, 20 and 30, for the provisioning benchmark's comparison).
 set -euo pipefail
 SOKO_LOG_TAG=cluster
 source "$(dirname "$0")/lib.sh"
@@ -60,6 +62,7 @@ API_HOST_PORT=${SOKO_CLUSTER_API_PORT:-16443}
 NODE_COUNT=${SOKO_CLUSTER_NODES:-1}
 POOL_SIZE=${SOKO_CLUSTER_POOL_SIZE:-8G}
 OTHER_POOL_SIZE=${SOKO_CLUSTER_OTHER_POOL_SIZE:-16G}
+CONTROLLER_QPS=${SOKO_CLUSTER_CONTROLLER_QPS:-}
 # Down removes whatever any of these left, whatever SOKO_CLUSTER_NODES says now.
 MAX_NODES=4
 NETNS=soko-cluster
@@ -659,7 +662,8 @@ start_control_plane() {
     --leader-elect=false --use-service-account-credentials=true \
     --service-account-private-key-file "$pki/sa.key" --root-ca-file "$pki/ca.crt" \
     --cluster-signing-cert-file "$pki/ca.crt" --cluster-signing-key-file "$pki/ca.key" \
-    --service-cluster-ip-range "$SERVICE_CIDR" --profiling=false --v 1
+    --service-cluster-ip-range "$SERVICE_CIDR" --profiling=false --v 1 \
+    ${CONTROLLER_QPS:+--kube-api-qps "$CONTROLLER_QPS" --kube-api-burst "$((CONTROLLER_QPS * 2))"}
   start kube-scheduler "$BIN/kube-scheduler" --config "$STATE/etc/scheduler.yaml" \
     --authentication-kubeconfig "$pki/scheduler.kubeconfig" \
     --authorization-kubeconfig "$pki/scheduler.kubeconfig" --bind-address 127.0.0.1 --profiling=false
