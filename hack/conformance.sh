@@ -50,7 +50,7 @@ CI_FOCUS=(
   'Dynamic PV \((default fs|block volmode)\)\] volumeMode should not mount / map unused volumes in a pod'
   # IO limits (VolumeAttributesClass): created with a class, a class set and changed live, an
   # invalid class refused and replaced, the class's protection finalizer.
-  'Dynamic PV \((default fs|block volmode)\)\] volume-modify should'
+  'Dynamic PV \((default fs|block volmode)\)\] volume-modify \['
 )
 
 # pass NAME PROCS FOCUS [SKIP...]: the passes of a full run.
