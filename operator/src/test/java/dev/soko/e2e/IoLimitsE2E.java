@@ -36,6 +36,11 @@ class IoLimitsE2E extends RealClusterTier {
   private static final String CLAIM = "limited";
   private static final String POD = "fio";
 
+  /** fio on the claim's one test file, direct IO, JSON out; each call adds its job. */
+  private static final String FIO =
+      "fio --output-format=json --directory=/data --filename=fio.dat --size=32m --direct=1"
+          + " --ioengine=libaio";
+
   /** How far a measured rate may be from its limit. */
   private static final double TOLERANCE = 0.10;
 
@@ -225,17 +230,12 @@ class IoLimitsE2E extends RealClusterTier {
    * IOPS limit held at a third of the bandwidth limit.
    */
   private void fillTheTestFile() {
-    apps.sh(
-        POD,
-        "fio --output-format=json --directory=/data --filename=fio.dat --size=32m --direct=1"
-            + " --ioengine=libaio --fallocate=none --name=fill --rw=write --bs=1m --iodepth=4");
+    apps.sh(POD, FIO + " --fallocate=none --name=fill --rw=write --bs=1m --iodepth=4");
   }
 
   /** fio in the pod: four jobs one after the other, each for a few seconds of direct IO. */
   private Rates measure(String className) {
-    String job =
-        "fio --output-format=json --directory=/data --filename=fio.dat --size=32m --direct=1"
-            + " --ioengine=libaio --time_based --ramp_time=1 --runtime=5";
+    String job = FIO + " --time_based --ramp_time=1 --runtime=5";
     double writeIops = rate(job + " --name=w --rw=randwrite --bs=4k --iodepth=16", "write", "iops");
     double readIops = rate(job + " --name=r --rw=randread --bs=4k --iodepth=16", "read", "iops");
     double writeBw = rate(job + " --name=W --rw=write --bs=1m --iodepth=4", "write", "bw_bytes");
