@@ -24,10 +24,12 @@ import dev.soko.driver.mount.PathPolicy;
 import dev.soko.driver.report.PoolReporter;
 import dev.soko.driver.server.DriverServer;
 import dev.soko.driver.server.SideServer;
+import dev.soko.driver.volume.SnapshotOperations;
 import dev.soko.driver.volume.VolumeManager;
 import io.grpc.BindableService;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -92,8 +94,7 @@ public final class Main {
         resources.reporter = PoolReports.start(cluster.api, config, volumes);
         cluster.labelImportedSnapshots(config, volumes);
         resources.modifications =
-            VolumeModifications.carryOut(cluster.api, config, volumes, System.getenv())
-                .orElse(null);
+            Handoffs.carryOut(cluster.api, config, volumes, System.getenv()).orElse(null);
         services =
             List.of(
                 new IdentityService(config.driverName(), Version.current(), readiness, true),
@@ -103,10 +104,20 @@ public final class Main {
                 new NodeService(
                     volumes, config.nodeId(), new PathPolicy(config.allowedPathRoots())));
       } else {
-        services =
-            List.of(
-                new IdentityService(config.driverName(), Version.current(), readiness),
-                new ClusterControllerService(VolumeModifications.route(config, System.getenv())));
+        Handoffs.Controller handoffs = Handoffs.route(config, System.getenv());
+        resources.handoffs = handoffs;
+        List<BindableService> controller = new ArrayList<>();
+        controller.add(
+            new IdentityService(
+                config.driverName(),
+                Version.current(),
+                readiness,
+                handoffs.snapshots().isPresent()));
+        controller.add(
+            new ClusterControllerService(
+                handoffs.modifier(), handoffs.snapshots().map(s -> (SnapshotOperations) s)));
+        handoffs.snapshots().ifPresent(s -> controller.add(new GroupControllerService(s)));
+        services = List.copyOf(controller);
       }
       resources.server =
           DriverServer.start(
@@ -166,6 +177,7 @@ public final class Main {
     volatile PoolReporter reporter;
     volatile ClusterAccess cluster;
     volatile NodeRequestWatch modifications;
+    volatile Handoffs.Controller handoffs;
     volatile List<HttpEndpoint> http = List.of();
 
     void close() {
@@ -180,6 +192,9 @@ public final class Main {
         }
         if (modifications != null) {
           modifications.close();
+        }
+        if (handoffs != null) {
+          handoffs.close();
         }
         if (reporter != null) {
           reporter.close();

@@ -33,7 +33,17 @@ public record NodeRequestStatus(
                 + ")$")
         String phase,
     @JsonPropertyDescription("Why the request is not Applied, one sentence.") @Size(max = 1024)
-        String message) {
+        String message,
+    @JsonPropertyDescription(
+            "Why a request was Refused, as the CSI code the controller answers with (e.g."
+                + " NOT_FOUND); INVALID_ARGUMENT when absent.")
+        @Pattern("^[A-Z_]{1,32}$")
+        String reason,
+    @JsonPropertyDescription("CreateSnapshot's snapshot, once Applied.") SnapshotResult snapshot,
+    @JsonPropertyDescription(
+            "CreateVolumeGroupSnapshot's and GetVolumeGroupSnapshot's group snapshot, once"
+                + " Applied.")
+        GroupSnapshotResult groupSnapshot) {
   public static final String APPLIED = "Applied";
   public static final String REFUSED = "Refused";
   public static final String FAILED = "Failed";

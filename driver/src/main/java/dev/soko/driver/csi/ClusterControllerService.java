@@ -5,6 +5,7 @@ import static dev.soko.driver.csi.Replies.reply;
 import csi.v1.ControllerGrpc;
 import csi.v1.Csi;
 import csi.v1.Csi.ControllerServiceCapability.RPC.Type;
+import dev.soko.driver.volume.SnapshotOperations;
 import dev.soko.driver.volume.StorageException;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
@@ -15,9 +16,10 @@ import java.util.Optional;
 /**
  * The Controller service of a {@code --mode controller} process, which runs in the cluster-wide
  * Deployment beside the external-resizer and has no pools. Volumes and snapshots are created by the
- * node that owns the pool (distributed provisioning), so the only controller call that reaches this
- * process are ControllerExpandVolume and, with API server access, ControllerModifyVolume, which the
- * owning node carries out (through a NodeRequest, {@code driver/handoff}).
+ * node that owns the pool (distributed provisioning), so the only controller calls that reach this
+ * process are ControllerExpandVolume and, with API server access, ControllerModifyVolume and (where
+ * the operator deploys the group snapshotter) CreateSnapshot and DeleteSnapshot, which the owning
+ * node carries out (through a NodeRequest, {@code driver/handoff}).
  *
  * <p>Why it does not check the pool's headroom: the pool is a directory on one node, invisible from
  * here, and a cross-node call would add a network dependency the CSI model does not have. The
@@ -40,15 +42,41 @@ public final class ClusterControllerService extends ControllerGrpc.ControllerImp
   }
 
   private final Optional<VolumeModifier> modifier;
+  private final Optional<SnapshotOperations> snapshots;
 
   /** Without API server access: expansion only. */
   public ClusterControllerService() {
-    this(Optional.empty());
+    this(Optional.empty(), Optional.empty());
   }
 
-  /** With a way to the nodes, ModifyVolume too (MODIFY_VOLUME is advertised). */
-  public ClusterControllerService(Optional<VolumeModifier> modifier) {
+  /**
+   * With a way to the nodes, ModifyVolume too (MODIFY_VOLUME is advertised); with the nodes'
+   * snapshots, CreateSnapshot and DeleteSnapshot (CREATE_DELETE_SNAPSHOT).
+   */
+  public ClusterControllerService(
+      Optional<VolumeModifier> modifier, Optional<SnapshotOperations> snapshots) {
     this.modifier = modifier;
+    this.snapshots = snapshots;
+  }
+
+  @Override
+  public void createSnapshot(
+      Csi.CreateSnapshotRequest request, StreamObserver<Csi.CreateSnapshotResponse> observer) {
+    if (snapshots.isEmpty()) {
+      super.createSnapshot(request, observer); // UNIMPLEMENTED, as not advertised
+      return;
+    }
+    SnapshotCalls.create(snapshots.get(), request, observer);
+  }
+
+  @Override
+  public void deleteSnapshot(
+      Csi.DeleteSnapshotRequest request, StreamObserver<Csi.DeleteSnapshotResponse> observer) {
+    if (snapshots.isEmpty()) {
+      super.deleteSnapshot(request, observer);
+      return;
+    }
+    SnapshotCalls.delete(snapshots.get(), request, observer);
   }
 
   @Override
@@ -87,6 +115,9 @@ public final class ClusterControllerService extends ControllerGrpc.ControllerImp
     List<Type> types = new ArrayList<>(CAPABILITIES);
     if (modifier.isPresent()) {
       types.add(Type.MODIFY_VOLUME);
+    }
+    if (snapshots.isPresent()) {
+      types.add(Type.CREATE_DELETE_SNAPSHOT);
     }
     reply(observer, ControllerService.capabilities(types));
   }

@@ -220,20 +220,13 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
   @Override
   public void createSnapshot(
       Csi.CreateSnapshotRequest request, StreamObserver<Csi.CreateSnapshotResponse> observer) {
-    String name = Requests.requireId(request.getName(), "name");
-    String source = Requests.requireId(request.getSourceVolumeId(), "source_volume_id");
-    Parameters.checkSnapshotParameters(request.getParametersMap());
-    Snapshot snapshot = volumes.createSnapshot(name, source);
-    reply(
-        observer,
-        Csi.CreateSnapshotResponse.newBuilder().setSnapshot(Protos.snapshot(snapshot)).build());
+    SnapshotCalls.create(volumes, request, observer);
   }
 
   @Override
   public void deleteSnapshot(
       Csi.DeleteSnapshotRequest request, StreamObserver<Csi.DeleteSnapshotResponse> observer) {
-    volumes.deleteSnapshot(Requests.requireId(request.getSnapshotId(), "snapshot_id"));
-    reply(observer, Csi.DeleteSnapshotResponse.getDefaultInstance());
+    SnapshotCalls.delete(volumes, request, observer);
   }
 
   @Override

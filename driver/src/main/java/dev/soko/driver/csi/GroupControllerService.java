@@ -6,20 +6,21 @@ import csi.v1.Csi;
 import csi.v1.Csi.GroupControllerServiceCapability.RPC.Type;
 import csi.v1.GroupControllerGrpc;
 import dev.soko.driver.model.GroupSnapshot;
+import dev.soko.driver.volume.SnapshotOperations;
 import dev.soko.driver.volume.StorageException;
-import dev.soko.driver.volume.VolumeManager;
 import io.grpc.stub.StreamObserver;
 import java.util.List;
 
 /**
- * The GroupController service of a node-mode process: volume group snapshots of this node's
- * volumes, several volumes of one pool frozen and copied together. It validates and translates; the
- * engine decides (one pool, idempotency, the members).
+ * The GroupController service: volume group snapshots, several volumes of one pool of one node
+ * frozen and copied together. It validates and translates; the node's engine decides (one pool,
+ * idempotency, the members), directly in a node-mode process, through a NodeRequest to the volumes'
+ * node in the controller-mode one.
  */
 public final class GroupControllerService extends GroupControllerGrpc.GroupControllerImplBase {
-  private final VolumeManager volumes;
+  private final SnapshotOperations volumes;
 
-  public GroupControllerService(VolumeManager volumes) {
+  public GroupControllerService(SnapshotOperations volumes) {
     this.volumes = volumes;
   }
 

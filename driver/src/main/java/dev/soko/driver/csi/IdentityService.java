@@ -24,7 +24,8 @@ public final class IdentityService extends IdentityGrpc.IdentityImplBase {
    * @param readiness whether the process can serve; in node mode, {@code VolumeManager::notReady}.
    *     {@code /healthz} asks the same instance.
    * @param groupController the process serves the GroupController service (node mode, where the
-   *     volumes are): only then is it advertised, since a CO calls what is advertised
+   *     volumes are; controller mode with the group snapshotter, handing calls to the nodes): only
+   *     then is it advertised, since a CO calls what is advertised
    */
   public IdentityService(
       String driverName, String version, Readiness readiness, boolean groupController) {

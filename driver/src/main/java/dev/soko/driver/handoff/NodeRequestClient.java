@@ -9,8 +9,10 @@ import dev.soko.driver.json.JsonParser;
 import dev.soko.driver.kube.KubeApi;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -25,18 +27,44 @@ public final class NodeRequestClient {
   private static final long FIRST_POLL_MILLIS = 50;
   private static final long MAX_POLL_MILLIS = 1000;
 
-  /** What the call answers: done, refused by the node (with why), or not yet (with why). */
-  public record Answer(Kind kind, String message) {
+  /**
+   * What the call answers: done (with the request's status, which carries what the node answers),
+   * refused by the node (with why), or not yet (with why).
+   */
+  public record Answer(Kind kind, String message, Object status) {
     public enum Kind {
       APPLIED,
       REFUSED,
       PENDING
     }
 
+    Answer(Kind kind, String message) {
+      this(kind, message, null);
+    }
+
     static Answer pending(String why) {
       return new Answer(Kind.PENDING, why);
     }
   }
+
+  /**
+   * One request as the controller writes it.
+   *
+   * @param operation what the node is to do
+   * @param key what the request is about (a volume id, a CSI name, a snapshot id): one request per
+   *     operation and key
+   * @param node the node to do it
+   * @param owner the PersistentVolume the request goes with, or null for none
+   * @param fields the spec's fields beyond node and operation
+   * @param labels labels beyond the node's
+   */
+  public record Ask(
+      String operation,
+      String key,
+      String node,
+      VolumeOwners.Owner owner,
+      Map<String, Object> fields,
+      Map<String, String> labels) {}
 
   private final KubeApi api;
   private final String namespace;
@@ -59,20 +87,28 @@ public final class NodeRequestClient {
   public Answer request(
       VolumeOwners.Owner owner, String volumeId, String operation, Map<String, String> parameters)
       throws InterruptedException {
-    String name = NodeRequests.name(operation, volumeId);
+    return ask(
+        new Ask(
+            operation,
+            volumeId,
+            owner.node(),
+            owner,
+            // Sorted, so the same parameters always give the same object.
+            Json.object("volumeId", volumeId, "parameters", new TreeMap<>(parameters)),
+            Map.of()));
+  }
+
+  /** Writes the request and waits for the node's answer. */
+  public Answer ask(Ask ask) throws InterruptedException {
+    String name = NodeRequests.name(ask.operation(), ask.key());
     Object written;
     try {
       KubeApi.Response response =
           api.write(
               "PATCH",
-              NodeRequests.collection(namespace)
-                  + "/"
-                  + encode(name)
-                  + "?fieldManager="
-                  + NodeRequests.CONTROLLER_MANAGER
-                  + "&force=true",
+              path(name) + "?fieldManager=" + NodeRequests.CONTROLLER_MANAGER + "&force=true",
               NodeRequests.APPLY,
-              Json.write(body(name, owner, volumeId, operation, parameters)),
+              Json.write(body(name, ask)),
               NodeRequests.MAX_OBJECT_CHARS);
       if (!response.ok()) {
         return Answer.pending(
@@ -91,51 +127,78 @@ public final class NodeRequestClient {
     if (!(generation instanceof Number g)) {
       return Answer.pending("NodeRequest " + name + " has no generation");
     }
-    return await(name, owner.node(), g.longValue(), written);
+    return await(name, ask.node(), g.longValue(), written);
   }
 
-  private Map<String, Object> body(
-      String name,
-      VolumeOwners.Owner owner,
-      String volumeId,
-      String operation,
-      Map<String, String> parameters) {
+  /**
+   * Deletes the request of {@code operation} and {@code key} once its answer is used: true when it
+   * is gone (or was never there), false when the API server could not be asked.
+   */
+  public boolean forget(String operation, String key) throws InterruptedException {
+    try {
+      int status =
+          api.send("DELETE", path(NodeRequests.name(operation, key)), "application/json", "")
+              .status();
+      return status / 100 == 2 || status == 404;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** The requests whose labels match {@code selector}; empty when they cannot be listed. */
+  public Optional<List<?>> list(String selector) throws InterruptedException {
+    try {
+      KubeApi.Response response =
+          api.get(
+              NodeRequests.collection(namespace) + "?labelSelector=" + encode(selector),
+              NodeRequests.MAX_OBJECT_CHARS);
+      if (response.ok()
+          && JsonParser.at(JsonParser.parse(response.body()), "items") instanceof List<?> items) {
+        return Optional.of(items);
+      }
+    } catch (IOException | IllegalArgumentException e) {
+      // unknown: the caller answers retryably
+    }
+    return Optional.empty();
+  }
+
+  private String path(String name) {
+    return NodeRequests.collection(namespace) + "/" + encode(name);
+  }
+
+  private Map<String, Object> body(String name, Ask ask) {
+    Map<String, Object> labels = new TreeMap<>(ask.labels());
+    labels.put(NodeRequests.LABEL_NODE, ask.node());
+    Map<String, Object> metadata =
+        Json.object("name", name, "namespace", namespace, "labels", labels);
+    if (ask.owner() != null) {
+      // Deleted with the volume's PV (garbage collection, background).
+      metadata.put(
+          "ownerReferences",
+          List.of(
+              Json.object(
+                  "apiVersion",
+                  "v1",
+                  "kind",
+                  "PersistentVolume",
+                  "name",
+                  ask.owner().pvName(),
+                  "uid",
+                  ask.owner().pvUid())));
+    }
+    Map<String, Object> spec = new LinkedHashMap<>();
+    spec.put("node", ask.node());
+    spec.put("operation", ask.operation());
+    spec.putAll(ask.fields());
     return Json.object(
         "apiVersion",
         NodeRequests.API_VERSION,
         "kind",
         NodeRequests.KIND,
         "metadata",
-        Json.object(
-            "name",
-            name,
-            "namespace",
-            namespace,
-            "labels",
-            Map.of(NodeRequests.LABEL_NODE, owner.node()),
-            // Deleted with the volume's PV (garbage collection, background).
-            "ownerReferences",
-            List.of(
-                Json.object(
-                    "apiVersion",
-                    "v1",
-                    "kind",
-                    "PersistentVolume",
-                    "name",
-                    owner.pvName(),
-                    "uid",
-                    owner.pvUid()))),
+        metadata,
         "spec",
-        Json.object(
-            "node",
-            owner.node(),
-            "volumeId",
-            volumeId,
-            "operation",
-            operation,
-            // Sorted, so the same parameters always give the same object.
-            "parameters",
-            new TreeMap<>(parameters)));
+        spec);
   }
 
   /**
@@ -155,10 +218,13 @@ public final class NodeRequestClient {
         String phase = text(JsonParser.at(object, "status", "phase"));
         String message = text(JsonParser.at(object, "status", "message"));
         if (NodeRequests.APPLIED.equals(phase)) {
-          return new Answer(Answer.Kind.APPLIED, "");
+          return new Answer(Answer.Kind.APPLIED, "", JsonParser.at(object, "status"));
         }
         if (NodeRequests.REFUSED.equals(phase)) {
-          return new Answer(Answer.Kind.REFUSED, "node " + node + " refused: " + message);
+          return new Answer(
+              Answer.Kind.REFUSED,
+              "node " + node + " refused: " + message,
+              JsonParser.at(object, "status"));
         }
         failure = message;
       }

@@ -202,7 +202,16 @@ public final class NodeRequestWatch implements AutoCloseable, Reflector.Source {
             g.longValue(),
             text(JsonParser.at(object, "spec", "volumeId")),
             text(JsonParser.at(object, "spec", "operation")),
-            parameters));
+            parameters,
+            new NodeRequest.Arguments(
+                text(JsonParser.at(object, "spec", "name")),
+                texts(JsonParser.at(object, "spec", "volumeIds")),
+                text(JsonParser.at(object, "spec", "groupSnapshotId")),
+                texts(JsonParser.at(object, "spec", "snapshotIds")))));
+  }
+
+  private static List<String> texts(Object list) {
+    return list instanceof List<?> items ? items.stream().map(Reflector::text).toList() : List.of();
   }
 
   /** Server-side apply of the status alone; false when it could not be written (retried). */
@@ -213,6 +222,7 @@ public final class NodeRequestWatch implements AutoCloseable, Reflector.Source {
     if (outcome.message() != null) {
       status.put("message", cut(outcome.message()));
     }
+    status.putAll(outcome.result());
     String body =
         Json.write(
             Json.object(

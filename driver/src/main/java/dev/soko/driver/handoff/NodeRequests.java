@@ -17,6 +17,7 @@ public final class NodeRequests {
   static final String APPLIED = "Applied";
   static final String REFUSED = "Refused";
   static final String FAILED = "Failed";
+  static final String REASON = "reason";
   static final int MAX_OBJECT_CHARS = 1 << 20;
 
   private NodeRequests() {}

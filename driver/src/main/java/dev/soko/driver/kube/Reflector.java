@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
  * asks for a random length between {@code minWatch} and twice that, as the reflector does), and a
  * new read when the version is too old (410, in the status or in an ERROR event). A watch that fell
  * silent (no line for longer than it may last) is cut by a watchdog. Failures back off with jitter,
- * up to {@link #MAX_BACKOFF}, and are logged at warn once per kind, then at debug until that kind
- * works again.
+ * up to {@link #MAX_BACKOFF} (or as long as the source asks, {@link #waitBeforeNextRead}), and are
+ * logged at warn once per kind, then at debug until that kind works again.
  *
  * <p>Two daemon threads: one reads and watches; the other (the worker) runs what the {@link Source}
  * hands it with {@link #apply}, in order, and the watchdog, so that the watchdog's interrupt never
@@ -63,6 +63,7 @@ public final class Reflector implements AutoCloseable {
   private Source source;
   private volatile boolean running = true;
   private volatile Thread reader;
+  private volatile Duration nextWait;
   private String version;
   private boolean gone;
 
@@ -115,6 +116,15 @@ public final class Reflector implements AutoCloseable {
         task, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
   }
 
+  /**
+   * Makes the reader wait {@code wait} after this failure, in place of its backoff: for a source
+   * that found nothing to read for a reason that lasts (an API the cluster does not serve), so that
+   * it looks again slowly rather than every {@link #MAX_BACKOFF}.
+   */
+  public void waitBeforeNextRead(Duration wait) {
+    nextWait = wait;
+  }
+
   /** Before {@link #start} at once, on the caller; after it on the worker, in order. */
   public void apply(Runnable change) {
     if (reader == null) {
@@ -151,8 +161,7 @@ public final class Reflector implements AutoCloseable {
       }
       if (failures > 0 && running) {
         try {
-          long cap = Math.min(MAX_BACKOFF.toMillis(), 500L << Math.min(failures, 6));
-          Thread.sleep(cap / 2 + ThreadLocalRandom.current().nextLong(cap / 2 + 1));
+          Thread.sleep(waitMillis(failures));
         } catch (InterruptedException e) {
           if (!running) {
             return;
@@ -160,6 +169,17 @@ public final class Reflector implements AutoCloseable {
         }
       }
     }
+  }
+
+  /** The wait the source asked for, or else the backoff after {@code failures} failures. */
+  private long waitMillis(int failures) {
+    Duration asked = nextWait;
+    nextWait = null;
+    if (asked != null) {
+      return asked.toMillis();
+    }
+    long cap = Math.min(MAX_BACKOFF.toMillis(), 500L << Math.min(failures, 6));
+    return cap / 2 + ThreadLocalRandom.current().nextLong(cap / 2 + 1);
   }
 
   /** One watch, until the server ends it; false when it failed. */

@@ -3,22 +3,26 @@ package dev.soko.driver.report;
 import dev.soko.driver.json.Json;
 import dev.soko.driver.json.JsonParser;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
- * What {@link ImportedSnapshots} reads of a VolumeSnapshotContent: its name and version, the CSI
- * driver it names, the snapshot handle of a pre-provisioned content ({@code
- * spec.source.snapshotHandle}; empty for a dynamic one, whose source is a volume handle) and the
- * node its managed-by label names (null when there is no such label; a label with an empty value is
- * a label all the same: csi-snapshotter's selector and ours both see the key).
+ * What a {@link ContentLabeller} reads of a snapshot content (a VolumeSnapshotContent or a
+ * VolumeGroupSnapshotContent): its name and version, the CSI driver it names, the ID a node must
+ * hold to serve it (read by the labeller for its kind of content; empty when no node is to claim
+ * it) and the node its managed-by label names (null when there is no such label; a label with an
+ * empty value is a label all the same: csi-snapshotter's selector and ours both see the key).
  */
 record SnapshotContent(
-    String name, String resourceVersion, String driver, String snapshotHandle, String managedBy) {
+    String name, String resourceVersion, String driver, String heldId, String managedBy) {
 
   /** The label csi-snapshotter's node deployment selects its contents by (utils.go, v8). */
   static final String MANAGED_BY = "snapshot.storage.kubernetes.io/managed-by";
 
-  /** The content in a list item or watch event object; null when it has no name. */
-  static SnapshotContent of(Object object) {
+  /**
+   * The content in a list item or watch event object, its held ID read by {@code heldId}; null when
+   * it has no name.
+   */
+  static SnapshotContent of(Object object, Function<Object, String> heldId) {
     if (!(JsonParser.at(object, "metadata", "name") instanceof String name) || name.isEmpty()) {
       return null;
     }
@@ -26,7 +30,7 @@ record SnapshotContent(
         name,
         text(JsonParser.at(object, "metadata", "resourceVersion")),
         text(JsonParser.at(object, "spec", "driver")),
-        text(JsonParser.at(object, "spec", "source", "snapshotHandle")),
+        heldId.apply(object),
         JsonParser.at(object, "metadata", "labels") instanceof Map<?, ?> labels
                 && labels.containsKey(MANAGED_BY)
             ? text(labels.get(MANAGED_BY))
@@ -34,12 +38,12 @@ record SnapshotContent(
   }
 
   /**
-   * Whether a node should look at it: a pre-provisioned content of {@code ourDriver} that no node
-   * has taken. A labelled content is never touched, whoever labelled it.
+   * Whether a node should look at it: a content of {@code ourDriver} that names something a node
+   * can hold and that no node has taken. A labelled content is never touched, whoever labelled it.
    */
-  boolean unclaimedImportOf(String ourDriver) {
+  boolean unclaimedOf(String ourDriver) {
     return ourDriver.equals(driver)
-        && !snapshotHandle.isEmpty()
+        && !heldId.isEmpty()
         && managedBy == null
         && !resourceVersion.isEmpty();
   }

@@ -38,13 +38,20 @@ final class GroupSnapshotProvisioner {
   private final VolumeLocks locks;
   private final VolumeCopier copier;
   private final SnapshotProvisioner snapshots;
+  private final String node;
 
+  /** {@code node} is this node's ID, which the error for a volume held elsewhere names. */
   GroupSnapshotProvisioner(
-      Catalog catalog, VolumeLocks locks, VolumeCopier copier, SnapshotProvisioner snapshots) {
+      Catalog catalog,
+      VolumeLocks locks,
+      VolumeCopier copier,
+      SnapshotProvisioner snapshots,
+      String node) {
     this.catalog = catalog;
     this.locks = locks;
     this.copier = copier;
     this.snapshots = snapshots;
+    this.node = node;
   }
 
   /**
@@ -61,7 +68,7 @@ final class GroupSnapshotProvisioner {
       }
       // Every member at once, so that none is deleted, grown or staged elsewhere meanwhile.
       try (KeyedLocks.Held volumeLocks = locks.volumes(sourceVolumeIds)) {
-        List<VolumeRecord> sources = sourceVolumeIds.stream().map(catalog::readyVolume).toList();
+        List<VolumeRecord> sources = sourceVolumeIds.stream().map(this::source).toList();
         return take(name, sources, onePool(sources));
       }
     }
@@ -74,6 +81,21 @@ final class GroupSnapshotProvisioner {
     if (new HashSet<>(sourceVolumeIds).size() != sourceVolumeIds.size()) {
       throw StorageException.invalid("source volume IDs name a volume twice");
     }
+  }
+
+  /**
+   * A source volume, complete; NOT_FOUND when this node does not hold it. In a cluster the node of
+   * a group's first volume is asked for the whole group (docs/snapshots.md), so a volume missing
+   * here is most likely on another node: the message says so, and what the user can do about it, as
+   * csi-snapshotter shows it on the VolumeGroupSnapshot.
+   */
+  private VolumeRecord source(String volumeId) {
+    if (catalog.volume(volumeId).isEmpty()) {
+      throw StorageException.notFound(
+          "volume %s is not on this node %s: a group snapshot's volumes must all be on one node",
+          Catalog.shown(volumeId), Catalog.shown(node));
+    }
+    return catalog.readyVolume(volumeId);
   }
 
   /** The answer to a retried create: the group it made, if it was of the same volumes. */

@@ -113,7 +113,7 @@ public final class LocalVolumeManager implements VolumeManager {
     this.volumes =
         new VolumeProvisioner(catalog, locks, backends, presentations, copier, attributes);
     this.snapshots = new SnapshotProvisioner(catalog, locks, copier, backends);
-    this.groups = new GroupSnapshotProvisioner(catalog, locks, copier, snapshots);
+    this.groups = new GroupSnapshotProvisioner(catalog, locks, copier, snapshots, config.nodeId());
     this.node = new NodeVolumes(catalog, locks, backends, presentations, paths, mounter);
     this.expansion = new NodeExpansion(catalog, locks, backends, presentations, paths, volumes);
     this.stats = new VolumeStats(catalog, health, paths, presentations);

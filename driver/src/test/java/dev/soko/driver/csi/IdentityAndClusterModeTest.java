@@ -103,7 +103,9 @@ class IdentityAndClusterModeTest {
           modified.add(id + " " + parameters);
         };
     try (CsiHarness harness =
-        new CsiHarness(new ClusterControllerService(java.util.Optional.of(modifier)))) {
+        new CsiHarness(
+            new ClusterControllerService(
+                java.util.Optional.of(modifier), java.util.Optional.empty()))) {
       assertThat(
               harness
                   .controller()

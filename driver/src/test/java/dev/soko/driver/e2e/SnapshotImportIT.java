@@ -1,10 +1,13 @@
 package dev.soko.driver.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import csi.v1.Csi;
 import dev.soko.driver.client.CsiClient;
 import dev.soko.driver.client.Requests;
+import dev.soko.driver.kube.KubeApi;
+import dev.soko.driver.report.GroupSnapshotContents;
 import dev.soko.driver.testing.Await;
 import dev.soko.driver.testing.NodePluginApiServer;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -12,6 +15,8 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,7 +36,9 @@ import org.junit.jupiter.api.Test;
  * label (as a user or a backup tool creates it), gets node-a as its label, which is what node-a's
  * csi-snapshotter (--node-deployment) lists by. Contents this node cannot serve are left as they
  * are. The driver then answers what csi-snapshotter asks of such a content: ListSnapshots by ID,
- * and DeleteSnapshot when it is deleted with deletionPolicy Delete.
+ * and DeleteSnapshot when it is deleted with deletionPolicy Delete. With the VolumeGroupSnapshot
+ * CRDs too, a group member's content (its snapshot handle in the status) gets node-a's label, and
+ * the controller-mode driver's labeller gives each group content the group snapshotter's identity.
  */
 class SnapshotImportIT {
   static final String NODE = "node-a";
@@ -53,6 +60,7 @@ class SnapshotImportIT {
     dir = Files.createTempDirectory("soko-import-");
     api = NodePluginApiServer.start();
     api.serveSnapshots();
+    api.serveGroupSnapshots();
     admin = api.admin();
   }
 
@@ -73,11 +81,7 @@ class SnapshotImportIT {
   @Test
   void anImportedContentOfASnapshotThisNodeHoldsIsLabelledForItAndServed() throws Exception {
     CsiClient csi = start();
-    String volume =
-        csi.controller()
-            .createVolume(Requests.createVolume("source", 16 * MIB, Requests.mount("ext4")))
-            .getVolume()
-            .getVolumeId();
+    String volume = volume(csi, "source");
     Csi.Snapshot snapshot =
         csi.controller().createSnapshot(Requests.createSnapshot("backup", volume)).getSnapshot();
     String held = snapshot.getSnapshotId();
@@ -140,11 +144,7 @@ class SnapshotImportIT {
   @Test
   void aContentImportedWhileTheDriverIsDownIsLabelledWhenItStarts() throws Exception {
     CsiClient csi = start();
-    String volume =
-        csi.controller()
-            .createVolume(Requests.createVolume("offline-source", 16 * MIB, Requests.mount("ext4")))
-            .getVolume()
-            .getVolumeId();
+    String volume = volume(csi, "offline-source");
     String held =
         csi.controller()
             .createSnapshot(Requests.createSnapshot("offline-backup", volume))
@@ -159,6 +159,92 @@ class SnapshotImportIT {
         "VolumeSnapshotContent imported-while-down labelled " + NODE,
         LABEL_BOUND,
         () -> NODE.equals(label("imported-while-down")));
+  }
+
+  @Test
+  void
+      aGroupMembersContentIsLabelledForTheNodeThatHoldsItsSnapshotAndGroupContentsForTheController()
+          throws Exception {
+    CsiClient csi = start();
+    String data = volume(csi, "group-data");
+    String log = volume(csi, "group-log");
+    Csi.VolumeGroupSnapshot group =
+        csi.groupController()
+            .createVolumeGroupSnapshot(
+                Csi.CreateVolumeGroupSnapshotRequest.newBuilder()
+                    .setName("group-backup")
+                    .addSourceVolumeIds(data)
+                    .addSourceVolumeIds(log)
+                    .build())
+            .getGroupSnapshot();
+    String member = group.getSnapshots(0).getSnapshotId();
+    Path controllerDir = Files.createDirectories(dir.resolve("controller-" + System.nanoTime()));
+    KubeApi controllerApi = KubeApi.fromEnvironment(api.controller(controllerDir)).orElseThrow();
+    createGroup(groupContent("dynamic", DRIVER, dynamic(data, log)));
+    createGroup(groupContent("other-driver-group", "other.csi.example", dynamic(data, log)));
+
+    // As the snapshot-controller makes a member's content: the source volume in the spec, the
+    // group in an annotation, the snapshot handle written to the status afterwards.
+    GenericKubernetesResource memberContent =
+        content("group-member", DRIVER, "unused", "Retain", null);
+    memberContent.setAdditionalProperty(
+        "spec",
+        Map.of(
+            "driver",
+            DRIVER,
+            "deletionPolicy",
+            "Retain",
+            "source",
+            Map.of("volumeHandle", data),
+            "volumeSnapshotRef",
+            Map.of("namespace", "default", "name", "group-member")));
+    memberContent
+        .getMetadata()
+        .setAnnotations(
+            Map.of(
+                "groupsnapshot.storage.k8s.io/volumeGroupSnapshotHandle",
+                group.getGroupSnapshotId() + "@" + NODE));
+    try (GroupSnapshotContents labeller =
+        new GroupSnapshotContents(controllerApi, DRIVER, "soko_groups")) {
+      labeller.start();
+      create(memberContent);
+      GenericKubernetesResource created = contents().withName("group-member").get();
+      created.setAdditionalProperty("status", Map.of("snapshotHandle", member));
+      contents().resource(created).updateStatus();
+
+      Await.until(
+          "the group content labelled for the group snapshotter and the member's for " + NODE,
+          LABEL_BOUND,
+          () -> "soko_groups".equals(groupLabel("dynamic")) && NODE.equals(label("group-member")));
+    } finally {
+      contents().withName("group-member").delete(); // the other tests count this node's contents
+    }
+    assertThat(groupLabel("other-driver-group")).as("another driver's content").isNull();
+
+    // What the node of a group's first volume answers when another volume is elsewhere; the
+    // group snapshotter records it on the content and the VolumeGroupSnapshot.
+    String nobodys = "vol-" + "n".repeat(20);
+    assertThatThrownBy(
+            () ->
+                csi.groupController()
+                    .createVolumeGroupSnapshot(
+                        Csi.CreateVolumeGroupSnapshotRequest.newBuilder()
+                            .setName("spread")
+                            .addSourceVolumeIds(data)
+                            .addSourceVolumeIds(nobodys)
+                            .build()))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND))
+        .hasMessageContaining("is not on this node \"" + NODE + "\"")
+        .hasMessageContaining("must all be on one node");
+  }
+
+  static String volume(CsiClient csi, String name) {
+    return csi.controller()
+        .createVolume(Requests.createVolume(name, 16 * MIB, Requests.mount("ext4")))
+        .getVolume()
+        .getVolumeId();
   }
 
   CsiClient start() throws Exception {
@@ -197,20 +283,68 @@ class SnapshotImportIT {
   /** A pre-provisioned content as a user writes it: a snapshot handle and the snapshot it binds. */
   static GenericKubernetesResource content(
       String name, String driverName, String handle, String deletionPolicy, String managedBy) {
-    GenericKubernetesResource content = new GenericKubernetesResource();
-    content.setApiVersion("snapshot.storage.k8s.io/v1");
-    content.setKind("VolumeSnapshotContent");
-    content.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMeta());
-    content.getMetadata().setName(name);
-    if (managedBy != null) {
-      content.getMetadata().setLabels(Map.of(MANAGED_BY, managedBy));
-    }
     Map<String, Object> spec = new LinkedHashMap<>();
     spec.put("driver", driverName);
     spec.put("deletionPolicy", deletionPolicy);
     spec.put("source", Map.of("snapshotHandle", handle));
     spec.put("volumeSnapshotRef", Map.of("namespace", "default", "name", name));
-    content.setAdditionalProperty("spec", spec);
-    return content;
+    return resource("snapshot.storage.k8s.io/v1", "VolumeSnapshotContent", name, managedBy, spec);
+  }
+
+  /** A cluster-scoped object; a null {@code managedBy} leaves the label out. */
+  static GenericKubernetesResource resource(
+      String apiVersion, String kind, String name, String managedBy, Map<String, Object> spec) {
+    GenericKubernetesResource resource = new GenericKubernetesResource();
+    resource.setApiVersion(apiVersion);
+    resource.setKind(kind);
+    resource.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMeta());
+    resource.getMetadata().setName(name);
+    if (managedBy != null) {
+      resource.getMetadata().setLabels(Map.of(MANAGED_BY, managedBy));
+    }
+    resource.setAdditionalProperty("spec", spec);
+    return resource;
+  }
+
+  static NonNamespaceOperation<
+          GenericKubernetesResource,
+          GenericKubernetesResourceList,
+          Resource<GenericKubernetesResource>>
+      groupContents() {
+    return admin.genericKubernetesResources(
+        "groupsnapshot.storage.k8s.io/v1", "VolumeGroupSnapshotContent");
+  }
+
+  static void createGroup(GenericKubernetesResource content) {
+    groupContents().resource(content).create();
+  }
+
+  static String groupLabel(String name) {
+    Map<String, String> labels = groupContents().withName(name).get().getMetadata().getLabels();
+    return labels == null ? null : labels.get(MANAGED_BY);
+  }
+
+  /** A dynamic group content's source: the volumes, in the snapshot-controller's order. */
+  static Map<String, Object> dynamic(String... volumeHandles) {
+    return Map.of("volumeHandles", List.of(volumeHandles));
+  }
+
+  /** A group content as the snapshot-controller or a user writes it, without a label. */
+  static GenericKubernetesResource groupContent(
+      String name, String driverName, Map<String, Object> source) {
+    return resource(
+        "groupsnapshot.storage.k8s.io/v1",
+        "VolumeGroupSnapshotContent",
+        name,
+        null,
+        Map.of(
+            "driver",
+            driverName,
+            "deletionPolicy",
+            "Retain",
+            "source",
+            source,
+            "volumeGroupSnapshotRef",
+            Map.of("namespace", "default", "name", name)));
   }
 }

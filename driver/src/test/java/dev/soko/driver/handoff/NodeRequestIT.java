@@ -2,10 +2,17 @@ package dev.soko.driver.handoff;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.soko.driver.handoff.NodeRequestClient.Answer;
 import dev.soko.driver.handoff.NodeRequestHandler.Outcome;
 import dev.soko.driver.kube.KubeApi;
+import dev.soko.driver.model.AccessType;
+import dev.soko.driver.model.ContentSource;
+import dev.soko.driver.model.GroupSnapshot;
+import dev.soko.driver.model.Snapshot;
+import dev.soko.driver.model.Volume;
+import dev.soko.driver.model.VolumeCondition;
 import dev.soko.driver.testing.FakeVolumeManager;
 import dev.soko.driver.testing.NodePluginApiServer;
 import dev.soko.driver.volume.StorageException;
@@ -18,6 +25,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -170,10 +178,13 @@ class NodeRequestIT {
     NodeRequestClient controller = controller(LONG);
 
     Map<String, String> limits = Map.of("readIops", "200", "writeIops", "100");
-    assertThat(controller.request(owner, "vol-applied", OPERATION, limits))
-        .isEqualTo(new Answer(Answer.Kind.APPLIED, ""));
-    assertThat(controller.request(owner, "vol-applied", OPERATION, limits))
-        .isEqualTo(new Answer(Answer.Kind.APPLIED, ""));
+    for (int call = 0; call < 2; call++) {
+      Answer answer = controller.request(owner, "vol-applied", OPERATION, limits);
+      assertThat(answer.kind()).isEqualTo(Answer.Kind.APPLIED);
+      assertThat(answer.status())
+          .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+          .containsEntry("phase", "Applied");
+    }
 
     assertThat(handled)
         .containsExactly(
@@ -369,7 +380,7 @@ class NodeRequestIT {
             nodeApi,
             NodePluginApiServer.NAMESPACE,
             node,
-            new LocalModify(engine),
+            new LocalRequests(engine),
             Duration.ofSeconds(5),
             SHORT);
     running.add(watch);
@@ -389,6 +400,147 @@ class NodeRequestIT {
         .isInstanceOfSatisfying(
             StorageException.class,
             e -> assertThat(e.reason()).isEqualTo(StorageException.Reason.NOT_FOUND));
+  }
+
+  @Test
+  void aGroupSnapshotIsTakenByTheVolumesNodeAndItsIdNamesThatNodeForGetAndDelete()
+      throws Exception {
+    FakeVolumeManager engine = engineWith("vol-data", "vol-log");
+    volume("vol-data");
+    volume("vol-log");
+    carriedOutBy(engine);
+    RemoteSnapshots remote = new RemoteSnapshots(owners, controller(LONG));
+
+    GroupSnapshot group = remote.createGroupSnapshot("backup", List.of("vol-data", "vol-log"));
+
+    GroupSnapshot taken = engine.groups.values().iterator().next();
+    assertThat(group.id()).isEqualTo(taken.id() + "@" + node);
+    assertThat(group.createdAt()).isEqualTo(taken.createdAt());
+    assertThat(group.members())
+        .extracting(Snapshot::id, Snapshot::sourceVolumeId, Snapshot::groupSnapshotId)
+        .containsExactly(
+            tuple(taken.members().get(0).id(), "vol-data", group.id()),
+            tuple(taken.members().get(1).id(), "vol-log", group.id()));
+    List<String> members = group.members().stream().map(Snapshot::id).toList();
+    assertThat(remote.getGroupSnapshot(group.id(), members).members())
+        .extracting(Snapshot::id)
+        .containsExactlyElementsOf(members);
+
+    remote.deleteGroupSnapshot(group.id(), members);
+
+    assertThat(engine.groups).isEmpty();
+    assertThat(engine.lastGroupMembers).containsExactlyElementsOf(members);
+    assertThat(requests()).as("group requests are deleted once answered").isEmpty();
+    remote.deleteGroupSnapshot("group-neverneverneverneve", List.of()); // no node: unknown, ok
+    assertThatThrownBy(() -> remote.getGroupSnapshot("group-neverneverneverneve", List.of()))
+        .isInstanceOfSatisfying(
+            StorageException.class,
+            e -> assertThat(e.reason()).isEqualTo(StorageException.Reason.NOT_FOUND));
+  }
+
+  @Test
+  void aNodesRefusalComesBackWithItsOwnCode() throws Exception {
+    FakeVolumeManager engine = engineWith("vol-here");
+    volume("vol-here");
+    carriedOutBy(engine);
+    RemoteSnapshots remote = new RemoteSnapshots(owners, controller(LONG));
+    engine.nextFailure =
+        StorageException.notFound(
+            "volume vol-there is not on this node %s: a group snapshot's volumes must all be on"
+                + " one node",
+            node);
+
+    assertThatThrownBy(() -> remote.createGroupSnapshot("spans", List.of("vol-here", "vol-there")))
+        .isInstanceOfSatisfying(
+            StorageException.class,
+            e -> assertThat(e.reason()).isEqualTo(StorageException.Reason.NOT_FOUND))
+        .hasMessageContaining("must all be on one node");
+    assertThat(requests()).isEmpty();
+  }
+
+  @Test
+  void aGroupSnapshotAskedWhileTheNodeIsDownIsTakenOnceWhenItIsBack() throws Exception {
+    FakeVolumeManager engine = engineWith("vol-a", "vol-b");
+    volume("vol-a");
+    volume("vol-b");
+
+    assertThatThrownBy(
+            () ->
+                new RemoteSnapshots(owners, controller(SHORT))
+                    .createGroupSnapshot("nightly", List.of("vol-a", "vol-b")))
+        .isInstanceOfSatisfying(
+            StorageException.class,
+            e -> assertThat(e.reason()).isEqualTo(StorageException.Reason.UNAVAILABLE))
+        .hasMessageContaining("is its driver running?");
+    carriedOutBy(engine);
+    GroupSnapshot group =
+        new RemoteSnapshots(owners, controller(LONG))
+            .createGroupSnapshot("nightly", List.of("vol-a", "vol-b"));
+
+    assertThat(engine.groups).as("one group: the retry found the request").hasSize(1);
+    assertThat(group.id()).startsWith(engine.groups.keySet().iterator().next() + "@");
+  }
+
+  @Test
+  void aSnapshotTakenThroughTheControllerIsFoundAgainToBeDeleted() throws Exception {
+    FakeVolumeManager engine = engineWith("vol-single");
+    volume("vol-single");
+    carriedOutBy(engine);
+    RemoteSnapshots remote = new RemoteSnapshots(owners, controller(LONG));
+
+    Snapshot snapshot = remote.createSnapshot("single", "vol-single");
+
+    assertThat(engine.snapshots).containsKey(snapshot.id());
+    assertThat(snapshot.sourceVolumeId()).isEqualTo("vol-single");
+    assertThat(requests()).hasSize(1);
+    remote.deleteSnapshot(snapshot.id());
+    assertThat(engine.snapshots).doesNotContainKey(snapshot.id());
+    assertThat(requests()).isEmpty();
+    remote.deleteSnapshot(snapshot.id()); // gone: succeeds
+  }
+
+  /** An engine holding {@code ids}, one filesystem volume each. */
+  static FakeVolumeManager engineWith(String... ids) {
+    FakeVolumeManager engine = new FakeVolumeManager();
+    for (String id : ids) {
+      engine.volumes.put(
+          id,
+          new Volume(
+              id,
+              "pvc-" + id,
+              "fast",
+              1 << 20,
+              AccessType.FILESYSTEM,
+              "ext4",
+              ContentSource.EMPTY,
+              Instant.EPOCH,
+              VolumeCondition.HEALTHY));
+    }
+    return engine;
+  }
+
+  /** This test's node carrying out its requests with {@code engine}. */
+  void carriedOutBy(FakeVolumeManager engine) {
+    NodeRequestWatch watch =
+        new NodeRequestWatch(
+            nodeApi,
+            NodePluginApiServer.NAMESPACE,
+            node,
+            new LocalRequests(engine),
+            Duration.ofSeconds(5),
+            SHORT);
+    running.add(watch);
+    watch.start();
+  }
+
+  /** This test's node's requests in the API server. */
+  List<GenericKubernetesResource> requests() {
+    return admin
+        .genericKubernetesResources("soko.dev/v1alpha1", "NodeRequest")
+        .inNamespace(NodePluginApiServer.NAMESPACE)
+        .withLabel("soko.dev/node", node)
+        .list()
+        .getItems();
   }
 
   @Test

@@ -224,8 +224,12 @@ class ImportedSnapshotsTest {
 
   // ---- the fake's script -------------------------------------------------------------------
 
-  /** The {@code n}th request of a kind, once the fake has seen it; fails after 10 s. */
   Request nth(String kind, int n) throws InterruptedException {
+    return nth(api, kind, n);
+  }
+
+  /** The {@code n}th request of a kind, once the fake has seen it; fails after 10 s. */
+  static Request nth(ApiServerFake api, String kind, int n) throws InterruptedException {
     long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
     while (true) {
       List<Request> matching = api.seen.stream().filter(r -> kind(r).equals(kind)).toList();
@@ -237,11 +241,15 @@ class ImportedSnapshotsTest {
     }
   }
 
-  /** Names of the contents patched so far, in order. */
   List<String> patches() {
+    return patches(api, ImportedSnapshots.CONTENTS);
+  }
+
+  /** Names of the contents of {@code collection} patched so far, in order. */
+  static List<String> patches(ApiServerFake api, String collection) {
     return api.seen.stream()
         .filter(r -> kind(r).equals("patch"))
-        .map(r -> r.uri().substring(ImportedSnapshots.CONTENTS.length() + 1, r.uri().indexOf('?')))
+        .map(r -> r.uri().substring(collection.length() + 1, r.uri().indexOf('?')))
         .toList();
   }
 
@@ -325,19 +333,39 @@ class ImportedSnapshotsTest {
   /** A VolumeSnapshotContent; a null handle makes it dynamic, a null label leaves it out. */
   static Map<String, Object> content(
       String name, String resourceVersion, String driver, String handle, String managedBy) {
-    Map<String, Object> metadata = new LinkedHashMap<>();
-    metadata.put("name", name);
-    metadata.put("resourceVersion", resourceVersion);
-    if (managedBy != null) {
-      metadata.put("labels", Map.of("snapshot.storage.kubernetes.io/managed-by", managedBy));
-    }
+    return content(
+        "snapshot.storage.k8s.io/v1",
+        "VolumeSnapshotContent",
+        name,
+        resourceVersion,
+        driver,
+        handle == null
+            ? Map.of("volumeHandle", "vol-aaaaaaaaaaaaaaaaaaaa")
+            : Map.of("snapshotHandle", handle),
+        managedBy);
+  }
+
+  /**
+   * A content of {@code kind} (a VolumeSnapshotContent, a VolumeGroupSnapshotContent) bound to an
+   * object of the same name; a null label leaves it out.
+   */
+  static Map<String, Object> content(
+      String apiVersion,
+      String kind,
+      String name,
+      String resourceVersion,
+      String driver,
+      Map<String, Object> source,
+      String managedBy) {
+    // volumeSnapshotRef, volumeGroupSnapshotRef
+    String ref = Character.toLowerCase(kind.charAt(0)) + kind.substring(1, kind.indexOf("Content"));
     return Json.object(
         "apiVersion",
-        "snapshot.storage.k8s.io/v1",
+        apiVersion,
         "kind",
-        "VolumeSnapshotContent",
+        kind,
         "metadata",
-        metadata,
+        metadata(name, resourceVersion, managedBy),
         "spec",
         Json.object(
             "driver",
@@ -345,10 +373,19 @@ class ImportedSnapshotsTest {
             "deletionPolicy",
             "Delete",
             "source",
-            handle == null
-                ? Map.of("volumeHandle", "vol-aaaaaaaaaaaaaaaaaaaa")
-                : Map.of("snapshotHandle", handle),
-            "volumeSnapshotRef",
+            source,
+            ref + "Ref",
             Map.of("namespace", "default", "name", name)));
+  }
+
+  /** A content's metadata; a null label leaves it out. */
+  static Map<String, Object> metadata(String name, String resourceVersion, String managedBy) {
+    Map<String, Object> metadata = new LinkedHashMap<>();
+    metadata.put("name", name);
+    metadata.put("resourceVersion", resourceVersion);
+    if (managedBy != null) {
+      metadata.put("labels", Map.of("snapshot.storage.kubernetes.io/managed-by", managedBy));
+    }
+    return metadata;
   }
 }

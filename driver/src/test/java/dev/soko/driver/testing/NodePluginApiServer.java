@@ -42,6 +42,7 @@ public final class NodePluginApiServer implements AutoCloseable {
       "../crd/src/generated/crds/noderequests.soko.dev-v1.yml";
   private static final String ROLE = "soko-node:pool-report";
   private static final String SNAPSHOTTER_ROLE = "soko-node:snapshotter";
+  private static final String GROUP_SNAPSHOTTER_ROLE = "soko-controller:group-snapshotter";
 
   private final KubeAPIServer server;
   private final Config adminConfig;
@@ -139,52 +140,87 @@ public final class NodePluginApiServer implements AutoCloseable {
    * model/Rbac): the driver labels imported snapshot contents under the same account.
    */
   public void serveSnapshots() throws Exception {
+    applyCrds(
+        "snapshot.storage.k8s.io",
+        List.of("volumesnapshotclasses", "volumesnapshotcontents", "volumesnapshots"));
+    clusterRole(
+        SNAPSHOTTER_ROLE,
+        SERVICE_ACCOUNT,
+        rule("", "events", "list", "watch", "create", "update", "patch"),
+        rule("snapshot.storage.k8s.io", "volumesnapshotclasses", "get", "list", "watch"),
+        rule(
+            "snapshot.storage.k8s.io",
+            "volumesnapshotcontents",
+            "get",
+            "list",
+            "watch",
+            "update",
+            "patch"),
+        rule("snapshot.storage.k8s.io", "volumesnapshotcontents/status", "update", "patch"));
+  }
+
+  /**
+   * Serves the VolumeGroupSnapshot API (the group CRDs that {@code hack/tools.sh snapshot-crds}
+   * keeps with the others) and grants the controller's account the group snapshotter's rules on
+   * group contents, as the operator renders them with group snapshots on: the controller-mode
+   * driver labels group snapshot contents under them.
+   */
+  public void serveGroupSnapshots() throws Exception {
+    applyCrds(
+        "groupsnapshot.storage.k8s.io",
+        List.of(
+            "volumegroupsnapshotclasses", "volumegroupsnapshotcontents", "volumegroupsnapshots"));
+    serviceAccount(CONTROLLER_ACCOUNT);
+    clusterRole(
+        GROUP_SNAPSHOTTER_ROLE,
+        CONTROLLER_ACCOUNT,
+        rule("groupsnapshot.storage.k8s.io", "volumegroupsnapshotclasses", "get", "list", "watch"),
+        rule(
+            "groupsnapshot.storage.k8s.io",
+            "volumegroupsnapshotcontents",
+            "get",
+            "list",
+            "watch",
+            "update",
+            "patch"),
+        rule(
+            "groupsnapshot.storage.k8s.io",
+            "volumegroupsnapshotcontents/status",
+            "update",
+            "patch"));
+  }
+
+  /** Applies the cached external-snapshotter CRDs of {@code plurals} in {@code group}. */
+  private void applyCrds(String group, List<String> plurals) throws Exception {
     Path crds = cache().resolve("crds").resolve("snapshot");
-    assertThat(crds.resolve("snapshot.storage.k8s.io_volumesnapshotcontents.yaml"))
+    assertThat(crds.resolve(group + "_" + plurals.get(0) + ".yaml"))
         .as("run `hack/tools.sh snapshot-crds` first")
         .isRegularFile();
-    for (String kind :
-        List.of("volumesnapshotclasses", "volumesnapshotcontents", "volumesnapshots")) {
-      try (InputStream in =
-          Files.newInputStream(crds.resolve("snapshot.storage.k8s.io_" + kind + ".yaml"))) {
+    for (String plural : plurals) {
+      try (InputStream in = Files.newInputStream(crds.resolve(group + "_" + plural + ".yaml"))) {
         for (HasMetadata o : admin.load(in).items()) {
           admin.resource(o).serverSideApply();
         }
       }
-      established(kind + ".snapshot.storage.k8s.io");
+      established(plural + "." + group);
     }
+  }
+
+  /** A ClusterRole of {@code rules}, bound to {@code account}. */
+  private void clusterRole(
+      String name, String account, io.fabric8.kubernetes.api.model.rbac.PolicyRule... rules) {
     admin
         .rbac()
         .clusterRoles()
         .resource(
             new ClusterRoleBuilder()
                 .withNewMetadata()
-                .withName(SNAPSHOTTER_ROLE)
+                .withName(name)
                 .endMetadata()
-                .withRules(
-                    new PolicyRuleBuilder()
-                        .withApiGroups("")
-                        .withResources("events")
-                        .withVerbs("list", "watch", "create", "update", "patch")
-                        .build(),
-                    new PolicyRuleBuilder()
-                        .withApiGroups("snapshot.storage.k8s.io")
-                        .withResources("volumesnapshotclasses")
-                        .withVerbs("get", "list", "watch")
-                        .build(),
-                    new PolicyRuleBuilder()
-                        .withApiGroups("snapshot.storage.k8s.io")
-                        .withResources("volumesnapshotcontents")
-                        .withVerbs("get", "list", "watch", "update", "patch")
-                        .build(),
-                    new PolicyRuleBuilder()
-                        .withApiGroups("snapshot.storage.k8s.io")
-                        .withResources("volumesnapshotcontents/status")
-                        .withVerbs("update", "patch")
-                        .build())
+                .withRules(rules)
                 .build())
         .serverSideApply();
-    bind(SNAPSHOTTER_ROLE);
+    bind(name, account);
   }
 
   /**
@@ -209,19 +245,11 @@ public final class NodePluginApiServer implements AutoCloseable {
     namespaceRole(
         CONTROLLER_ACCOUNT,
         "soko-controller:node-requests",
-        rule("soko.dev", "noderequests", "get", "create", "patch"));
-    admin
-        .rbac()
-        .clusterRoles()
-        .resource(
-            new ClusterRoleBuilder()
-                .withNewMetadata()
-                .withName("soko-controller:volume-owners")
-                .endMetadata()
-                .withRules(rule("", "persistentvolumes", "get", "list", "watch"))
-                .build())
-        .serverSideApply();
-    bind("soko-controller:volume-owners", CONTROLLER_ACCOUNT);
+        rule("soko.dev", "noderequests", "get", "list", "create", "patch", "delete"));
+    clusterRole(
+        "soko-controller:volume-owners",
+        CONTROLLER_ACCOUNT,
+        rule("", "persistentvolumes", "get", "list", "watch"));
   }
 
   private static io.fabric8.kubernetes.api.model.rbac.PolicyRule rule(
@@ -297,10 +325,6 @@ public final class NodePluginApiServer implements AutoCloseable {
             TimeUnit.SECONDS);
   }
 
-  private void bind(String role) {
-    bind(role, SERVICE_ACCOUNT);
-  }
-
   private void bind(String role, String account) {
     admin
         .rbac()
@@ -329,33 +353,12 @@ public final class NodePluginApiServer implements AutoCloseable {
             new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
         .serverSideApply();
     serviceAccount(SERVICE_ACCOUNT);
-    admin
-        .rbac()
-        .clusterRoles()
-        .resource(
-            new ClusterRoleBuilder()
-                .withNewMetadata()
-                .withName(ROLE)
-                .endMetadata()
-                .withRules(
-                    new PolicyRuleBuilder()
-                        .withApiGroups("soko.dev")
-                        .withResources("storagenodes")
-                        .withVerbs("get", "create", "patch")
-                        .build(),
-                    new PolicyRuleBuilder()
-                        .withApiGroups("")
-                        .withResources("events")
-                        .withVerbs("create", "patch")
-                        .build(),
-                    new PolicyRuleBuilder()
-                        .withApiGroups("")
-                        .withResources("nodes")
-                        .withVerbs("get", "watch")
-                        .build())
-                .build())
-        .serverSideApply();
-    bind(ROLE);
+    clusterRole(
+        ROLE,
+        SERVICE_ACCOUNT,
+        rule("soko.dev", "storagenodes", "get", "create", "patch"),
+        rule("", "events", "create", "patch"),
+        rule("", "nodes", "get", "watch"));
   }
 
   @Override

@@ -165,7 +165,10 @@ class GroupSnapshotTest {
               () -> engine.createGroupSnapshot("h", List.of(s.ids().get(0), "vol-nothere")))
           .isInstanceOfSatisfying(
               StorageException.class, e -> assertThat(e.reason()).isEqualTo(Reason.NOT_FOUND))
-          .hasMessageContaining("vol-nothere");
+          .as("what csi-snapshotter shows on a VolumeGroupSnapshot whose volumes span nodes")
+          .hasMessage(
+              "volume \"vol-nothere\" is not on this node \"node-1\": a group snapshot's volumes"
+                  + " must all be on one node");
       assertThat(engine.listSnapshots(SnapshotFilter.ALL, "", 0).items()).hasSize(3);
     }
   }

@@ -1,0 +1,99 @@
+package dev.soko.driver;
+
+import dev.soko.driver.config.DriverConfig;
+import dev.soko.driver.csi.ClusterControllerService;
+import dev.soko.driver.csi.Topology;
+import dev.soko.driver.handoff.LocalRequests;
+import dev.soko.driver.handoff.NodeRequestClient;
+import dev.soko.driver.handoff.NodeRequestWatch;
+import dev.soko.driver.handoff.RemoteModify;
+import dev.soko.driver.handoff.RemoteSnapshots;
+import dev.soko.driver.handoff.VolumeOwners;
+import dev.soko.driver.kube.KubeApi;
+import dev.soko.driver.report.GroupSnapshotContents;
+import dev.soko.driver.volume.VolumeManager;
+import java.io.IOException;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Wires the controller → node path, whose two halves meet in NodeRequests in the driver's namespace
+ * ({@value #NAMESPACE_ENV}, which the operator sets on both pods): the controller-mode process
+ * hands each ModifyVolume, and where the operator deploys the group snapshotter ({@value
+ * #GROUP_SNAPSHOTTER_ENV}, its identity) each snapshot call, to the owning node; each node-mode
+ * process carries out its own. Without API server access or the namespace, neither half runs, and
+ * the controller advertises neither MODIFY_VOLUME nor snapshots.
+ */
+final class Handoffs {
+  static final String NAMESPACE_ENV = "SOKO_NAMESPACE";
+  static final String GROUP_SNAPSHOTTER_ENV = "SOKO_GROUP_SNAPSHOTTER";
+
+  /**
+   * The controller's half.
+   *
+   * @param modifier ModifyVolume through the nodes
+   * @param snapshots the snapshot calls through the nodes, with the group snapshotter
+   * @param groupContents the labeller that hands group contents to the group snapshotter
+   */
+  record Controller(
+      Optional<ClusterControllerService.VolumeModifier> modifier,
+      Optional<RemoteSnapshots> snapshots,
+      Optional<GroupSnapshotContents> groupContents)
+      implements AutoCloseable {
+    static final Controller NONE =
+        new Controller(Optional.empty(), Optional.empty(), Optional.empty());
+
+    @Override
+    public void close() {
+      groupContents.ifPresent(GroupSnapshotContents::close);
+    }
+  }
+
+  private Handoffs() {}
+
+  /** The node's half: watching its NodeRequests; empty when it cannot. */
+  static Optional<NodeRequestWatch> carryOut(
+      Optional<KubeApi> api, DriverConfig config, VolumeManager volumes, Map<String, String> env) {
+    String namespace = env.getOrDefault(NAMESPACE_ENV, "");
+    if (api.isEmpty() || namespace.isEmpty()) {
+      return Optional.empty();
+    }
+    NodeRequestWatch watch =
+        new NodeRequestWatch(api.get(), namespace, config.nodeId(), new LocalRequests(volumes));
+    watch.start();
+    return Optional.of(watch);
+  }
+
+  /** The controller's half; nothing without API server access or the namespace. */
+  static Controller route(DriverConfig config, Map<String, String> env) {
+    String namespace = env.getOrDefault(NAMESPACE_ENV, "");
+    Optional<KubeApi> api;
+    try {
+      api = namespace.isEmpty() ? Optional.empty() : KubeApi.fromEnvironment(env);
+    } catch (IOException e) {
+      LoggerFactory.getLogger(Handoffs.class)
+          .warn(
+              "no API server access, so ModifyVolume and group snapshots are not offered: {}",
+              e.getMessage());
+      return Controller.NONE;
+    }
+    if (api.isEmpty()) {
+      return Controller.NONE;
+    }
+    VolumeOwners owners = new VolumeOwners(api.get(), config.driverName(), Topology.NODE_KEY);
+    owners.start();
+    NodeRequestClient client = new NodeRequestClient(api.get(), namespace);
+    Optional<ClusterControllerService.VolumeModifier> modifier =
+        Optional.of(new RemoteModify(owners, client));
+    String snapshotter = env.getOrDefault(GROUP_SNAPSHOTTER_ENV, "");
+    if (snapshotter.isEmpty()) {
+      return new Controller(modifier, Optional.empty(), Optional.empty());
+    }
+    GroupSnapshotContents contents =
+        new GroupSnapshotContents(api.get(), config.driverName(), snapshotter);
+    contents.start();
+    return new Controller(
+        modifier, Optional.of(new RemoteSnapshots(owners, client)), Optional.of(contents));
+  }
+}
