@@ -10,9 +10,12 @@ import dev.soko.driver.handoff.RemoteModify;
 import dev.soko.driver.handoff.RemoteSnapshots;
 import dev.soko.driver.handoff.VolumeOwners;
 import dev.soko.driver.kube.KubeApi;
+import dev.soko.driver.report.ContentLabeller;
+import dev.soko.driver.report.GroupSnapshotClasses;
 import dev.soko.driver.report.GroupSnapshotContents;
 import dev.soko.driver.volume.VolumeManager;
 import java.io.IOException;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.slf4j.LoggerFactory;
@@ -34,19 +37,18 @@ final class Handoffs {
    *
    * @param modifier ModifyVolume through the nodes
    * @param snapshots the snapshot calls through the nodes, with the group snapshotter
-   * @param groupContents the labeller that hands group contents to the group snapshotter
+   * @param groupLabellers what hands group contents and classes to the group snapshotter
    */
   record Controller(
       Optional<ClusterControllerService.VolumeModifier> modifier,
       Optional<RemoteSnapshots> snapshots,
-      Optional<GroupSnapshotContents> groupContents)
+      List<ContentLabeller> groupLabellers)
       implements AutoCloseable {
-    static final Controller NONE =
-        new Controller(Optional.empty(), Optional.empty(), Optional.empty());
+    static final Controller NONE = new Controller(Optional.empty(), Optional.empty(), List.of());
 
     @Override
     public void close() {
-      groupContents.ifPresent(GroupSnapshotContents::close);
+      groupLabellers.forEach(ContentLabeller::close);
     }
   }
 
@@ -88,12 +90,13 @@ final class Handoffs {
         Optional.of(new RemoteModify(owners, client));
     String snapshotter = env.getOrDefault(GROUP_SNAPSHOTTER_ENV, "");
     if (snapshotter.isEmpty()) {
-      return new Controller(modifier, Optional.empty(), Optional.empty());
+      return new Controller(modifier, Optional.empty(), List.of());
     }
-    GroupSnapshotContents contents =
-        new GroupSnapshotContents(api.get(), config.driverName(), snapshotter);
-    contents.start();
-    return new Controller(
-        modifier, Optional.of(new RemoteSnapshots(owners, client)), Optional.of(contents));
+    List<ContentLabeller> labellers =
+        List.of(
+            new GroupSnapshotContents(api.get(), config.driverName(), snapshotter),
+            new GroupSnapshotClasses(api.get(), config.driverName(), snapshotter));
+    labellers.forEach(ContentLabeller::start);
+    return new Controller(modifier, Optional.of(new RemoteSnapshots(owners, client)), labellers);
   }
 }

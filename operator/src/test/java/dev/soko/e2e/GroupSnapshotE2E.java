@@ -18,7 +18,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
@@ -31,12 +30,6 @@ import org.junit.jupiter.api.Test;
  * Deleting a group deletes its member snapshots; claims on two nodes are refused with the reason in
  * the group's status.
  */
-// Not in the real-node tier yet: the operator deploys no group path. Its first run (2026-12-05),
-// with each node's csi-snapshotter taking groups and the node driver labelling each group content
-// for the node of its first volume, failed: with --node-deployment, external-snapshotter v8.7.0
-// lists VolumeGroupSnapshotClasses through the managed-by=<node> selector of its contents, so no
-// node's snapshotter ever finds the class ("volumegroupsnapshotclass soko-snapshots not found").
-@Disabled("the operator deploys no group snapshot path yet (see above)")
 class GroupSnapshotE2E extends RealClusterTier {
   private static final String APPS = "e2e-group-snapshots";
   private static final Duration LONG = Duration.ofSeconds(180);

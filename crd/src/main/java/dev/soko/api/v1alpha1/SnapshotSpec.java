@@ -10,23 +10,30 @@ import io.fabric8.generator.annotation.ValidationRule;
 /** Snapshot support: the snapshotter sidecar and a VolumeSnapshotClass. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class SnapshotSpec {
-  @JsonPropertyDescription("Run csi-snapshotter and create the VolumeSnapshotClass.")
+  @JsonPropertyDescription(
+      "Run csi-snapshotter and create the VolumeSnapshotClass; where the cluster serves"
+          + " groupsnapshot.storage.k8s.io/v1, also the controller's group snapshotter and a"
+          + " VolumeGroupSnapshotClass of the same name.")
   @Default("true")
   private Boolean enabled = true;
 
   @JsonPropertyDescription(
-      "VolumeSnapshotClass name; defaults to '<StorageCluster name>-snapshots'.")
+      "VolumeSnapshotClass (and VolumeGroupSnapshotClass) name; defaults to"
+          + " '<StorageCluster name>-snapshots'.")
   @Size(max = 253)
   @ValidationRule(
       value = Validation.DNS_SUBDOMAIN_RULE,
       message = "must be a DNS subdomain (lower case letters, digits, '-' and '.')")
   private String className;
 
-  @JsonPropertyDescription("Deletion policy of the VolumeSnapshotClass.")
+  @JsonPropertyDescription(
+      "Deletion policy of the VolumeSnapshotClass and the VolumeGroupSnapshotClass.")
   @Default("Delete")
   private DeletionPolicy deletionPolicy = DeletionPolicy.Delete;
 
-  @JsonPropertyDescription("Mark the VolumeSnapshotClass default, unless another one already is.")
+  @JsonPropertyDescription(
+      "Mark the VolumeSnapshotClass (and the VolumeGroupSnapshotClass) default, unless another"
+          + " one already is.")
   @JsonProperty("default")
   @Default("false")
   private Boolean defaultClass = false;

@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * than every few seconds with a warning: a CRD installed or a rule granted later is picked up.
  */
 public abstract sealed class ContentLabeller implements AutoCloseable, Reflector.Source
-    permits ImportedSnapshots, GroupSnapshotContents {
+    permits ImportedSnapshots, GroupSnapshotContents, GroupSnapshotClasses {
   static final String UNLABELLED = "labelSelector=" + encode("!" + SnapshotContent.MANAGED_BY);
   static final String MERGE_PATCH = "application/merge-patch+json";
   static final int PAGE = 500;
@@ -113,6 +113,11 @@ public abstract sealed class ContentLabeller implements AutoCloseable, Reflector
    */
   abstract String heldId(Object content);
 
+  /** The CSI driver an object names: a content's {@code spec.driver}. */
+  String driverOf(Object object) {
+    return text(JsonParser.at(object, "spec", "driver"));
+  }
+
   /** Whether this node's catalog holds {@code heldId}; on the worker. */
   abstract boolean holds(String heldId);
 
@@ -143,7 +148,7 @@ public abstract sealed class ContentLabeller implements AutoCloseable, Reflector
       }
       if (JsonParser.at(page.get(), "items") instanceof List<?> items) {
         for (Object item : items) {
-          SnapshotContent content = SnapshotContent.of(item, this::heldId);
+          SnapshotContent content = SnapshotContent.of(item, this::driverOf, this::heldId);
           if (content != null) {
             seen.add(content);
           }
@@ -220,7 +225,7 @@ public abstract sealed class ContentLabeller implements AutoCloseable, Reflector
 
   @Override
   public void event(String type, Object object) {
-    SnapshotContent content = SnapshotContent.of(object, this::heldId);
+    SnapshotContent content = SnapshotContent.of(object, this::driverOf, this::heldId);
     if (content == null) {
       return; // a bookmark, or nothing to act on
     }
@@ -286,7 +291,7 @@ public abstract sealed class ContentLabeller implements AutoCloseable, Reflector
             .addKeyValue("content", content.name())
             .addKeyValue("held", content.heldId())
             .addKeyValue("node", node)
-            .log("labelled {} for this node's csi-snapshotter", kind.one());
+            .log("labelled {} for the csi-snapshotter of {}", kind.one(), node);
       }
     } else if (response.status() == 409) {
       // Changed since it was read: the watch brings the new version (or, if that change was a

@@ -19,17 +19,18 @@ record SnapshotContent(
   static final String MANAGED_BY = "snapshot.storage.kubernetes.io/managed-by";
 
   /**
-   * The content in a list item or watch event object, its held ID read by {@code heldId}; null when
-   * it has no name.
+   * The content in a list item or watch event object, its driver read by {@code driver} and its
+   * held ID by {@code heldId}; null when it has no name.
    */
-  static SnapshotContent of(Object object, Function<Object, String> heldId) {
+  static SnapshotContent of(
+      Object object, Function<Object, String> driver, Function<Object, String> heldId) {
     if (!(JsonParser.at(object, "metadata", "name") instanceof String name) || name.isEmpty()) {
       return null;
     }
     return new SnapshotContent(
         name,
         text(JsonParser.at(object, "metadata", "resourceVersion")),
-        text(JsonParser.at(object, "spec", "driver")),
+        driver.apply(object),
         heldId.apply(object),
         JsonParser.at(object, "metadata", "labels") instanceof Map<?, ?> labels
                 && labels.containsKey(MANAGED_BY)

@@ -7,6 +7,7 @@ import csi.v1.Csi;
 import dev.soko.driver.client.CsiClient;
 import dev.soko.driver.client.Requests;
 import dev.soko.driver.kube.KubeApi;
+import dev.soko.driver.report.GroupSnapshotClasses;
 import dev.soko.driver.report.GroupSnapshotContents;
 import dev.soko.driver.testing.Await;
 import dev.soko.driver.testing.NodePluginApiServer;
@@ -204,9 +205,20 @@ class SnapshotImportIT {
             Map.of(
                 "groupsnapshot.storage.k8s.io/volumeGroupSnapshotHandle",
                 group.getGroupSnapshotId() + "@" + NODE));
+    admin
+        .genericKubernetesResources("groupsnapshot.storage.k8s.io/v1", "VolumeGroupSnapshotClass")
+        .resource(groupClass("made-by-a-suite", DRIVER))
+        .create();
+    admin
+        .genericKubernetesResources("groupsnapshot.storage.k8s.io/v1", "VolumeGroupSnapshotClass")
+        .resource(groupClass("another-drivers", "other.csi.example"))
+        .create();
     try (GroupSnapshotContents labeller =
-        new GroupSnapshotContents(controllerApi, DRIVER, "soko_groups")) {
+            new GroupSnapshotContents(controllerApi, DRIVER, "soko_groups");
+        GroupSnapshotClasses classes =
+            new GroupSnapshotClasses(controllerApi, DRIVER, "soko_groups")) {
       labeller.start();
+      classes.start();
       create(memberContent);
       GenericKubernetesResource created = contents().withName("group-member").get();
       created.setAdditionalProperty("status", Map.of("snapshotHandle", member));
@@ -215,11 +227,15 @@ class SnapshotImportIT {
       Await.until(
           "the group content labelled for the group snapshotter and the member's for " + NODE,
           LABEL_BOUND,
-          () -> "soko_groups".equals(groupLabel("dynamic")) && NODE.equals(label("group-member")));
+          () ->
+              "soko_groups".equals(groupLabel("dynamic"))
+                  && "soko_groups".equals(classLabel("made-by-a-suite"))
+                  && NODE.equals(label("group-member")));
     } finally {
       contents().withName("group-member").delete(); // the other tests count this node's contents
     }
     assertThat(groupLabel("other-driver-group")).as("another driver's content").isNull();
+    assertThat(classLabel("another-drivers")).as("another driver's class").isNull();
 
     // What the node of a group's first volume answers when another volume is elsewhere; the
     // group snapshotter records it on the content and the VolumeGroupSnapshot.
@@ -238,6 +254,30 @@ class SnapshotImportIT {
             e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND))
         .hasMessageContaining("is not on this node \"" + NODE + "\"")
         .hasMessageContaining("must all be on one node");
+  }
+
+  /** A VolumeGroupSnapshotClass as an admin or a test suite writes it: no label. */
+  static GenericKubernetesResource groupClass(String name, String driverName) {
+    GenericKubernetesResource groupClass = new GenericKubernetesResource();
+    groupClass.setApiVersion("groupsnapshot.storage.k8s.io/v1");
+    groupClass.setKind("VolumeGroupSnapshotClass");
+    groupClass.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMeta());
+    groupClass.getMetadata().setName(name);
+    groupClass.setAdditionalProperty("driver", driverName);
+    groupClass.setAdditionalProperty("deletionPolicy", "Delete");
+    return groupClass;
+  }
+
+  static String classLabel(String name) {
+    Map<String, String> labels =
+        admin
+            .genericKubernetesResources(
+                "groupsnapshot.storage.k8s.io/v1", "VolumeGroupSnapshotClass")
+            .withName(name)
+            .get()
+            .getMetadata()
+            .getLabels();
+    return labels == null ? null : labels.get(MANAGED_BY);
   }
 
   static String volume(CsiClient csi, String name) {

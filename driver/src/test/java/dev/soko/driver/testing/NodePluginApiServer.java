@@ -174,7 +174,13 @@ public final class NodePluginApiServer implements AutoCloseable {
     clusterRole(
         GROUP_SNAPSHOTTER_ROLE,
         CONTROLLER_ACCOUNT,
-        rule("groupsnapshot.storage.k8s.io", "volumegroupsnapshotclasses", "get", "list", "watch"),
+        rule(
+            "groupsnapshot.storage.k8s.io",
+            "volumegroupsnapshotclasses",
+            "get",
+            "list",
+            "watch",
+            "patch"),
         rule(
             "groupsnapshot.storage.k8s.io",
             "volumegroupsnapshotcontents",

@@ -5,6 +5,7 @@ import dev.soko.api.v1alpha1.StorageClusterSpec;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
@@ -12,22 +13,54 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The controller: driver in controller mode and external-resizer, plus livenessprobe with
- * driver.registration Sidecars ({@link KubeletRegistration}).
+ * The controller: driver in controller mode and external-resizer, csi-group-snapshotter where group
+ * snapshots run, plus livenessprobe with driver.registration Sidecars ({@link
+ * KubeletRegistration}).
  */
 final class ControllerDeployment {
+  /**
+   * The container of csi-snapshotter that serves volume group snapshots for the whole cluster. With
+   * --node-deployment, external-snapshotter v8.7.0 reads VolumeGroupSnapshotContents and
+   * VolumeGroupSnapshotClasses only through the label selector {@code
+   * snapshot.storage.kubernetes.io/managed-by=<NODE_NAME>} (cmd/csi-snapshotter/main.go), so the
+   * nodes' snapshotters cannot serve groups: one class cannot carry every node's name. This one
+   * runs with a fixed identity instead, which the class and the group contents are labelled with.
+   */
+  static final String GROUP_SNAPSHOTTER = "csi-group-snapshotter";
+
+  /**
+   * The group snapshotter's NODE_NAME and so the managed-by label value of the group class and the
+   * group contents it serves. No Kubernetes node can have it: '_' is legal in a label value, not in
+   * a node name, so no node's snapshotter ever takes what is labelled with it.
+   */
+  static final String GROUP_SNAPSHOTTER_IDENTITY = "soko_groups";
+
+  /**
+   * Tells the controller-mode driver the group snapshotter's identity, which it labels the group
+   * contents of its driver with (managed-by).
+   */
+  static final String GROUP_SNAPSHOTTER_ENV = "SOKO_GROUP_SNAPSHOTTER";
+
+  /**
+   * The group snapshotter's CSI timeout: the nodes' csi-snapshotters' (they pass none and get
+   * v8.7.0's default of one minute, cmd/csi-snapshotter/main.go).
+   */
+  static final String GROUP_SNAPSHOTTER_TIMEOUT = "60s";
+
   private ControllerDeployment() {}
 
   /**
    * @param healthMonitor whether to run csi-external-health-monitor-controller (see {@link
    *     DesiredState#CONTROLLER_REPORTS_VOLUME_CONDITION})
+   * @param groups whether to run csi-group-snapshotter ({@link DesiredState#groupSnapshotsEnabled})
    */
   static Deployment build(
       Names n,
       StorageClusterSpec spec,
       ResolvedImages images,
       VersionsTable.Row row,
-      boolean healthMonitor) {
+      boolean healthMonitor,
+      boolean groups) {
     ControllerSpec ctrl =
         spec.getController() == null ? new ControllerSpec() : spec.getController();
     List<String> driverArgs = new ArrayList<>();
@@ -46,6 +79,13 @@ final class ControllerDeployment {
     env.add(Containers.fieldEnv("NODE_NAME", "spec.nodeName"));
     if (DriverRelease.of(images).has(DriverRelease.NODE_REQUESTS)) {
       env.add(Containers.namespaceEnv());
+    }
+    if (groups) {
+      env.add(
+          new EnvVarBuilder()
+              .withName(GROUP_SNAPSHOTTER_ENV)
+              .withValue(GROUP_SNAPSHOTTER_IDENTITY)
+              .build());
     }
     List<Container> containers = new ArrayList<>();
     containers.add(
@@ -82,6 +122,9 @@ final class ControllerDeployment {
               .withLivenessProbe(Containers.leaderElectionLivenessProbe())
               .build());
     }
+    if (groups) {
+      containers.add(groupSnapshotter(spec, images, row, ctrl));
+    }
     containers.addAll(KubeletRegistration.controllerSidecars(spec, images, ctrl));
 
     return new DeploymentBuilder()
@@ -112,6 +155,33 @@ final class ControllerDeployment {
         .endSpec()
         .endTemplate()
         .endSpec()
+        .build();
+  }
+
+  /**
+   * csi-snapshotter for volume group snapshots ({@link #GROUP_SNAPSHOTTER}): --node-deployment with
+   * the fixed NODE_NAME {@link #GROUP_SNAPSHOTTER_IDENTITY}, so that it serves exactly the group
+   * class and the group contents labelled with it; never leader election (v8.7.0 exits when both
+   * are set; with several replicas every pod's group snapshotter takes the same contents, the
+   * driver's calls are idempotent by name and a status update that lost a conflict is retried); the
+   * row's snapshotter gates with the group gate on; no --http-endpoint, which only leader
+   * election's health check would need. The image is the row's csi-snapshotter (or its override).
+   * spec.controller.resources has no key for it (the CRD lists the controller's other containers),
+   * so it runs without requests or limits.
+   */
+  private static Container groupSnapshotter(
+      StorageClusterSpec spec, ResolvedImages images, VersionsTable.Row row, ControllerSpec ctrl) {
+    List<String> args = new ArrayList<>();
+    args.add("--csi-address=" + Containers.SOCKET);
+    args.add("--node-deployment=true");
+    args.addAll(row.groupSnapshotterGateArgs());
+    args.add("--timeout=" + GROUP_SNAPSHOTTER_TIMEOUT);
+    args.add("--v=2");
+    return Containers.sidecar(Component.SNAPSHOTTER, images, spec, ctrl)
+        .withName(GROUP_SNAPSHOTTER)
+        .withArgs(args)
+        .withEnv(
+            new EnvVarBuilder().withName("NODE_NAME").withValue(GROUP_SNAPSHOTTER_IDENTITY).build())
         .build();
   }
 

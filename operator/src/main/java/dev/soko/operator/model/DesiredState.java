@@ -22,6 +22,8 @@ import java.util.List;
  * @param registration how the driver registers with the kubelet (spec.driver.registration,
  *     defaulted)
  * @param namespace null when the namespace exists and is not Soko's ({@link OperandNamespace})
+ * @param snapshotClass null when snapshots are off
+ * @param groupSnapshotClass null when group snapshots are off ({@link #groupSnapshotsEnabled})
  */
 public record DesiredState(
     Names names,
@@ -34,6 +36,7 @@ public record DesiredState(
     Deployment controllerDeployment,
     List<StorageClass> storageClasses,
     GenericKubernetesResource snapshotClass,
+    GenericKubernetesResource groupSnapshotClass,
     List<String> notices) {
 
   public static DesiredState of(StorageCluster sc, VersionsTable table, ClusterFacts facts) {
@@ -42,6 +45,7 @@ public record DesiredState(
     ResolvedImages images = ResolvedImages.resolve(spec, table, facts.version());
     VersionsTable.Row row = table.rowFor(facts.version());
     boolean snapshots = snapshotsEnabled(spec, facts);
+    boolean groups = groupSnapshotsEnabled(spec, facts, row, images);
     boolean capacity = Boolean.TRUE.equals(spec.getFeatures().getCapacityTracking());
     boolean health =
         CONTROLLER_REPORTS_VOLUME_CONDITION
@@ -51,13 +55,16 @@ public record DesiredState(
         KubeletRegistration.of(spec),
         images,
         facts.foreignNamespace() == null ? OperandNamespace.build(n) : null,
-        Rbac.objects(n, snapshots, capacity, health),
+        Rbac.objects(n, snapshots, groups, capacity, health),
         StorageObjects.csiDriver(n, spec),
         NodeDaemonSet.build(n, spec, images, row, snapshots),
-        ControllerDeployment.build(n, spec, images, row, health),
+        ControllerDeployment.build(n, spec, images, row, health, groups),
         StorageObjects.storageClasses(n, spec, facts.foreignDefaultStorageClass()),
         snapshots
             ? StorageObjects.snapshotClass(n, spec, facts.foreignDefaultSnapshotClass())
+            : null,
+        groups
+            ? StorageObjects.groupSnapshotClass(n, spec, facts.foreignDefaultGroupSnapshotClass())
             : null,
         notices(spec, images, facts));
   }
@@ -115,6 +122,20 @@ public record DesiredState(
         && facts.serves(ClusterFacts.VOLUME_SNAPSHOT_CLASSES);
   }
 
+  /**
+   * Group snapshots run with snapshots, on a row whose snapshotter serves the v1 group API, when
+   * the cluster serves that API (the group CRDs v1) and the driver is a release that serves groups
+   * through the controller ({@link DriverRelease#GROUP_SNAPSHOTS}): then the controller pod runs
+   * csi-group-snapshotter and a VolumeGroupSnapshotClass is made.
+   */
+  public static boolean groupSnapshotsEnabled(
+      StorageClusterSpec spec, ClusterFacts facts, VersionsTable.Row row, ResolvedImages images) {
+    return snapshotsEnabled(spec, facts)
+        && row.groupSnapshots()
+        && facts.servesGroupSnapshots()
+        && DriverRelease.of(images).has(DriverRelease.GROUP_SNAPSHOTS);
+  }
+
   private static boolean isSet(String value) {
     return value != null && !value.isBlank();
   }
@@ -132,6 +153,9 @@ public record DesiredState(
     out.addAll(storageClasses);
     if (snapshotClass != null) {
       out.add(snapshotClass);
+    }
+    if (groupSnapshotClass != null) {
+      out.add(groupSnapshotClass);
     }
     return out;
   }

@@ -23,6 +23,13 @@ record DriverRelease(int major, int minor, int patch) implements Comparable<Driv
    */
   static final DriverRelease NODE_REQUESTS = new DriverRelease(0, 2, 0);
 
+  /**
+   * Volume group snapshots through the controller: the controller-mode driver labels the group
+   * contents for the controller pod's csi-group-snapshotter ({@link
+   * ControllerDeployment#GROUP_SNAPSHOTTER_ENV}) and hands the calls to the volumes' node.
+   */
+  static final DriverRelease GROUP_SNAPSHOTS = new DriverRelease(0, 2, 0);
+
   /** What an image without a version tag is taken to be: newer than every release. */
   static final DriverRelease UNVERSIONED =
       new DriverRelease(Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE);

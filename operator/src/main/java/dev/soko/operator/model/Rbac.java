@@ -17,10 +17,13 @@ import java.util.List;
  * ServiceAccounts and least-privilege roles per component, following each sidecar's documented RBAC
  * (deploy/kubernetes/rbac.yaml of each kubernetes-csi sidecar at the tags of the versions table),
  * minus what Soko never uses: VolumeAttachments (the driver has no PUBLISH_UNPUBLISH_VOLUME, so the
- * provisioner watches none), group snapshots, Pods for the resizer (--handle-volume-inuse-error is
- * off, so it starts no Pod informer), leases for the node's sidecars (no leader election) and a GET
- * of the capacity owner (level 1: the pod's controller reference names it). One rule set for every
- * row: what the newest sidecar needs. RenderRowsTest compares each rule with each tag.
+ * provisioner watches none), group snapshots on the nodes (the controller's csi-group-snapshotter
+ * serves them, with csi-snapshotter's rules under the controller's account, only where group
+ * snapshots run: {@link DesiredState#groupSnapshotsEnabled}), Pods for the resizer
+ * (--handle-volume-inuse-error is off, so it starts no Pod informer), leases for the snapshotters
+ * (no leader election with --node-deployment) and for the node's sidecars, and a GET of the
+ * capacity owner (level 1: the pod's controller reference names it). One rule set for every row:
+ * what the newest sidecar needs. RenderRowsTest compares each rule with each tag.
  */
 final class Rbac {
   private static final List<String> READ = List.of("get", "list", "watch");
@@ -28,7 +31,12 @@ final class Rbac {
 
   private Rbac() {}
 
-  static List<HasMetadata> objects(Names n, boolean snapshots, boolean capacity, boolean health) {
+  /**
+   * @param groups group snapshots on (only with {@code snapshots}): the controller's group
+   *     snapshotter and its rules
+   */
+  static List<HasMetadata> objects(
+      Names n, boolean snapshots, boolean groups, boolean capacity, boolean health) {
     List<HasMetadata> out = new ArrayList<>();
     String nodeSa = n.serviceAccount(Names.NODE);
     String ctrlSa = n.serviceAccount(Names.CONTROLLER);
@@ -78,11 +86,12 @@ final class Rbac {
                 rule("", List.of("events"), List.of("create", "patch")),
                 rule("", List.of("nodes"), List.of("get", "watch")))));
     out.add(clusterBinding(n, "pool-report", Names.NODE, nodeSa));
-    // ModifyVolume's two halves (the driver's NodeRequests, in the operand namespace): the node's
+    // The two halves of what the controller's driver hands to a volume's node (ModifyVolume, the
+    // group snapshot calls) through the driver's NodeRequests, in the operand namespace: the node's
     // driver lists and watches the requests for its node and answers in their status, never
-    // writing a spec; the controller's writes them (server-side apply) and reads their status.
-    // The controller finds a volume's node in its PV, which the resizer's rules already let its
-    // account read.
+    // writing a spec; the controller's writes them (server-side apply), reads their status, lists
+    // them and deletes the ones it is done with. The controller finds a volume's node in its PV,
+    // which the resizer's rules already let its account read.
     out.add(
         role(
             n,
@@ -97,7 +106,11 @@ final class Rbac {
             n,
             "node-requests-controller",
             Names.CONTROLLER,
-            List.of(rule("soko.dev", List.of("noderequests"), List.of("get", "create", "patch")))));
+            List.of(
+                rule(
+                    "soko.dev",
+                    List.of("noderequests"),
+                    List.of("get", "list", "create", "patch", "delete")))));
     out.add(roleBinding(n, "node-requests-controller", Names.CONTROLLER, ctrlSa));
     if (capacity) {
       // The provisioner publishes CSIStorageCapacity in its own namespace, owned by its DaemonSet.
@@ -118,23 +131,31 @@ final class Rbac {
       // csi-snapshotter's rules. The driver, under the same account, uses three of them: it lists
       // and watches the contents without a managed-by label and patches that label onto the ones
       // whose snapshot its node holds (--label-imported-snapshots), so it needs no role of its own.
-      out.add(
-          clusterRole(
-              n,
-              "snapshotter",
-              Names.NODE,
-              List.of(
-                  rule("", List.of("events"), EVENTS),
-                  rule("snapshot.storage.k8s.io", List.of("volumesnapshotclasses"), READ),
-                  rule(
-                      "snapshot.storage.k8s.io",
-                      List.of("volumesnapshotcontents"),
-                      List.of("get", "list", "watch", "update", "patch")),
-                  rule(
-                      "snapshot.storage.k8s.io",
-                      List.of("volumesnapshotcontents/status"),
-                      List.of("update", "patch")))));
+      List<PolicyRule> snapshotter = new ArrayList<>();
+      snapshotter.add(rule("", List.of("events"), EVENTS));
+      snapshotter.addAll(snapshotterRules("snapshot.storage.k8s.io", "volumesnapshot"));
+      out.add(clusterRole(n, "snapshotter", Names.NODE, snapshotter));
       out.add(clusterBinding(n, "snapshotter", Names.NODE, nodeSa));
+    }
+    if (snapshots && groups) {
+      // The controller's csi-group-snapshotter: csi-snapshotter's rules
+      // (deploy/kubernetes/csi-snapshotter/rbac-csi-snapshotter.yaml @v8.7.0) without its leases.
+      // The controller's driver, under the same account, lists and watches the group contents and
+      // classes and patches the managed-by label onto its driver's ones.
+      List<PolicyRule> groupSnapshotter = new ArrayList<>();
+      groupSnapshotter.add(rule("", List.of("events"), EVENTS));
+      groupSnapshotter.addAll(snapshotterRules("snapshot.storage.k8s.io", "volumesnapshot"));
+      groupSnapshotter.addAll(
+          snapshotterRules("groupsnapshot.storage.k8s.io", "volumegroupsnapshot"));
+      // Beyond upstream, for the driver: a class an admin or a test suite makes for this driver
+      // gets the managed-by label too, without which the group snapshotter cannot see it.
+      groupSnapshotter.add(
+          rule(
+              "groupsnapshot.storage.k8s.io",
+              List.of("volumegroupsnapshotclasses"),
+              List.of("patch")));
+      out.add(clusterRole(n, "group-snapshotter", Names.CONTROLLER, groupSnapshotter));
+      out.add(clusterBinding(n, "group-snapshotter", Names.CONTROLLER, ctrlSa));
     }
 
     out.add(
@@ -176,6 +197,20 @@ final class Rbac {
                     List.of("get", "list", "watch", "create", "update", "delete")))));
     out.add(roleBinding(n, "leader-election", Names.CONTROLLER, ctrlSa));
     return out;
+  }
+
+  /**
+   * csi-snapshotter's rules on one snapshot API ({@code prefix}: volumesnapshot or
+   * volumegroupsnapshot): it reads the classes and updates the contents and their status.
+   */
+  private static List<PolicyRule> snapshotterRules(String group, String prefix) {
+    return List.of(
+        rule(group, List.of(prefix + "classes"), READ),
+        rule(
+            group,
+            List.of(prefix + "contents"),
+            List.of("get", "list", "watch", "update", "patch")),
+        rule(group, List.of(prefix + "contents/status"), List.of("update", "patch")));
   }
 
   private static PolicyRule rule(String group, List<String> resources, List<String> verbs) {

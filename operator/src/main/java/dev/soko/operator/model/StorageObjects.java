@@ -14,11 +14,20 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** CSIDriver, StorageClasses and the VolumeSnapshotClass. */
+/** CSIDriver, StorageClasses, the VolumeSnapshotClass and the VolumeGroupSnapshotClass. */
 final class StorageObjects {
   static final String DEFAULT_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class";
   static final String DEFAULT_SNAPSHOT_CLASS_ANNOTATION =
       "snapshot.storage.kubernetes.io/is-default-class";
+  static final String DEFAULT_GROUP_SNAPSHOT_CLASS_ANNOTATION =
+      "groupsnapshot.storage.kubernetes.io/is-default-class";
+
+  /**
+   * The label through which csi-snapshotter with --node-deployment sees contents and, for groups,
+   * classes: only those whose value is its NODE_NAME (external-snapshotter pkg/utils/util.go,
+   * cmd/csi-snapshotter/main.go @v8.7.0).
+   */
+  static final String MANAGED_BY_LABEL = "snapshot.storage.kubernetes.io/managed-by";
 
   /** The driver's own key (driver/.../csi/Parameters.java accepts only "pool" and "fsType"). */
   static final String POOL_PARAMETER = "pool";
@@ -80,14 +89,56 @@ final class StorageObjects {
 
   static GenericKubernetesResource snapshotClass(
       Names n, StorageClusterSpec spec, String foreignDefault) {
+    return snapshotClassOfKind(
+        n,
+        spec,
+        foreignDefault,
+        "snapshot.storage.k8s.io/v1",
+        "VolumeSnapshotClass",
+        DEFAULT_SNAPSHOT_CLASS_ANNOTATION,
+        "snapshotclass");
+  }
+
+  /**
+   * The VolumeGroupSnapshotClass of the same name, driver and deletion policy as the
+   * VolumeSnapshotClass, labelled {@value #MANAGED_BY_LABEL} with the controller's group
+   * snapshotter's identity ({@link ControllerDeployment#GROUP_SNAPSHOTTER_IDENTITY}): with
+   * --node-deployment that sidecar reads group classes only through that label. Default as the
+   * VolumeSnapshotClass is, unless another group class already is ({@code foreignDefault}).
+   */
+  static GenericKubernetesResource groupSnapshotClass(
+      Names n, StorageClusterSpec spec, String foreignDefault) {
+    GenericKubernetesResource c =
+        snapshotClassOfKind(
+            n,
+            spec,
+            foreignDefault,
+            "groupsnapshot.storage.k8s.io/v1",
+            "VolumeGroupSnapshotClass",
+            DEFAULT_GROUP_SNAPSHOT_CLASS_ANNOTATION,
+            "groupsnapshotclass");
+    c.getMetadata()
+        .getLabels()
+        .put(MANAGED_BY_LABEL, ControllerDeployment.GROUP_SNAPSHOTTER_IDENTITY);
+    return c;
+  }
+
+  private static GenericKubernetesResource snapshotClassOfKind(
+      Names n,
+      StorageClusterSpec spec,
+      String foreignDefault,
+      String apiVersion,
+      String kind,
+      String defaultAnnotation,
+      String component) {
     SnapshotSpec snap = spec.getSnapshots();
-    ObjectMeta meta = Rbac.meta(n, n.snapshotClass(snap.getClassName()), null, "snapshotclass");
+    ObjectMeta meta = Rbac.meta(n, n.snapshotClass(snap.getClassName()), null, component);
     if (Boolean.TRUE.equals(snap.getDefaultClass()) && foreignDefault == null) {
-      meta.setAnnotations(Map.of(DEFAULT_SNAPSHOT_CLASS_ANNOTATION, "true"));
+      meta.setAnnotations(Map.of(defaultAnnotation, "true"));
     }
     return new GenericKubernetesResourceBuilder()
-        .withApiVersion("snapshot.storage.k8s.io/v1")
-        .withKind("VolumeSnapshotClass")
+        .withApiVersion(apiVersion)
+        .withKind(kind)
         .withMetadata(meta)
         .addToAdditionalProperties("driver", spec.getDriver().getName())
         .addToAdditionalProperties("deletionPolicy", snap.getDeletionPolicy().name())

@@ -24,15 +24,26 @@ public final class VersionsTable {
   private final String defaultRegistry;
 
   /**
+   * The csi-snapshotter gate of the volume group snapshot API (external-snapshotter
+   * pkg/features/features.go).
+   */
+  public static final String GROUP_SNAPSHOT_GATE = "CSIVolumeGroupSnapshot";
+
+  /**
    * One row: images for clusters of at least 1.{@code minMinor}, the APIs they need, and the
    * feature gates the render sets on each of the row's sidecars (by image key) because that
    * release's default is not what Soko needs.
+   *
+   * @param groupSnapshots whether the row's csi-snapshotter serves the v1 group snapshot API behind
+   *     {@value #GROUP_SNAPSHOT_GATE}: then the controller pod runs one more of it for the groups
+   *     ({@link #groupSnapshotterGateArgs}) where the cluster serves that API
    */
   public record Row(
       int minMinor,
       Map<String, String> images,
       List<String> requiredApis,
-      Map<String, Map<String, Boolean>> featureGates) {
+      Map<String, Map<String, Boolean>> featureGates,
+      boolean groupSnapshots) {
     public Row {
       requiredApis = requiredApis == null ? List.of() : List.copyOf(requiredApis);
       featureGates =
@@ -46,7 +57,21 @@ public final class VersionsTable {
      * row sets no gate on it.
      */
     public List<String> featureGateArgs(Component c) {
-      Map<String, Boolean> gates = featureGates.getOrDefault(c.key(), Map.of());
+      return gateArgs(featureGates.getOrDefault(c.key(), Map.of()));
+    }
+
+    /**
+     * The group snapshotter's gates: the row's snapshotter gates with {@value #GROUP_SNAPSHOT_GATE}
+     * on, whatever the row sets for the nodes' snapshotters.
+     */
+    public List<String> groupSnapshotterGateArgs() {
+      Map<String, Boolean> gates =
+          new TreeMap<>(featureGates.getOrDefault(Component.SNAPSHOTTER.key(), Map.of()));
+      gates.put(GROUP_SNAPSHOT_GATE, true);
+      return gateArgs(gates);
+    }
+
+    private static List<String> gateArgs(Map<String, Boolean> gates) {
       if (gates.isEmpty()) {
         return List.of();
       }
@@ -73,6 +98,7 @@ public final class VersionsTable {
     requireRepositoryPath(driverImage);
     rows.forEach(r -> r.images().values().forEach(VersionsTable::requireRepositoryPath));
     rows.forEach(VersionsTable::requireGatesOfItsOwnSidecars);
+    rows.forEach(VersionsTable::requireGroupSnapshotsOnASnapshotter);
     this.driverImage = driverImage;
     this.rows = rows.stream().sorted(Comparator.comparingInt(Row::minMinor).reversed()).toList();
     this.defaultRegistry =
@@ -133,6 +159,16 @@ public final class VersionsTable {
                     }
                   });
             });
+  }
+
+  /** A row whose snapshotter serves groups has a snapshotter. */
+  private static void requireGroupSnapshotsOnASnapshotter(Row row) {
+    if (row.groupSnapshots() && !row.images().containsKey(Component.SNAPSHOTTER.key())) {
+      throw new IllegalArgumentException(
+          "versions table row 1."
+              + row.minMinor()
+              + " serves group snapshots without a snapshotter");
+    }
   }
 
   /** Loads the table shipped in the operator jar. */

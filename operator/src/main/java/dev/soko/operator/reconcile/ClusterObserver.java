@@ -34,6 +34,8 @@ import java.util.stream.Collectors;
 public final class ClusterObserver {
   static final String DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class";
   static final String DEFAULT_SNAPSHOT_CLASS = "snapshot.storage.kubernetes.io/is-default-class";
+  static final String DEFAULT_GROUP_SNAPSHOT_CLASS =
+      "groupsnapshot.storage.kubernetes.io/is-default-class";
 
   private final KubernetesClient client;
   private final Supplier<KubernetesVersion> version;
@@ -69,21 +71,33 @@ public final class ClusterObserver {
     KubernetesVersion v = version.get();
     List<String> checked = new ArrayList<>(KindRegistry.gates());
     table.rowFor(v).requiredApis().stream().filter(a -> !checked.contains(a)).forEach(checked::add);
+    // The whole group API, not only its classes: one group-version, one discovery request.
+    ClusterFacts.GROUP_SNAPSHOT_APIS.stream()
+        .filter(a -> !checked.contains(a))
+        .forEach(checked::add);
     Set<String> served = discovery.served(checked);
     String cluster = sc.getMetadata().getName();
     String foreignClass = foreignDefault(cache, KindRegistry.STORAGE_CLASS, DEFAULT_CLASS, cluster);
-    String foreignSnapshotClass =
-        served.contains(KindRegistry.VOLUME_SNAPSHOT_CLASS.gate())
-            ? foreignDefault(
-                cache, KindRegistry.VOLUME_SNAPSHOT_CLASS, DEFAULT_SNAPSHOT_CLASS, cluster)
-            : null;
     return new ClusterFacts(
         v,
         served,
         true,
         foreignClass,
-        foreignSnapshotClass,
+        foreignDefaultIfServed(
+            cache, served, KindRegistry.VOLUME_SNAPSHOT_CLASS, DEFAULT_SNAPSHOT_CLASS, cluster),
+        foreignDefaultIfServed(
+            cache,
+            served,
+            KindRegistry.VOLUME_GROUP_SNAPSHOT_CLASS,
+            DEFAULT_GROUP_SNAPSHOT_CLASS,
+            cluster),
         foreignNamespace(sc.getSpec().getNamespace(), cache));
+  }
+
+  /** The default class of an optional kind someone else made; null while its API is not served. */
+  private static String foreignDefaultIfServed(
+      ClusterCache cache, Set<String> served, Kind kind, String annotation, String cluster) {
+    return served.contains(kind.gate()) ? foreignDefault(cache, kind, annotation, cluster) : null;
   }
 
   private static String foreignDefault(

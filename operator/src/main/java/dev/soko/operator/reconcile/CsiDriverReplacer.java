@@ -42,7 +42,8 @@ final class CsiDriverReplacer {
     return sb.toString();
   }
 
-  private static void diff(StringBuilder sb, String field, Object want, Object have) {
+  /** Appends "field have -> want" when the field is set and differs. */
+  static void diff(StringBuilder sb, String field, Object want, Object have) {
     if (want != null && !Objects.equals(want, have)) {
       if (sb.length() > 0) {
         sb.append(", ");

@@ -60,18 +60,23 @@ final class KindRegistry {
   static final Kind STORAGE_CLASS =
       owned(StorageClass.class, 6, 20, Kind.Mapping.BY_LABEL_OR_FOREIGN);
   static final Kind VOLUME_SNAPSHOT_CLASS =
-      new Kind(
-          GenericKubernetesResource.class,
+      snapshotClass(
           "snapshot.storage.k8s.io/v1",
           "VolumeSnapshotClass",
           "volumesnapshotclasses",
-          false,
-          ClusterFacts.VOLUME_SNAPSHOT_CLASSES,
-          Kind.Use.OWNED,
-          6,
-          20,
-          Kind.Watch.of(null, Kind.Mapping.BY_LABEL_OR_FOREIGN),
-          MANAGE);
+          ClusterFacts.VOLUME_SNAPSHOT_CLASSES);
+
+  /**
+   * The group snapshot class, made with the VolumeSnapshotClass where group snapshots run ({@link
+   * dev.soko.operator.model.DesiredState#groupSnapshotsEnabled}). Its CRDs are installed apart from
+   * the snapshot ones, so its API is a gate of its own.
+   */
+  static final Kind VOLUME_GROUP_SNAPSHOT_CLASS =
+      snapshotClass(
+          "groupsnapshot.storage.k8s.io/v1",
+          "VolumeGroupSnapshotClass",
+          "volumegroupsnapshotclasses",
+          ClusterFacts.VOLUME_GROUP_SNAPSHOT_CLASSES);
 
   static final Kind CSI_NODE =
       observed(CSINode.class, Kind.Watch.of(null, Kind.Mapping.ALL), WATCH);
@@ -209,6 +214,7 @@ final class KindRegistry {
           DAEMON_SET,
           STORAGE_CLASS,
           VOLUME_SNAPSHOT_CLASS,
+          VOLUME_GROUP_SNAPSHOT_CLASS,
           CSI_NODE,
           CSI_STORAGE_CAPACITY,
           POD,
@@ -260,6 +266,25 @@ final class KindRegistry {
    */
   static List<HasMetadata> inApplyOrder(List<HasMetadata> objects) {
     return objects.stream().sorted(Comparator.comparingInt(o -> of(o).applyRank())).toList();
+  }
+
+  /**
+   * A class of an optional snapshot API (cluster-scoped, generic): applied with the StorageClasses,
+   * and watched whole, as someone else's default class changes whether Soko's may be the default.
+   */
+  private static Kind snapshotClass(String apiVersion, String kind, String plural, String gate) {
+    return new Kind(
+        GenericKubernetesResource.class,
+        apiVersion,
+        kind,
+        plural,
+        false,
+        gate,
+        Kind.Use.OWNED,
+        6,
+        20,
+        Kind.Watch.of(null, Kind.Mapping.BY_LABEL_OR_FOREIGN),
+        MANAGE);
   }
 
   /** A typed kind the operator creates, watched by Soko's label when the mapping is by label. */

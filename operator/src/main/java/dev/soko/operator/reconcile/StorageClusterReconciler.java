@@ -51,6 +51,7 @@ public final class StorageClusterReconciler
   private final Applier applier;
   private final Pruner pruner;
   private final CsiDriverReplacer csiDriverReplacer;
+  private final GroupSnapshotClassReplacer groupSnapshotClassReplacer;
   private final EventRecorder events;
   private final KubernetesClient client;
   private final NodeLoss nodeLoss;
@@ -80,6 +81,7 @@ public final class StorageClusterReconciler
     this.applier = new Applier(client);
     this.pruner = new Pruner(client);
     this.csiDriverReplacer = new CsiDriverReplacer(client);
+    this.groupSnapshotClassReplacer = new GroupSnapshotClassReplacer(client);
     this.events = events;
     this.nodeLoss = new NodeLoss(client, events::normal, events::warning);
     this.reportCleanup = new ReportCleanup(client);
@@ -115,6 +117,17 @@ public final class StorageClusterReconciler
     if (replaced != null) {
       events.normal(
           sc, "CSIDriverRecreated", "CSIDriver recreated for immutable changes: " + replaced);
+    }
+    if (desired.groupSnapshotClass() != null) {
+      String recreated =
+          groupSnapshotClassReplacer.replaceIfImmutableChanged(
+              desired.groupSnapshotClass(), sc.getMetadata().getName(), cache);
+      if (recreated != null) {
+        events.normal(
+            sc,
+            "VolumeGroupSnapshotClassRecreated",
+            "VolumeGroupSnapshotClass recreated for immutable changes: " + recreated);
+      }
     }
     List<HasMetadata> objects = KindRegistry.inApplyOrder(desired.all());
     int writes = 0;

@@ -41,7 +41,7 @@ class RenderCommandTest {
         new String[] {
           "Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role",
           "RoleBinding", "CSIDriver", "DaemonSet", "Deployment", "StorageClass",
-          "VolumeSnapshotClass"
+          "VolumeSnapshotClass", "VolumeGroupSnapshotClass"
         }) {
       assertThat(yaml).contains("kind: \"" + kind + "\"");
     }

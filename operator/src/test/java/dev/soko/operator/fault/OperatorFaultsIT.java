@@ -441,7 +441,7 @@ class OperatorFaultsIT {
 
   /** This API server: no VolumeSnapshot API, no foreign defaults, no foreign namespace. */
   private static ClusterFacts facts(KubernetesVersion version) {
-    return new ClusterFacts(version, Set.of(), true, null, null, null);
+    return new ClusterFacts(version, Set.of(), true, null, null, null, null);
   }
 
   /** What the operator must have applied: the model's objects, as kind/namespace/name. */

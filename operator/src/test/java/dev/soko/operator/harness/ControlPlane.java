@@ -164,10 +164,11 @@ public final class ControlPlane implements AutoCloseable {
 
   /**
    * Applies the VolumeSnapshot CRDs that hack/tools.sh fetched (all of them: snapshot-controller
-   * waits for the VolumeGroupSnapshot API before it starts, with a growing back-off, although Soko
-   * does not use group snapshots) and starts snapshot-controller with distributed snapshotting: it
-   * labels each VolumeSnapshotContent with its volume's node, so that the csi-snapshotter running
-   * with --node-deployment on that node takes it. Clusters that install Soko need their
+   * waits for the VolumeGroupSnapshot API before it starts, with a growing back-off; with it served
+   * the operator renders the controller's csi-group-snapshotter, which {@link PlayedNode} does not
+   * run) and starts snapshot-controller with distributed snapshotting: it labels each
+   * VolumeSnapshotContent with its volume's node, so that the csi-snapshotter running with
+   * --node-deployment on that node takes it. Clusters that install Soko need their
    * snapshot-controller started with that flag.
    */
   public void startSnapshotController() throws IOException {

@@ -3,14 +3,20 @@ package dev.soko.operator.model;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.soko.api.v1alpha1.PoolSpec;
+import dev.soko.api.v1alpha1.SnapshotSpec;
 import dev.soko.api.v1alpha1.StorageCluster;
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.Role;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -210,7 +216,8 @@ class DesiredStateTest {
     PodSpec pod = desired(sc, "1.34").controllerDeployment().getSpec().getTemplate().getSpec();
     assertThat(pod.getContainers())
         .extracting(Container::getName)
-        .containsExactly("soko-driver", "csi-resizer");
+        .as("offline every API counts as served: the group snapshotter too")
+        .containsExactly("soko-driver", "csi-resizer", "csi-group-snapshotter");
     assertThat(container(pod, "soko-driver").getArgs()).contains("--mode=controller");
     assertThat(container(pod, "csi-resizer").getArgs())
         .contains("--leader-election=true", "--leader-election-namespace=soko-fast");
@@ -238,15 +245,20 @@ class DesiredStateTest {
     assertThat(d.csiDriver().getSpec().getAttachRequired()).isFalse();
     assertThat(d.csiDriver().getSpec().getPodInfoOnMount()).isTrue();
     assertThat(d.snapshotClass()).isNull();
+    assertThat(d.groupSnapshotClass()).isNull();
     PodSpec pod = d.nodeDaemonSet().getSpec().getTemplate().getSpec();
     assertThat(pod.getContainers())
         .extracting(Container::getName)
         .doesNotContain("csi-snapshotter");
+    assertThat(controllerPod(d).getContainers())
+        .extracting(Container::getName)
+        .containsExactly("soko-driver", "csi-resizer");
+    assertThat(groupRules(d)).as("no group snapshot rule without snapshots").isEmpty();
     assertThat(container(pod, "csi-provisioner").getArgs())
         .doesNotContain("--enable-capacity=true");
     assertThat(d.rbac())
         .extracting(o -> o.getMetadata().getName())
-        .doesNotContain("soko:fast:snapshotter", "fast-capacity");
+        .doesNotContain("soko:fast:snapshotter", "soko:fast:group-snapshotter", "fast-capacity");
     assertThat(container(pod, "soko-driver").getArgs())
         .as("no csi-snapshotter on the node: no content to label")
         .noneMatch(a -> a.startsWith("--label-imported-snapshots"));
@@ -285,13 +297,257 @@ class DesiredStateTest {
   @Test
   void snapshotClassOnlyWhenTheClusterServesTheSnapshotApi() {
     KubernetesVersion v = KubernetesVersion.parse("1.34");
-    ClusterFacts noSnapshots = new ClusterFacts(v, Set.of(), true, null, null, null);
+    ClusterFacts noSnapshots = new ClusterFacts(v, Set.of(), true, null, null, null, null);
     DesiredState d = DesiredState.of(Fixtures.sample(), table, noSnapshots);
     assertThat(d.snapshotClass()).isNull();
     ClusterFacts served =
-        new ClusterFacts(v, Set.of(ClusterFacts.VOLUME_SNAPSHOT_CLASSES), true, null, null, null);
+        new ClusterFacts(
+            v, Set.of(ClusterFacts.VOLUME_SNAPSHOT_CLASSES), true, null, null, null, null);
     HasMetadata vsc = DesiredState.of(Fixtures.sample(), table, served).snapshotClass();
     assertThat(vsc.getMetadata().getName()).isEqualTo("fast-snapshots");
+  }
+
+  /**
+   * The cluster serves the snapshot API and, when {@code groupApi}, the whole v1 group snapshot API
+   * (classes, contents, group snapshots); {@code foreignDefault} is someone else's default group
+   * class.
+   */
+  private static ClusterFacts groupApi(String version, boolean groupApi, String foreignDefault) {
+    Set<String> apis = new HashSet<>(Set.of(ClusterFacts.VOLUME_SNAPSHOT_CLASSES));
+    if (groupApi) {
+      apis.addAll(ClusterFacts.GROUP_SNAPSHOT_APIS);
+    }
+    return new ClusterFacts(
+        KubernetesVersion.parse(version), apis, true, null, null, foreignDefault, null);
+  }
+
+  private static PodSpec controllerPod(DesiredState d) {
+    return d.controllerDeployment().getSpec().getTemplate().getSpec();
+  }
+
+  private static PodSpec nodePod(DesiredState d) {
+    return d.nodeDaemonSet().getSpec().getTemplate().getSpec();
+  }
+
+  /** The rules on the group snapshot API granted to anyone. */
+  private static List<String> groupRules(DesiredState d) {
+    return d.rbac().stream()
+        .filter(o -> o instanceof ClusterRole || o instanceof Role)
+        .flatMap(
+            o ->
+                (o instanceof ClusterRole cr ? cr.getRules() : ((Role) o).getRules())
+                    .stream()
+                        .filter(r -> r.getApiGroups().contains("groupsnapshot.storage.k8s.io"))
+                        .map(r -> o.getMetadata().getName() + " " + r.getResources()))
+        .toList();
+  }
+
+  /** Whether the controller pod runs the group snapshotter and its driver is told about it. */
+  private static boolean runsGroupSnapshotter(DesiredState d) {
+    PodSpec pod = controllerPod(d);
+    boolean container =
+        pod.getContainers().stream()
+            .anyMatch(c -> c.getName().equals(ControllerDeployment.GROUP_SNAPSHOTTER));
+    boolean env =
+        container(pod, "soko-driver").getEnv().stream()
+            .anyMatch(e -> e.getName().equals(ControllerDeployment.GROUP_SNAPSHOTTER_ENV));
+    assertThat(env).as("the driver's variable goes with the container").isEqualTo(container);
+    return container;
+  }
+
+  /**
+   * With snapshots on, the group API served, the 1.34 row and this release's driver, the controller
+   * pod runs one more csi-snapshotter for groups: --node-deployment with a fixed identity that no
+   * node can have, the group gate on, the controller's socket, no leader election (v8.7.0 exits
+   * with both) and no port; the controller's driver is told the identity in the same render.
+   */
+  @Test
+  void theControllerRunsTheGroupSnapshotterWhereGroupSnapshotsRun() {
+    DesiredState d = DesiredState.of(Fixtures.sample(), table, groupApi("1.34", true, null));
+    PodSpec pod = controllerPod(d);
+    assertThat(pod.getContainers())
+        .extracting(Container::getName)
+        .containsExactly("soko-driver", "csi-resizer", "csi-group-snapshotter");
+    Container groups = container(pod, "csi-group-snapshotter");
+    assertThat(groups.getImage()).isEqualTo(d.images().get(Component.SNAPSHOTTER));
+    assertThat(groups.getImage()).endsWith("csi-snapshotter:v8.7.0");
+    assertThat(groups.getArgs())
+        .containsExactly(
+            "--csi-address=/csi/csi.sock",
+            "--node-deployment=true",
+            "--feature-gates=CSIVolumeGroupSnapshot=true",
+            "--timeout=60s",
+            "--v=2");
+    assertThat(groups.getEnv())
+        .extracting(EnvVar::getName, EnvVar::getValue)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple("NODE_NAME", "soko_groups"));
+    assertThat(groups.getPorts()).isNullOrEmpty();
+    assertThat(groups.getLivenessProbe()).isNull();
+    assertThat(groups.getVolumeMounts())
+        .extracting(VolumeMount::getName, VolumeMount::getMountPath)
+        .as("the socket the controller's driver serves, as the resizer has it")
+        .containsExactlyElementsOf(
+            container(pod, "csi-resizer").getVolumeMounts().stream()
+                .map(m -> org.assertj.core.groups.Tuple.tuple(m.getName(), m.getMountPath()))
+                .toList());
+    assertThat(container(pod, "soko-driver").getEnv())
+        .filteredOn(e -> e.getName().equals("SOKO_GROUP_SNAPSHOTTER"))
+        .extracting(EnvVar::getValue)
+        .containsExactly(ControllerDeployment.GROUP_SNAPSHOTTER_IDENTITY);
+    assertThat(ControllerDeployment.GROUP_SNAPSHOTTER_IDENTITY)
+        .as("a label value (the managed-by selector) that is no node name (a DNS subdomain)")
+        .matches("[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")
+        .doesNotMatch("[a-z0-9.-]+");
+  }
+
+  /** The node pods are not touched: their snapshotter keeps the group gate off, API or not. */
+  @Test
+  void theNodesSnapshotterKeepsGroupsOffAndTheNodePodsDoNotRollWithTheGroupApi() {
+    DesiredState on = DesiredState.of(Fixtures.sample(), table, groupApi("1.34", true, null));
+    DesiredState off = DesiredState.of(Fixtures.sample(), table, groupApi("1.34", false, null));
+    assertThat(container(nodePod(on), "csi-snapshotter").getArgs())
+        .contains("--node-deployment=true", "--feature-gates=CSIVolumeGroupSnapshot=false");
+    assertThat(on.nodeDaemonSet()).isEqualTo(off.nodeDaemonSet());
+    assertThat(runsGroupSnapshotter(on)).isTrue();
+    assertThat(runsGroupSnapshotter(off)).isFalse();
+    assertThat(on.controllerDeployment().getSpec().getTemplate())
+        .as("the controller pods roll when the group API appears or goes")
+        .isNotEqualTo(off.controllerDeployment().getSpec().getTemplate());
+  }
+
+  @Test
+  void noGroupPathWithoutTheWholeGroupApiOrSnapshotsOrOnOlderRows() {
+    assertThat(
+            runsGroupSnapshotter(
+                DesiredState.of(Fixtures.sample(), table, groupApi("1.34", false, null))))
+        .as("no group API")
+        .isFalse();
+    ClusterFacts classesOnly =
+        new ClusterFacts(
+            KubernetesVersion.parse("1.34"),
+            Set.of(
+                ClusterFacts.VOLUME_SNAPSHOT_CLASSES, ClusterFacts.VOLUME_GROUP_SNAPSHOT_CLASSES),
+            true,
+            null,
+            null,
+            null,
+            null);
+    DesiredState partial = DesiredState.of(Fixtures.sample(), table, classesOnly);
+    assertThat(runsGroupSnapshotter(partial)).as("the group classes alone").isFalse();
+    assertThat(partial.groupSnapshotClass()).isNull();
+
+    StorageCluster off = Fixtures.sample();
+    off.getSpec().getSnapshots().setEnabled(false);
+    DesiredState noSnapshots = DesiredState.of(off, table, groupApi("1.34", true, null));
+    assertThat(runsGroupSnapshotter(noSnapshots)).as("snapshots off").isFalse();
+    assertThat(noSnapshots.all()).noneMatch(o -> o.getKind().contains("SnapshotClass"));
+    assertThat(groupRules(noSnapshots)).isEmpty();
+
+    for (String version : List.of("1.33", "1.31", "1.30", "1.28")) {
+      DesiredState d = DesiredState.of(Fixtures.sample(), table, groupApi(version, true, null));
+      assertThat(runsGroupSnapshotter(d)).as(version).isFalse();
+      assertThat(d.groupSnapshotClass()).as(version).isNull();
+      assertThat(d.snapshotClass()).as(version).isNotNull();
+      assertThat(groupRules(d)).as(version).isEmpty();
+    }
+  }
+
+  @Test
+  void theGroupSnapshotClassIsTheSnapshotClassesTwinLabelledForTheGroupSnapshotter() {
+    StorageCluster sc = Fixtures.sample();
+    sc.getSpec().getSnapshots().setDeletionPolicy(SnapshotSpec.DeletionPolicy.Retain);
+    DesiredState d = DesiredState.of(sc, table, groupApi("1.34", true, null));
+    GenericKubernetesResource group = d.groupSnapshotClass();
+    assertThat(group.getApiVersion()).isEqualTo("groupsnapshot.storage.k8s.io/v1");
+    assertThat(group.getKind()).isEqualTo("VolumeGroupSnapshotClass");
+    assertThat(group.getMetadata().getName())
+        .isEqualTo(d.snapshotClass().getMetadata().getName())
+        .isEqualTo("fast-snapshots");
+    assertThat(group.getMetadata().getNamespace()).isNull();
+    assertThat(group.getMetadata().getLabels())
+        .containsEntry(Names.LABEL_CLUSTER, "fast")
+        .containsEntry("snapshot.storage.kubernetes.io/managed-by", "soko_groups");
+    assertThat(d.snapshotClass().getMetadata().getLabels())
+        .as("the nodes' snapshotters read VolumeSnapshotClasses unfiltered")
+        .doesNotContainKey("snapshot.storage.kubernetes.io/managed-by");
+    assertThat(group.getAdditionalProperties())
+        .containsOnly(
+            Map.entry("driver", "fast.csi.soko.dev"), Map.entry("deletionPolicy", "Retain"));
+    assertThat(d.all()).contains(group);
+
+    sc.getSpec().getSnapshots().setClassName("soko-snapshots");
+    assertThat(
+            DesiredState.of(sc, table, groupApi("1.34", true, null))
+                .groupSnapshotClass()
+                .getMetadata()
+                .getName())
+        .isEqualTo("soko-snapshots");
+  }
+
+  @Test
+  void theGroupSnapshotClassIsDefaultAsAskedUnlessAnotherGroupClassIs() {
+    String annotation = "groupsnapshot.storage.kubernetes.io/is-default-class";
+    StorageCluster sc = Fixtures.sample();
+    assertThat(
+            DesiredState.of(sc, table, groupApi("1.34", true, null))
+                .groupSnapshotClass()
+                .getMetadata()
+                .getAnnotations())
+        .as("not asked for")
+        .isNullOrEmpty();
+    sc.getSpec().getSnapshots().setDefaultClass(true);
+    DesiredState mine = DesiredState.of(sc, table, groupApi("1.34", true, null));
+    assertThat(mine.groupSnapshotClass().getMetadata().getAnnotations())
+        .containsExactly(Map.entry(annotation, "true"));
+    DesiredState theirs = DesiredState.of(sc, table, groupApi("1.34", true, "their-groups"));
+    assertThat(theirs.groupSnapshotClass().getMetadata().getAnnotations())
+        .as("another group class is the default: kept")
+        .isNullOrEmpty();
+    assertThat(theirs.snapshotClass().getMetadata().getAnnotations())
+        .as("the group class's default says nothing of the snapshot class's")
+        .containsEntry("snapshot.storage.kubernetes.io/is-default-class", "true");
+  }
+
+  /**
+   * The controller's account holds csi-snapshotter's rules for the group snapshotter, group rules
+   * included; the node's account holds no group rule.
+   */
+  @Test
+  void theControllerAccountHoldsTheGroupSnapshottersRulesAndTheNodeAccountNoGroupRule() {
+    DesiredState d = DesiredState.of(Fixtures.sample(), table, groupApi("1.34", true, null));
+    String controller = d.names().serviceAccount(Names.CONTROLLER);
+    ClusterRoleBinding binding =
+        d.rbac().stream()
+            .filter(o -> o.getMetadata().getName().equals("soko:fast:group-snapshotter"))
+            .filter(ClusterRoleBinding.class::isInstance)
+            .map(ClusterRoleBinding.class::cast)
+            .findFirst()
+            .orElseThrow();
+    assertThat(binding.getSubjects())
+        .extracting(s -> s.getName() + "/" + s.getNamespace())
+        .containsExactly(controller + "/soko-fast");
+    ClusterRole role =
+        d.rbac().stream()
+            .filter(o -> o.getMetadata().getName().equals(binding.getRoleRef().getName()))
+            .filter(ClusterRole.class::isInstance)
+            .map(ClusterRole.class::cast)
+            .findFirst()
+            .orElseThrow();
+    assertThat(role.getRules())
+        .extracting(r -> r.getApiGroups().get(0) + "/" + r.getResources() + " " + r.getVerbs())
+        .containsExactly(
+            "/[events] [list, watch, create, update, patch]",
+            "snapshot.storage.k8s.io/[volumesnapshotclasses] [get, list, watch]",
+            "snapshot.storage.k8s.io/[volumesnapshotcontents] [get, list, watch, update, patch]",
+            "snapshot.storage.k8s.io/[volumesnapshotcontents/status] [update, patch]",
+            "groupsnapshot.storage.k8s.io/[volumegroupsnapshotclasses] [get, list, watch]",
+            "groupsnapshot.storage.k8s.io/[volumegroupsnapshotcontents] [get, list, watch, update,"
+                + " patch]",
+            "groupsnapshot.storage.k8s.io/[volumegroupsnapshotcontents/status] [update, patch]",
+            "groupsnapshot.storage.k8s.io/[volumegroupsnapshotclasses] [patch]");
+    assertThat(groupRules(d))
+        .as("group rules only in the group snapshotter's role")
+        .allMatch(r -> r.startsWith("soko:fast:group-snapshotter "));
   }
 
   @Test
@@ -302,7 +558,9 @@ class DesiredStateTest {
         .containsEntry("storageclass.kubernetes.io/is-default-class", "true");
     DesiredState other =
         DesiredState.of(
-            Fixtures.sample(), table, new ClusterFacts(v, Set.of(), false, "gp2", null, null));
+            Fixtures.sample(),
+            table,
+            new ClusterFacts(v, Set.of(), false, "gp2", null, null, null));
     assertThat(other.storageClasses().get(0).getMetadata().getAnnotations()).isNullOrEmpty();
     assertThat(mine.storageClasses().get(0).getParameters())
         .containsOnlyKeys("pool", "csi.storage.k8s.io/fstype")
@@ -350,7 +608,7 @@ class DesiredStateTest {
                 "node",
                 List.of("[noderequests] [get, list, watch]", "[noderequests/status] [patch]")),
             org.assertj.core.groups.Tuple.tuple(
-                "controller", List.of("[noderequests] [get, create, patch]")));
+                "controller", List.of("[noderequests] [get, list, create, patch, delete]")));
   }
 
   @Test

@@ -73,6 +73,25 @@ class DriverReleaseTest {
         .noneMatch(a -> a.startsWith("--kube-api-"));
   }
 
+  /**
+   * A 0.1.0 driver neither labels group contents nor serves groups from its controller: no group
+   * snapshotter, no variable, no group class and no group rules, whatever the cluster serves.
+   */
+  @Test
+  void aDriverBeforeGroupSnapshotsGetsNoGroupPath() {
+    DesiredState d = withDriver("soko.local/soko-driver:0.1.0");
+    assertThat(DriverRelease.of("d:0.1.9").has(DriverRelease.GROUP_SNAPSHOTS)).isFalse();
+    assertThat(controllerPod(d).getContainers())
+        .extracting(c -> c.getName())
+        .containsExactly("soko-driver", "csi-resizer");
+    assertThat(envNames(controllerPod(d)))
+        .doesNotContain(ControllerDeployment.GROUP_SNAPSHOTTER_ENV);
+    assertThat(d.groupSnapshotClass()).isNull();
+    assertThat(d.rbac())
+        .extracting(o -> o.getMetadata().getName())
+        .doesNotContain("soko:fast:group-snapshotter");
+  }
+
   @Test
   void thisReleasesDriverGetsThemAll() {
     for (String image :
@@ -81,7 +100,11 @@ class DriverReleaseTest {
       assertThat(envNames(node)).as(image).contains(Containers.NAMESPACE_ENV);
       assertThat(envNames(controllerPod(withDriver(image))))
           .as(image)
-          .contains(Containers.NAMESPACE_ENV);
+          .contains(Containers.NAMESPACE_ENV, ControllerDeployment.GROUP_SNAPSHOTTER_ENV);
+      assertThat(controllerPod(withDriver(image)).getContainers())
+          .extracting(c -> c.getName())
+          .as(image)
+          .contains(ControllerDeployment.GROUP_SNAPSHOTTER);
       assertThat(container(node, "soko-driver").getVolumeMounts())
           .extracting(VolumeMount::getMountPath)
           .as(image)

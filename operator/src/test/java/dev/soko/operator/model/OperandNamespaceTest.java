@@ -36,6 +36,7 @@ class OperandNamespaceTest {
             false,
             null,
             null,
+            null,
             new ClusterFacts.ForeignNamespace("soko-fast", "baseline"));
     DesiredState d = DesiredState.of(Fixtures.sample(), table, baseline);
     assertThat(d.namespace()).isNull();
@@ -50,7 +51,13 @@ class OperandNamespaceTest {
 
     ClusterFacts unlabelled =
         new ClusterFacts(
-            v, Set.of(), false, null, null, new ClusterFacts.ForeignNamespace("soko-fast", null));
+            v,
+            Set.of(),
+            false,
+            null,
+            null,
+            null,
+            new ClusterFacts.ForeignNamespace("soko-fast", null));
     assertThat(DesiredState.of(Fixtures.sample(), table, unlabelled).notices())
         .anyMatch(n -> n.contains("the cluster's default Pod Security level applies"));
     ClusterFacts privileged =
@@ -58,6 +65,7 @@ class OperandNamespaceTest {
             v,
             Set.of(),
             false,
+            null,
             null,
             null,
             new ClusterFacts.ForeignNamespace("soko-fast", "privileged"));

@@ -53,6 +53,8 @@ class RenderRowsRbacTest {
     return out;
   }
 
+  private static final String GROUPS = "groupsnapshot.storage.k8s.io/";
+
   private static Map<String, Set<String>> sorted(Map<String, Set<String>> m) {
     Map<String, Set<String>> out = new TreeMap<>();
     m.forEach((k, v) -> out.put(k, new TreeSet<>(v)));
@@ -99,6 +101,16 @@ class RenderRowsRbacTest {
     assertThat(granted(d, ":snapshotter"))
         .as("csi-snapshotter vs %s", snap.rbacSource())
         .isEqualTo(expected);
+    if (RenderRowsTest.row(minor).groupSnapshots()) {
+      // The controller's group snapshotter (rendered offline: every API counts as served): all of
+      // the upstream rules but the leases (--node-deployment, no leader election).
+      expected = sorted(snap.rules());
+      expected.remove("coordination.k8s.io/leases");
+      expected.get(GROUPS + "volumegroupsnapshotclasses").add("patch"); // the driver's labeller
+      assertThat(granted(d, ":group-snapshotter"))
+          .as("csi-group-snapshotter vs %s", snap.rbacSource())
+          .isEqualTo(expected);
+    }
 
     Upstream.Release res = RenderRowsTest.release(minor, Component.RESIZER);
     expected = sorted(res.rules());
@@ -131,5 +143,51 @@ class RenderRowsRbacTest {
                 .toList())
         .as("its RoleBinding is in the same namespace")
         .containsOnly(leases.getMetadata().getNamespace());
+  }
+
+  /**
+   * Group rules go to the controller's group snapshotter alone, exactly upstream's (and the
+   * driver's patch of group classes), on a row whose snapshotter serves groups and a cluster that
+   * serves the group API; without either, no group rule is granted at all. The node's account never
+   * holds one.
+   */
+  @ParameterizedTest(name = "1.{0} {1}")
+  @MethodSource("dev.soko.operator.model.RenderRowsTest#rows")
+  void groupRulesOnlyForTheControllersGroupSnapshotterWhereGroupSnapshotsRun(
+      int minor, Registration mode) {
+    Upstream.Release snap = RenderRowsTest.release(minor, Component.SNAPSHOTTER);
+    Map<String, Set<String>> upstream = sorted(snap.rules());
+    upstream.keySet().removeIf(k -> !k.startsWith(GROUPS));
+    // and the driver's labelling of classes made for it
+    upstream
+        .computeIfAbsent(GROUPS + "volumegroupsnapshotclasses", k -> new TreeSet<>())
+        .add("patch");
+    for (boolean groupApi : new boolean[] {true, false}) {
+      DesiredState d = RenderRowsTest.render(minor, mode, groupApi);
+      Map<String, Set<String>> all = granted(d, "");
+      all.keySet().removeIf(k -> !k.startsWith(GROUPS));
+      Map<String, Set<String>> node = granted(d, ":snapshotter");
+      node.keySet().removeIf(k -> !k.startsWith(GROUPS));
+      assertThat(node).as("no group rule for the nodes' snapshotters").isEmpty();
+      if (groupApi && RenderRowsTest.row(minor).groupSnapshots()) {
+        Map<String, Set<String>> groups = granted(d, ":group-snapshotter");
+        groups.keySet().removeIf(k -> !k.startsWith(GROUPS));
+        assertThat(groups)
+            .as("csi-group-snapshotter group rules vs %s", snap.rbacSource())
+            .isEqualTo(upstream)
+            .isEqualTo(all)
+            .containsEntry(
+                GROUPS + "volumegroupsnapshotcontents",
+                new TreeSet<>(Set.of("get", "list", "watch", "update", "patch")));
+        assertThat(
+                d.rbac().stream()
+                    .filter(o -> o.getMetadata().getName().endsWith(":group-snapshotter"))
+                    .map(o -> o.getMetadata().getLabels().get("app.kubernetes.io/component")))
+            .as("role and binding of the controller")
+            .containsOnly(Names.CONTROLLER);
+      } else {
+        assertThat(all).as("no group rule without group snapshots").isEmpty();
+      }
+    }
   }
 }

@@ -55,6 +55,25 @@ class RenderRowsTest {
     return d;
   }
 
+  /**
+   * The sample StorageCluster rendered for 1.minMinor on a cluster that serves the row's APIs and
+   * the snapshot API, and the v1 group snapshot API when {@code groupApi}.
+   */
+  static DesiredState render(int minor, Registration mode, boolean groupApi) {
+    StorageCluster sc = Fixtures.sample();
+    sc.getSpec().getDriver().setRegistration(mode);
+    Set<String> served = new TreeSet<>(row(minor).requiredApis());
+    served.add(ClusterFacts.VOLUME_SNAPSHOT_CLASSES);
+    if (groupApi) {
+      served.addAll(ClusterFacts.GROUP_SNAPSHOT_APIS);
+    }
+    return DesiredState.of(
+        sc,
+        TABLE,
+        new ClusterFacts(
+            KubernetesVersion.parse("1." + minor), served, true, null, null, null, null));
+  }
+
   static VersionsTable.Row row(int minor) {
     return TABLE.rowFor(KubernetesVersion.parse("1." + minor));
   }
@@ -121,11 +140,13 @@ class RenderRowsTest {
     sidecars.removeIf(c -> c.getName().equals(Component.DRIVER.key()));
     assertThat(sidecars).isNotEmpty();
     for (Container c : sidecars) {
+      // The group snapshotter is the row's csi-snapshotter under a name of its own.
+      String key =
+          c.getName().equals(ControllerDeployment.GROUP_SNAPSHOTTER)
+              ? Component.SNAPSHOTTER.key()
+              : c.getName();
       Component component =
-          Stream.of(Component.values())
-              .filter(x -> x.key().equals(c.getName()))
-              .findFirst()
-              .orElseThrow();
+          Stream.of(Component.values()).filter(x -> x.key().equals(key)).findFirst().orElseThrow();
       Upstream.Release r = release(minor, component);
       assertThat(c.getImage()).isEqualTo(r.image());
       assertThat(r.flags())
@@ -226,6 +247,67 @@ class RenderRowsTest {
                   + " says --feature-gates=CSIVolumeGroupSnapshot=false)",
               r.gatesSource())
           .containsEntry("CSIVolumeGroupSnapshot", false);
+    }
+  }
+
+  /**
+   * Group snapshots where the row's snapshotter serves the v1 group API and the cluster serves it:
+   * one more csi-snapshotter in the controller pod, distributed (--node-deployment with a fixed
+   * NODE_NAME: v8.7.0 reads group contents and classes through managed-by=NODE_NAME), without
+   * leader election (exits with --node-deployment), with the group gate on; the nodes' snapshotters
+   * keep it off. Elsewhere no group snapshotter and the release's default stays on the nodes.
+   */
+  @ParameterizedTest(name = "1.{0} {1}")
+  @MethodSource("rows")
+  void theControllersGroupSnapshotterRunsOnlyWhereItsReleaseAndTheClusterServeGroups(
+      int minor, Registration mode) {
+    Upstream.Release r = release(minor, Component.SNAPSHOTTER);
+    String main = "cmd/csi-snapshotter/main.go @" + r.image();
+    for (boolean groupApi : new boolean[] {true, false}) {
+      DesiredState d = render(minor, mode, groupApi);
+      PodSpec ctrl = Fixtures.controllerPod(d);
+      boolean groups = groupApi && row(minor).groupSnapshots();
+      assertThat(ctrl.getContainers().stream().map(Container::getName))
+          .as("a group snapshotter with group snapshots on only")
+          .filteredOn(ControllerDeployment.GROUP_SNAPSHOTTER::equals)
+          .hasSize(groups ? 1 : 0);
+      assertThat(d.groupSnapshotClass() != null)
+          .as("a VolumeGroupSnapshotClass with group snapshots on only")
+          .isEqualTo(groups);
+      Container node = container(Fixtures.nodePod(d), Component.SNAPSHOTTER);
+      if (r.gates() != null) {
+        assertThat(effectiveGates(node, r))
+            .as("the nodes' snapshotters take no groups (README 'Volume Group Snapshot Support')")
+            .containsEntry(VersionsTable.GROUP_SNAPSHOT_GATE, false);
+      } else {
+        assertThat(flags(node)).doesNotContainKey("enable-volume-group-snapshots");
+      }
+      if (!groups) {
+        continue;
+      }
+      Container g = Fixtures.container(ctrl, ControllerDeployment.GROUP_SNAPSHOTTER);
+      assertThat(g.getImage()).isEqualTo(r.image());
+      assertThat(flags(g))
+          .as("%s: --node-deployment, the controller's socket; no leader election", main)
+          .containsEntry("node-deployment", "true")
+          .containsEntry("csi-address", "/csi/csi.sock")
+          .containsEntry("timeout", "60s")
+          .doesNotContainKey("leader-election")
+          .doesNotContainKey("http-endpoint");
+      assertThat(effectiveGates(g, r))
+          .as("group snapshots on (gate known in %s)", r.gatesSource())
+          .containsEntry(VersionsTable.GROUP_SNAPSHOT_GATE, true);
+      assertThat(g.getEnv())
+          .extracting(EnvVar::getName, EnvVar::getValue)
+          .as("NODE_NAME for --node-deployment (%s): the fixed identity", main)
+          .containsExactly(
+              org.assertj.core.groups.Tuple.tuple(
+                  "NODE_NAME", ControllerDeployment.GROUP_SNAPSHOTTER_IDENTITY));
+      assertThat(d.groupSnapshotClass().getMetadata().getLabels())
+          .as("the group class is read through managed-by=NODE_NAME (%s)", main)
+          .containsEntry(
+              "snapshot.storage.kubernetes.io/managed-by",
+              ControllerDeployment.GROUP_SNAPSHOTTER_IDENTITY);
     }
   }
 

@@ -56,7 +56,8 @@ class VersionsTableTest {
             30,
             Map.of("csi-provisioner", "sig-storage/csi-provisioner:v9", "csi-resizer", "r:v1"),
             null,
-            Map.of("csi-provisioner", Map.of("Topology", true, "Alpha", false)));
+            Map.of("csi-provisioner", Map.of("Topology", true, "Alpha", false)),
+            false);
     assertThat(row.featureGateArgs(Component.PROVISIONER))
         .containsExactly("--feature-gates=Alpha=false,Topology=true");
     assertThat(row.featureGateArgs(Component.RESIZER)).isEmpty();
@@ -70,7 +71,8 @@ class VersionsTableTest {
             30,
             Map.of("csi-resizer", "sig-storage/csi-resizer:v1"),
             List.of(),
-            Map.of("csi-provisoner", Map.of("Topology", true)));
+            Map.of("csi-provisoner", Map.of("Topology", true)),
+            false);
     assertThatThrownBy(() -> new VersionsTable("soko-driver:v1", List.of(row)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("csi-provisoner");
@@ -84,5 +86,56 @@ class VersionsTableTest {
     assertThat(oldest.images().get("csi-provisioner")).endsWith(":v4.0.1");
     assertThat(oldest.featureGateArgs(Component.PROVISIONER))
         .containsExactly("--feature-gates=Topology=true");
+  }
+
+  @Test
+  void theGroupSnapshottersGatesAreTheSnapshottersWithTheGroupGateOn() {
+    VersionsTable.Row row =
+        new VersionsTable.Row(
+            34,
+            Map.of("csi-snapshotter", "sig-storage/csi-snapshotter:v9"),
+            null,
+            Map.of(
+                "csi-snapshotter", Map.of("Zeta", true, VersionsTable.GROUP_SNAPSHOT_GATE, false)),
+            true);
+    assertThat(row.featureGateArgs(Component.SNAPSHOTTER))
+        .as("the nodes' snapshotters: the row's gates as they are")
+        .containsExactly("--feature-gates=CSIVolumeGroupSnapshot=false,Zeta=true");
+    assertThat(row.groupSnapshotterGateArgs())
+        .containsExactly("--feature-gates=CSIVolumeGroupSnapshot=true,Zeta=true");
+    assertThat(
+            new VersionsTable.Row(34, Map.of("csi-snapshotter", "s:v9"), null, null, true)
+                .groupSnapshotterGateArgs())
+        .containsExactly("--feature-gates=CSIVolumeGroupSnapshot=true");
+  }
+
+  @Test
+  void aRowThatServesGroupsNeedsASnapshotter() {
+    VersionsTable.Row row =
+        new VersionsTable.Row(
+            34, Map.of("csi-resizer", "sig-storage/csi-resizer:v1"), null, null, true);
+    assertThatThrownBy(() -> new VersionsTable("soko-driver:v1", List.of(row)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("without a snapshotter");
+  }
+
+  /**
+   * Only the newest row's snapshotter (v8.7.0: CSIVolumeGroupSnapshot GA and on by default,
+   * pkg/features/features.go; the v1 group API) serves groups; v8.2.1 serves v1beta1 and v7.0.2
+   * v1alpha1, which Soko does not deploy. The nodes' snapshotters keep the gate off on that row.
+   */
+  @Test
+  void theShippedTableServesGroupsOnTheNewestRowOnly() {
+    VersionsTable table = VersionsTable.load();
+    assertThat(table.rows())
+        .filteredOn(VersionsTable.Row::groupSnapshots)
+        .extracting(VersionsTable.Row::minMinor, r -> r.images().get("csi-snapshotter"))
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(34, "sig-storage/csi-snapshotter:v8.7.0"));
+    VersionsTable.Row newest = table.rowFor(KubernetesVersion.parse("1.34"));
+    assertThat(newest.featureGateArgs(Component.SNAPSHOTTER))
+        .containsExactly("--feature-gates=CSIVolumeGroupSnapshot=false");
+    assertThat(newest.groupSnapshotterGateArgs())
+        .containsExactly("--feature-gates=CSIVolumeGroupSnapshot=true");
   }
 }

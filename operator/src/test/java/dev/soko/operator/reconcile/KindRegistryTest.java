@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.InputStream;
 import java.util.HashSet;
@@ -108,7 +109,8 @@ class KindRegistryTest {
           .isEqualTo(o.getMetadata().getNamespace() != null);
       kinds.add(kind.kind());
     }
-    assertThat(kinds).contains("VolumeSnapshotClass", "DaemonSet", "Namespace");
+    assertThat(kinds)
+        .contains("VolumeSnapshotClass", "VolumeGroupSnapshotClass", "DaemonSet", "Namespace");
     List<HasMetadata> ordered = KindRegistry.inApplyOrder(desired.all());
     assertThat(ordered.get(0).getKind()).isEqualTo("Namespace");
     assertThat(ordered).extracting(o -> KindRegistry.of(o).applyRank()).isSorted();
@@ -119,12 +121,98 @@ class KindRegistryTest {
   }
 
   @Test
-  void theOptionalSnapshotApiIsAGateCheckedThroughDiscovery() {
+  void theOptionalSnapshotApisAreGatesCheckedThroughDiscovery() {
     assertThat(KindRegistry.gates())
-        .containsExactly(ClusterFacts.VOLUME_SNAPSHOT_CLASSES, KindRegistry.STORAGE_NODES);
-    var none = new ClusterFacts(KubernetesVersion.parse("1.34"), Set.of(), true, null, null, null);
+        .containsExactly(
+            ClusterFacts.VOLUME_SNAPSHOT_CLASSES,
+            ClusterFacts.VOLUME_GROUP_SNAPSHOT_CLASSES,
+            KindRegistry.STORAGE_NODES);
+    var none =
+        new ClusterFacts(KubernetesVersion.parse("1.34"), Set.of(), true, null, null, null, null);
     assertThat(KindRegistry.VOLUME_SNAPSHOT_CLASS.served(none)).isFalse();
+    assertThat(KindRegistry.VOLUME_GROUP_SNAPSHOT_CLASS.served(none)).isFalse();
     assertThat(KindRegistry.DAEMON_SET.served(none)).isTrue();
+    var snapshotsOnly =
+        new ClusterFacts(
+            KubernetesVersion.parse("1.34"),
+            Set.of(ClusterFacts.VOLUME_SNAPSHOT_CLASSES),
+            true,
+            null,
+            null,
+            null,
+            null);
+    assertThat(KindRegistry.VOLUME_SNAPSHOT_CLASS.served(snapshotsOnly)).isTrue();
+    assertThat(KindRegistry.VOLUME_GROUP_SNAPSHOT_CLASS.served(snapshotsOnly))
+        .as("the group CRDs are installed apart from the snapshot ones")
+        .isFalse();
+  }
+
+  /**
+   * The group snapshot class is owned like the VolumeSnapshotClass: applied with the classes,
+   * deleted on uninstall before the RBAC and the namespace, cached by an informer that watches it
+   * whole (someone else's default group class changes whether Soko's may be the default).
+   */
+  @Test
+  void theGroupSnapshotClassIsOwnedAndWatchedAsTheSnapshotClassIs() {
+    Kind group = KindRegistry.VOLUME_GROUP_SNAPSHOT_CLASS;
+    Kind single = KindRegistry.VOLUME_SNAPSHOT_CLASS;
+    assertThat(group.apiVersion()).isEqualTo("groupsnapshot.storage.k8s.io/v1");
+    assertThat(group.kind()).isEqualTo("VolumeGroupSnapshotClass");
+    assertThat(group.plural()).isEqualTo("volumegroupsnapshotclasses");
+    assertThat(KindRegistry.owned()).contains(group);
+    assertThat(KindRegistry.informers()).contains(group);
+    assertThat(KindRegistry.deleteOrder()).contains(group);
+    assertThat(group.generic()).isTrue();
+    assertThat(group.namespaced()).isFalse();
+    assertThat(List.of(group.applyRank(), group.deleteRank(), group.verbs(), group.watch()))
+        .isEqualTo(
+            List.of(single.applyRank(), single.deleteRank(), single.verbs(), single.watch()));
+    assertThat(group.watch().mapping()).isEqualTo(Kind.Mapping.BY_LABEL_OR_FOREIGN);
+    assertThat(group.watch().labelSelector()).isNull();
+    assertThat(KindRegistry.deleteOrder().indexOf(group))
+        .isLessThan(KindRegistry.deleteOrder().indexOf(KindRegistry.CLUSTER_ROLE));
+  }
+
+  /**
+   * Kubernetes lets no one grant what it does not hold, and the operator has no 'escalate' or
+   * 'bind': every rule it grants a component, on every row and with every optional part on (the
+   * offline render counts every API as served, the group snapshot API too), is one it holds.
+   */
+  @Test
+  void theOperatorHoldsEveryRuleItGrants() throws Exception {
+    List<PolicyRule> rules = operatorRules();
+    int groupRules = 0;
+    for (VersionsTable.Row row : VersionsTable.load().rows()) {
+      var sc = Fixtures.sample();
+      sc.getSpec().getSnapshots().setEnabled(true);
+      sc.getSpec().getFeatures().setCapacityTracking(true);
+      DesiredState d =
+          DesiredState.of(
+              sc,
+              VersionsTable.load(),
+              ClusterFacts.offline(KubernetesVersion.parse("1." + row.minMinor())));
+      for (HasMetadata o : d.rbac()) {
+        List<PolicyRule> granted =
+            o instanceof ClusterRole cr
+                ? cr.getRules()
+                : o instanceof Role r ? r.getRules() : List.of();
+        for (PolicyRule rule : granted) {
+          for (String group : rule.getApiGroups()) {
+            if (group.equals("groupsnapshot.storage.k8s.io")) {
+              groupRules++;
+            }
+            for (String resource : rule.getResources()) {
+              assertThat(granted(rules, group, resource))
+                  .as(
+                      "%s grants %s/%s on 1.%d",
+                      o.getMetadata().getName(), group, resource, row.minMinor())
+                  .containsAll(rule.getVerbs());
+            }
+          }
+        }
+      }
+    }
+    assertThat(groupRules).as("the group snapshotter's rules were among them").isPositive();
   }
 
   @Test
@@ -133,25 +221,10 @@ class KindRegistryTest {
         generic("snapshot.storage.k8s.io/v1", "VolumeSnapshotClass");
     GenericKubernetesResource other =
         generic("groupsnapshot.storage.k8s.io/v1", "VolumeGroupSnapshotClass");
-    Kind second =
-        new Kind(
-            GenericKubernetesResource.class,
-            "groupsnapshot.storage.k8s.io/v1",
-            "VolumeGroupSnapshotClass",
-            "volumegroupsnapshotclasses",
-            false,
-            "groupsnapshot.storage.k8s.io/v1/volumegroupsnapshotclasses",
-            Kind.Use.OWNED,
-            6,
-            20,
-            Kind.Watch.of(null, Kind.Mapping.BY_LABEL_OR_FOREIGN),
-            List.of());
     assertThat(Pruner.Key.of(KindRegistry.VOLUME_SNAPSHOT_CLASS, snapshotClass))
-        .isNotEqualTo(Pruner.Key.of(second, other));
-    assertThat(KindRegistry.find("snapshot.storage.k8s.io/v1", "VolumeSnapshotClass"))
-        .contains(KindRegistry.VOLUME_SNAPSHOT_CLASS);
-    assertThat(KindRegistry.find("groupsnapshot.storage.k8s.io/v1", "VolumeGroupSnapshotClass"))
-        .isEmpty();
+        .isNotEqualTo(Pruner.Key.of(KindRegistry.VOLUME_GROUP_SNAPSHOT_CLASS, other));
+    assertThat(KindRegistry.of(snapshotClass)).isEqualTo(KindRegistry.VOLUME_SNAPSHOT_CLASS);
+    assertThat(KindRegistry.of(other)).isEqualTo(KindRegistry.VOLUME_GROUP_SNAPSHOT_CLASS);
   }
 
   private static GenericKubernetesResource generic(String apiVersion, String kind) {

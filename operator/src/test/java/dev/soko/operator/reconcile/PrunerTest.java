@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.operator.model.ClusterFacts;
+import dev.soko.operator.model.DesiredState;
+import dev.soko.operator.model.Fixtures;
 import dev.soko.operator.model.KubernetesVersion;
 import dev.soko.operator.model.Names;
+import dev.soko.operator.model.VersionsTable;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
@@ -13,6 +16,7 @@ import io.fabric8.kubernetes.api.model.storage.StorageClassBuilder;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class PrunerTest {
@@ -49,6 +53,44 @@ class PrunerTest {
 
     assertThat(names(Pruner.stale(cluster, List.of(desired("soko")), FACTS, cache)))
         .containsExactly("old");
+  }
+
+  /**
+   * The VolumeGroupSnapshotClass goes as the VolumeSnapshotClass does when snapshots are turned off
+   * (its API still served); where the group API is not served it is not looked for.
+   */
+  @Test
+  void theGroupSnapshotClassIsPrunedWithSnapshotsOffAndNotLookedForWithoutItsApi() {
+    StorageCluster fast = storageCluster("fast");
+    VersionsTable table = VersionsTable.load();
+    StorageCluster sc = Fixtures.sample();
+    HasMetadata group =
+        Applier.withHashAndOwner(DesiredState.of(sc, table, FACTS).groupSnapshotClass(), fast);
+    FakeClusterCache cache = new FakeClusterCache().with(group);
+
+    assertThat(Pruner.stale(fast, DesiredState.of(sc, table, FACTS).all(), FACTS, cache))
+        .as("still desired")
+        .isEmpty();
+    sc.getSpec().getSnapshots().setEnabled(false);
+    assertThat(names(Pruner.stale(fast, DesiredState.of(sc, table, FACTS).all(), FACTS, cache)))
+        .containsExactly("fast-snapshots");
+
+    ClusterFacts noGroupApi =
+        new ClusterFacts(
+            KubernetesVersion.parse("v1.36.3"),
+            Set.of(ClusterFacts.VOLUME_SNAPSHOT_CLASSES),
+            true,
+            null,
+            null,
+            null,
+            null);
+    assertThat(
+            Pruner.stale(
+                fast,
+                DesiredState.of(Fixtures.sample(), table, noGroupApi).all(),
+                noGroupApi,
+                cache))
+        .isEmpty();
   }
 
   @Test

@@ -208,7 +208,15 @@ class StatusAggregatorTest {
     StorageClusterStatus s = applied(Fixtures.sample());
     assertThat(s.getRegistration()).isEqualTo(Registration.BuiltIn);
     assertThat(s.getImages())
-        .containsOnlyKeys("soko-driver", "csi-provisioner", "csi-snapshotter", "csi-resizer");
+        .containsOnlyKeys(
+            "soko-driver",
+            "csi-provisioner",
+            "csi-snapshotter",
+            "csi-resizer",
+            "csi-group-snapshotter");
+    assertThat(s.getImages().get("csi-group-snapshotter"))
+        .as("the controller's group snapshotter runs the snapshotter's image")
+        .isEqualTo(s.getImages().get("csi-snapshotter"));
   }
 
   @Test
