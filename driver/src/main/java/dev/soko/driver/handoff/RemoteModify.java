@@ -22,17 +22,7 @@ public final class RemoteModify implements ClusterControllerService.VolumeModifi
 
   @Override
   public void modify(String volumeId, Map<String, String> mutableParameters) {
-    VolumeOwners.Owner owner =
-        owners
-            .of(volumeId)
-            .orElseThrow(
-                () ->
-                    owners.synced()
-                        ? StorageException.notFound(
-                            "no PersistentVolume of this driver holds volume %s", volumeId)
-                        : new StorageException(
-                            StorageException.Reason.UNAVAILABLE,
-                            "the PersistentVolumes are not read yet"));
+    VolumeOwners.Owner owner = owners.require(volumeId);
     NodeRequestClient.Answer answer;
     try {
       answer = client.request(owner, volumeId, OPERATION, mutableParameters);

@@ -48,7 +48,7 @@ public final class RemoteSnapshots implements SnapshotOperations {
 
   @Override
   public Snapshot createSnapshot(String name, String sourceVolumeId) {
-    VolumeOwners.Owner owner = owner(sourceVolumeId);
+    VolumeOwners.Owner owner = owners.require(sourceVolumeId);
     Object status =
         applied(
             new NodeRequestClient.Ask(
@@ -84,7 +84,7 @@ public final class RemoteSnapshots implements SnapshotOperations {
 
   @Override
   public GroupSnapshot createGroupSnapshot(String name, List<String> sourceVolumeIds) {
-    VolumeOwners.Owner owner = owner(sourceVolumeIds.get(0));
+    VolumeOwners.Owner owner = owners.require(sourceVolumeIds.get(0));
     Object status =
         applied(
             new NodeRequestClient.Ask(
@@ -171,19 +171,6 @@ public final class RemoteSnapshots implements SnapshotOperations {
     return SnapshotAnswers.group(answer, name, new NodeGroup(nodeId, node).id())
         .filter(g -> !nodeId.isEmpty())
         .orElseThrow(() -> incomplete("a group snapshot", name));
-  }
-
-  private VolumeOwners.Owner owner(String volumeId) {
-    return owners
-        .of(volumeId)
-        .orElseThrow(
-            () ->
-                owners.synced()
-                    ? StorageException.notFound(
-                        "no PersistentVolume of this driver holds volume %s", volumeId)
-                    : new StorageException(
-                        StorageException.Reason.UNAVAILABLE,
-                        "the PersistentVolumes are not read yet"));
   }
 
   /** The CreateSnapshot request whose status holds {@code snapshotId}, if there is one. */

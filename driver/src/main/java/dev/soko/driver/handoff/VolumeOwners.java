@@ -7,6 +7,7 @@ import static dev.soko.driver.kube.Reflector.text;
 import dev.soko.driver.json.JsonParser;
 import dev.soko.driver.kube.KubeApi;
 import dev.soko.driver.kube.Reflector;
+import dev.soko.driver.volume.StorageException;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.HashMap;
@@ -61,6 +62,22 @@ public final class VolumeOwners implements AutoCloseable, Reflector.Source {
   /** The volume's owner; empty when no PersistentVolume of this driver holds it (yet). */
   public Optional<Owner> of(String volumeId) {
     return Optional.ofNullable(byVolume.get(volumeId));
+  }
+
+  /**
+   * The volume's owner; NOT_FOUND when no PersistentVolume of this driver holds it, UNAVAILABLE
+   * before the first list (a miss then proves nothing), as a CSI call answers either.
+   */
+  public Owner require(String volumeId) {
+    return of(volumeId)
+        .orElseThrow(
+            () ->
+                synced
+                    ? StorageException.notFound(
+                        "no PersistentVolume of this driver holds volume %s", volumeId)
+                    : new StorageException(
+                        StorageException.Reason.UNAVAILABLE,
+                        "the PersistentVolumes are not read yet"));
   }
 
   /** Whether the first full list has been read: before it, a miss proves nothing. */

@@ -9,16 +9,11 @@ import csi.v1.Csi.PluginCapability.Service;
 import csi.v1.GroupControllerGrpc.GroupControllerBlockingStub;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.health.Readiness;
-import dev.soko.driver.model.AccessType;
-import dev.soko.driver.model.ContentSource;
-import dev.soko.driver.model.Volume;
-import dev.soko.driver.model.VolumeCondition;
 import dev.soko.driver.testing.CsiHarness;
 import dev.soko.driver.testing.FakeVolumeManager;
 import dev.soko.driver.volume.StorageException;
 import io.grpc.Status;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -34,20 +29,7 @@ class GroupControllerServiceTest {
 
   @BeforeEach
   void start() throws Exception {
-    for (String id : List.of("vol-a", "vol-b")) {
-      engine.volumes.put(
-          id,
-          new Volume(
-              id,
-              "pvc-" + id,
-              "fast",
-              1 << 20,
-              AccessType.FILESYSTEM,
-              "ext4",
-              ContentSource.EMPTY,
-              Instant.EPOCH,
-              VolumeCondition.HEALTHY));
-    }
+    engine.holding("vol-a", "vol-b");
     PoolFsTypes pools =
         new PoolFsTypes(
             List.of(

@@ -7,12 +7,8 @@ import static org.assertj.core.api.Assertions.tuple;
 import dev.soko.driver.handoff.NodeRequestClient.Answer;
 import dev.soko.driver.handoff.NodeRequestHandler.Outcome;
 import dev.soko.driver.kube.KubeApi;
-import dev.soko.driver.model.AccessType;
-import dev.soko.driver.model.ContentSource;
 import dev.soko.driver.model.GroupSnapshot;
 import dev.soko.driver.model.Snapshot;
-import dev.soko.driver.model.Volume;
-import dev.soko.driver.model.VolumeCondition;
 import dev.soko.driver.testing.FakeVolumeManager;
 import dev.soko.driver.testing.NodePluginApiServer;
 import dev.soko.driver.volume.StorageException;
@@ -25,7 +21,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -375,16 +370,7 @@ class NodeRequestIT {
       throws Exception {
     volume("vol-modified");
     FakeVolumeManager engine = new FakeVolumeManager();
-    NodeRequestWatch watch =
-        new NodeRequestWatch(
-            nodeApi,
-            NodePluginApiServer.NAMESPACE,
-            node,
-            new LocalRequests(engine),
-            Duration.ofSeconds(5),
-            SHORT);
-    running.add(watch);
-    watch.start();
+    carriedOutBy(engine);
     RemoteModify modify = new RemoteModify(owners, controller(LONG));
 
     modify.modify("vol-modified", Map.of("readIOPS", "200"));
@@ -405,7 +391,7 @@ class NodeRequestIT {
   @Test
   void aGroupSnapshotIsTakenByTheVolumesNodeAndItsIdNamesThatNodeForGetAndDelete()
       throws Exception {
-    FakeVolumeManager engine = engineWith("vol-data", "vol-log");
+    FakeVolumeManager engine = new FakeVolumeManager().holding("vol-data", "vol-log");
     volume("vol-data");
     volume("vol-log");
     carriedOutBy(engine);
@@ -440,7 +426,7 @@ class NodeRequestIT {
 
   @Test
   void aNodesRefusalComesBackWithItsOwnCode() throws Exception {
-    FakeVolumeManager engine = engineWith("vol-here");
+    FakeVolumeManager engine = new FakeVolumeManager().holding("vol-here");
     volume("vol-here");
     carriedOutBy(engine);
     RemoteSnapshots remote = new RemoteSnapshots(owners, controller(LONG));
@@ -460,7 +446,7 @@ class NodeRequestIT {
 
   @Test
   void aGroupSnapshotAskedWhileTheNodeIsDownIsTakenOnceWhenItIsBack() throws Exception {
-    FakeVolumeManager engine = engineWith("vol-a", "vol-b");
+    FakeVolumeManager engine = new FakeVolumeManager().holding("vol-a", "vol-b");
     volume("vol-a");
     volume("vol-b");
 
@@ -483,7 +469,7 @@ class NodeRequestIT {
 
   @Test
   void aSnapshotTakenThroughTheControllerIsFoundAgainToBeDeleted() throws Exception {
-    FakeVolumeManager engine = engineWith("vol-single");
+    FakeVolumeManager engine = new FakeVolumeManager().holding("vol-single");
     volume("vol-single");
     carriedOutBy(engine);
     RemoteSnapshots remote = new RemoteSnapshots(owners, controller(LONG));
@@ -497,26 +483,6 @@ class NodeRequestIT {
     assertThat(engine.snapshots).doesNotContainKey(snapshot.id());
     assertThat(requests()).isEmpty();
     remote.deleteSnapshot(snapshot.id()); // gone: succeeds
-  }
-
-  /** An engine holding {@code ids}, one filesystem volume each. */
-  static FakeVolumeManager engineWith(String... ids) {
-    FakeVolumeManager engine = new FakeVolumeManager();
-    for (String id : ids) {
-      engine.volumes.put(
-          id,
-          new Volume(
-              id,
-              "pvc-" + id,
-              "fast",
-              1 << 20,
-              AccessType.FILESYSTEM,
-              "ext4",
-              ContentSource.EMPTY,
-              Instant.EPOCH,
-              VolumeCondition.HEALTHY));
-    }
-    return engine;
   }
 
   /** This test's node carrying out its requests with {@code engine}. */

@@ -1,5 +1,7 @@
 package dev.soko.driver.testing;
 
+import dev.soko.driver.model.AccessType;
+import dev.soko.driver.model.ContentSource;
 import dev.soko.driver.model.GroupSnapshot;
 import dev.soko.driver.model.PoolCapacity;
 import dev.soko.driver.model.Snapshot;
@@ -52,6 +54,25 @@ public final class FakeVolumeManager implements VolumeManager {
   public List<String> lastGroupMembers;
 
   private final AtomicInteger ids = new AtomicInteger();
+
+  /** Holds {@code ids}: ext4 filesystem volumes of 1 MiB in pool "fast". */
+  public FakeVolumeManager holding(String... ids) {
+    for (String id : ids) {
+      volumes.put(
+          id,
+          new Volume(
+              id,
+              "pvc-" + id,
+              "fast",
+              1 << 20,
+              AccessType.FILESYSTEM,
+              "ext4",
+              ContentSource.EMPTY,
+              Instant.EPOCH,
+              VolumeCondition.HEALTHY));
+    }
+    return this;
+  }
 
   private void maybeFail() {
     RuntimeException failure = nextFailure;
