@@ -1,6 +1,7 @@
 package dev.soko.operator.support;
 
 import dev.soko.api.v1alpha1.DriverSpec;
+import dev.soko.api.v1alpha1.NodeRequest;
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.api.v1alpha1.StorageNode;
 import dev.soko.operator.model.Names;
@@ -55,6 +56,7 @@ public final class SupportBundle {
 
   public static final String OPERATOR_POD_VALUE = "soko-operator";
   static final String SNAPSHOT_API = "snapshot.storage.k8s.io/v1";
+  static final String GROUP_SNAPSHOT_API = "groupsnapshot.storage.k8s.io/v1";
 
   /** What was written. */
   public record Summary(
@@ -288,6 +290,29 @@ public final class SupportBundle {
     } else {
       note("skipped VolumeSnapshotClass, VolumeSnapshotContent: " + SNAPSHOT_API + " not served");
     }
+    if (Boolean.TRUE.equals(
+        attempt(
+            "discover " + GROUP_SNAPSHOT_API,
+            () -> client.supports(GROUP_SNAPSHOT_API, "VolumeGroupSnapshotClass")))) {
+      list(
+          "cluster",
+          "VolumeGroupSnapshotClass",
+          () ->
+              client
+                  .genericKubernetesResources(GROUP_SNAPSHOT_API, "VolumeGroupSnapshotClass")
+                  .list(),
+          r -> drivers.contains(Objects.toString(r.getAdditionalProperties().get("driver"), null)));
+      list(
+          "cluster",
+          "VolumeGroupSnapshotContent",
+          () ->
+              client
+                  .genericKubernetesResources(GROUP_SNAPSHOT_API, "VolumeGroupSnapshotContent")
+                  .list(),
+          r ->
+              r.getAdditionalProperties().get("spec") instanceof Map<?, ?> spec
+                  && drivers.contains(Objects.toString(spec.get("driver"), null)));
+    }
     list(
         "cluster",
         "ClusterRole",
@@ -316,6 +341,8 @@ public final class SupportBundle {
     list(dir, "RoleBinding", () -> client.rbac().roleBindings().inNamespace(ns).list());
     list(dir, "Lease", () -> client.leases().inNamespace(ns).list());
     list(dir, "Event", () -> client.v1().events().inNamespace(ns).list());
+    // The controller -> node path's requests and the nodes' answers (ModifyVolume, snapshots).
+    list(dir, "NodeRequest", () -> client.resources(NodeRequest.class).inNamespace(ns).list());
   }
 
   private <T extends HasMetadata> List<T> list(

@@ -3,6 +3,7 @@ package dev.soko.operator.support;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.soko.api.v1alpha1.NodeRequest;
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.api.v1alpha1.StorageNode;
 import dev.soko.operator.model.ClusterFacts;
@@ -118,6 +119,10 @@ class SupportBundleTest {
           .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
           .create();
     }
+    NodeRequest request = new NodeRequest();
+    request.getMetadata().setName("modifyvolume-0123");
+    request.getMetadata().setNamespace(NS);
+    client.resources(NodeRequest.class).inNamespace(NS).resource(request).create();
     for (HasMetadata o : desired.all()) {
       if (!(o instanceof GenericKubernetesResource) && !"Namespace".equals(o.getKind())) {
         client.resource(o).create();
@@ -301,6 +306,7 @@ class SupportBundleTest {
             "namespaces/soko-fast/Pod/fast-node-x7k2p.yaml",
             "namespaces/soko-fast/ServiceAccount/fast-node.yaml",
             "namespaces/soko-fast/Event/fast-node.1.yaml",
+            "namespaces/soko-fast/NodeRequest/modifyvolume-0123.yaml",
             "namespaces/soko-system/Pod/soko-operator-5d9f.yaml",
             "namespaces/soko-idle/Deployment/soko-operator.yaml")
         .doesNotContain(
