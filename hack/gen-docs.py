@@ -63,6 +63,9 @@ def supported_kubernetes():
             f"{sidecar}: {', '.join(f'{gate}={str(on).lower()}' for gate, on in g.items())}"
             for sidecar, g in (row.get("featureGates") or {}).items()
         ]
+        if row.get("groupSnapshots"):
+            # The controller pod's second csi-snapshotter, which serves volume group snapshots.
+            gates.append("csi-group-snapshotter: CSIVolumeGroupSnapshot=true")
         lines.append("| " + " | ".join([span] + tags + ["; ".join(gates)]) + " |")
     oldest = minors[-1]
     note = (
