@@ -49,7 +49,7 @@ public final class GroupControllerService extends GroupControllerGrpc.GroupContr
     if (sources.isEmpty()) {
       throw StorageException.invalid("source_volume_ids is required");
     }
-    Parameters.checkSnapshotParameters(request.getParametersMap());
+    Parameters.checkGroupSnapshotParameters(request.getParametersMap());
     GroupSnapshot group = volumes.createGroupSnapshot(name, sources);
     reply(
         observer,

@@ -2,6 +2,7 @@ package dev.soko.driver.csi;
 
 import dev.soko.driver.volume.StorageException;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -41,11 +42,27 @@ public record Parameters(String pool, String fsType, Map<String, String> recogni
     return new Parameters(pool, fsType, Map.copyOf(recognised));
   }
 
+  /**
+   * A group snapshot class's parameter that is not one: Kubernetes' storage suite copies the
+   * class's deletion policy into its parameters, and csi-snapshotter passes them on. The deletion
+   * policy is the class's own field, which the driver never sees otherwise; accepted and ignored.
+   */
+  static final String GROUP_DELETION_POLICY = "deletionPolicy";
+
   /** Snapshot parameters: nothing of our own, only the provisioner's metadata keys. */
   static void checkSnapshotParameters(Map<String, String> parameters) {
+    checkSnapshotParameters(parameters, Set.of());
+  }
+
+  /** Group snapshot parameters: as a snapshot's, and {@link #GROUP_DELETION_POLICY}. */
+  static void checkGroupSnapshotParameters(Map<String, String> parameters) {
+    checkSnapshotParameters(parameters, Set.of(GROUP_DELETION_POLICY));
+  }
+
+  private static void checkSnapshotParameters(Map<String, String> parameters, Set<String> ignored) {
     Requests.checkMap(parameters, "parameters");
     for (String key : parameters.keySet()) {
-      if (!key.startsWith(PROVISIONER_PREFIX)) {
+      if (!key.startsWith(PROVISIONER_PREFIX) && !ignored.contains(key)) {
         throw StorageException.invalid(
             "unknown snapshot parameter %s: snapshots take no parameters",
             Capabilities.shorten(key));

@@ -132,12 +132,26 @@ class GroupControllerServiceTest {
         Status.Code.INVALID_ARGUMENT,
         "unknown snapshot parameter");
     assertThat(engine.lastGroupName).as("the engine saw none of them").isNull();
-    // csi.storage.k8s.io/ keys are the sidecar's, always allowed
+    // csi.storage.k8s.io/ keys are the sidecar's, always allowed; deletionPolicy is what
+    // Kubernetes' storage suite copies into its group classes' parameters
     groups.createVolumeGroupSnapshot(
         create("g")
             .putParameters("csi.storage.k8s.io/volumegroupsnapshot/name", "vgs")
+            .putParameters("deletionPolicy", "Retain")
             .putSecrets("token", "s3cret")
             .build());
+    assertCode(
+        () ->
+            harness
+                .controller()
+                .createSnapshot(
+                    Csi.CreateSnapshotRequest.newBuilder()
+                        .setName("s")
+                        .setSourceVolumeId("vol-a")
+                        .putParameters("deletionPolicy", "Retain")
+                        .build()),
+        Status.Code.INVALID_ARGUMENT,
+        "unknown snapshot parameter");
   }
 
   @Test
