@@ -71,16 +71,25 @@ class GroupSnapshotE2E extends RealClusterTier {
             "i=0; while true; do i=$((i+1)); echo $i >> /data/records; echo $i >> /log/records;"
                 + " done"));
     apps.awaitRunning(WRITER, LONG);
+    // A restore is made on its pod's node, and the snapshots are on the writer's
+    // (docs/snapshots.md).
+    String writerNode =
+        client.pods().inNamespace(APPS).withName(WRITER).get().getSpec().getNodeName();
     for (int g = 1; g <= GROUPS; g++) {
       GenericKubernetesResource group = takeGroup("g" + g, "writer");
       restore(group, "g" + g);
-      apps.create(twoClaimPod("reader-g" + g, "g" + g + "-data", "g" + g + "-log", "sleep 3600"));
+      apps.create(
+          twoClaimPod("reader-g" + g, "g" + g + "-data", "g" + g + "-log", "sleep 3600")
+              .editSpec()
+              .withNodeSelector(Map.of("kubernetes.io/hostname", writerNode))
+              .endSpec());
     }
     for (int g = 1; g <= GROUPS; g++) {
       String reader = "reader-g" + g;
       apps.awaitRunning(reader, LONG);
       long data = Long.parseLong(apps.sh(reader, "tail -n 1 /data/records"));
       long log = Long.parseLong(apps.sh(reader, "tail -n 1 /log/records"));
+      System.out.printf("group g%d restored: data's last record %d, log's %d%n", g, data, log);
       assertThat(log).as("group g%d: the log's last record", g).isPositive();
       assertThat(data - log)
           .as(
