@@ -30,7 +30,7 @@ procs=${CONFORMANCE_PROCS:-4}
 # What `make test` runs: per definition, specs that together exercise every declared capability
 # (provisioning with data sources, snapshots and restores, expansion offline and online, block and
 # filesystem modes, multi-pod access, fsGroup, subPath, capacity, ReadWriteOncePod, ephemeral
-# volumes), at a small fraction of the full run's time.
+# volumes, IO limits, group snapshots), at a small fraction of the full run's time.
 CI_FOCUS=(
   'Dynamic PV \(default fs\)\] provisioning should provision storage with (pvc|snapshot) data source( \[Feature:VolumeSnapshotDataSource\])?$'
   'Dynamic PV \(block volmode\)\] provisioning should provision storage with snapshot data source \[Feature:VolumeSnapshotDataSource\]$'
@@ -51,6 +51,8 @@ CI_FOCUS=(
   # IO limits (VolumeAttributesClass): created with a class, a class set and changed live, an
   # invalid class refused and replaced, the class's protection finalizer.
   'Dynamic PV \((default fs|block volmode)\)\] volume-modify \['
+  # Group snapshots: dynamic and pre-provisioned (delete and retain), each group restored and checked.
+  'volumegroupsnapshottable \[Feature:volumegroupsnapshot\]'
 )
 
 # pass NAME PROCS FOCUS [SKIP...]: the passes of a full run.

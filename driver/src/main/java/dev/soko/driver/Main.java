@@ -8,6 +8,7 @@ import dev.soko.driver.config.KubeletRegistration;
 import dev.soko.driver.csi.ClusterControllerService;
 import dev.soko.driver.csi.ControllerService;
 import dev.soko.driver.csi.GroupControllerService;
+import dev.soko.driver.csi.GroupIds;
 import dev.soko.driver.csi.IdentityService;
 import dev.soko.driver.csi.NodeService;
 import dev.soko.driver.csi.PoolFsTypes;
@@ -95,12 +96,18 @@ public final class Main {
         cluster.labelImportedSnapshots(config, volumes);
         resources.modifications =
             Handoffs.carryOut(cluster.api, config, volumes, System.getenv()).orElse(null);
+        // Where the node carries out the controller's calls, its groups are the controller's.
+        GroupIds groupIds =
+            resources.modifications == null ? GroupIds.AS_KEPT : GroupIds.onNode(config.nodeId());
         services =
             List.of(
                 new IdentityService(config.driverName(), Version.current(), readiness, true),
                 new ControllerService(
-                    volumes, new Topology(config.nodeId()), new PoolFsTypes(config.pools())),
-                new GroupControllerService(volumes),
+                    volumes,
+                    new Topology(config.nodeId()),
+                    new PoolFsTypes(config.pools()),
+                    groupIds),
+                new GroupControllerService(volumes, groupIds),
                 new NodeService(
                     volumes, config.nodeId(), new PathPolicy(config.allowedPathRoots())));
       } else {
@@ -116,7 +123,9 @@ public final class Main {
         controller.add(
             new ClusterControllerService(
                 handoffs.modifier(), handoffs.snapshots().map(s -> (SnapshotOperations) s)));
-        handoffs.snapshots().ifPresent(s -> controller.add(new GroupControllerService(s)));
+        handoffs
+            .snapshots()
+            .ifPresent(s -> controller.add(new GroupControllerService(s, GroupIds.AS_KEPT)));
         services = List.copyOf(controller);
       }
       resources.server =

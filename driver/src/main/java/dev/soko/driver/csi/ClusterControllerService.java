@@ -66,7 +66,7 @@ public final class ClusterControllerService extends ControllerGrpc.ControllerImp
       super.createSnapshot(request, observer); // UNIMPLEMENTED, as not advertised
       return;
     }
-    SnapshotCalls.create(snapshots.get(), request, observer);
+    SnapshotCalls.create(snapshots.get(), GroupIds.AS_KEPT, request, observer);
   }
 
   @Override

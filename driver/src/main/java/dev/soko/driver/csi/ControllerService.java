@@ -41,11 +41,14 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
   private final VolumeManager volumes;
   private final Topology topology;
   private final CapacityQuery capacity;
+  private final GroupIds groupIds;
 
-  public ControllerService(VolumeManager volumes, Topology topology, PoolFsTypes pools) {
+  public ControllerService(
+      VolumeManager volumes, Topology topology, PoolFsTypes pools, GroupIds groupIds) {
     this.volumes = volumes;
     this.topology = topology;
     this.capacity = new CapacityQuery(volumes, topology, pools);
+    this.groupIds = groupIds;
   }
 
   @Override
@@ -220,7 +223,7 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
   @Override
   public void createSnapshot(
       Csi.CreateSnapshotRequest request, StreamObserver<Csi.CreateSnapshotResponse> observer) {
-    SnapshotCalls.create(volumes, request, observer);
+    SnapshotCalls.create(volumes, groupIds, request, observer);
   }
 
   @Override
@@ -245,7 +248,8 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
         Csi.ListSnapshotsResponse.newBuilder().setNextToken(page.nextToken());
     for (Snapshot snapshot : page.items()) {
       response.addEntries(
-          Csi.ListSnapshotsResponse.Entry.newBuilder().setSnapshot(Protos.snapshot(snapshot)));
+          Csi.ListSnapshotsResponse.Entry.newBuilder()
+              .setSnapshot(Protos.snapshot(snapshot, groupIds)));
     }
     reply(observer, response.build());
   }

@@ -19,9 +19,11 @@ import java.util.List;
  */
 public final class GroupControllerService extends GroupControllerGrpc.GroupControllerImplBase {
   private final SnapshotOperations volumes;
+  private final GroupIds groupIds;
 
-  public GroupControllerService(SnapshotOperations volumes) {
+  public GroupControllerService(SnapshotOperations volumes, GroupIds groupIds) {
     this.volumes = volumes;
+    this.groupIds = groupIds;
   }
 
   @Override
@@ -54,7 +56,7 @@ public final class GroupControllerService extends GroupControllerGrpc.GroupContr
     reply(
         observer,
         Csi.CreateVolumeGroupSnapshotResponse.newBuilder()
-            .setGroupSnapshot(Protos.groupSnapshot(group))
+            .setGroupSnapshot(Protos.groupSnapshot(group, groupIds))
             .build());
   }
 
@@ -62,13 +64,14 @@ public final class GroupControllerService extends GroupControllerGrpc.GroupContr
   public void getVolumeGroupSnapshot(
       Csi.GetVolumeGroupSnapshotRequest request,
       StreamObserver<Csi.GetVolumeGroupSnapshotResponse> observer) {
-    String id = Requests.requireId(request.getGroupSnapshotId(), "group_snapshot_id");
+    String id =
+        groupIds.kept(Requests.requireId(request.getGroupSnapshotId(), "group_snapshot_id"));
     List<String> members = ids(request.getSnapshotIdsList(), "snapshot_ids");
     GroupSnapshot group = volumes.getGroupSnapshot(id, members);
     reply(
         observer,
         Csi.GetVolumeGroupSnapshotResponse.newBuilder()
-            .setGroupSnapshot(Protos.groupSnapshot(group))
+            .setGroupSnapshot(Protos.groupSnapshot(group, groupIds))
             .build());
   }
 
@@ -76,7 +79,8 @@ public final class GroupControllerService extends GroupControllerGrpc.GroupContr
   public void deleteVolumeGroupSnapshot(
       Csi.DeleteVolumeGroupSnapshotRequest request,
       StreamObserver<Csi.DeleteVolumeGroupSnapshotResponse> observer) {
-    String id = Requests.requireId(request.getGroupSnapshotId(), "group_snapshot_id");
+    String id =
+        groupIds.kept(Requests.requireId(request.getGroupSnapshotId(), "group_snapshot_id"));
     volumes.deleteGroupSnapshot(id, ids(request.getSnapshotIdsList(), "snapshot_ids"));
     reply(observer, Csi.DeleteVolumeGroupSnapshotResponse.getDefaultInstance());
   }

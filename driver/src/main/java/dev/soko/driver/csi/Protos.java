@@ -47,24 +47,24 @@ final class Protos {
     return null;
   }
 
-  static Csi.Snapshot snapshot(Snapshot snapshot) {
+  static Csi.Snapshot snapshot(Snapshot snapshot, GroupIds groupIds) {
     return Csi.Snapshot.newBuilder()
         .setSnapshotId(snapshot.id())
         .setSourceVolumeId(snapshot.sourceVolumeId())
         .setSizeBytes(snapshot.sizeBytes())
         .setCreationTime(timestamp(snapshot.createdAt()))
         .setReadyToUse(snapshot.readyToUse())
-        .setGroupSnapshotId(snapshot.groupSnapshotId())
+        .setGroupSnapshotId(groupIds.shown(snapshot.groupSnapshotId()))
         .build();
   }
 
-  static Csi.VolumeGroupSnapshot groupSnapshot(GroupSnapshot group) {
+  static Csi.VolumeGroupSnapshot groupSnapshot(GroupSnapshot group, GroupIds groupIds) {
     Csi.VolumeGroupSnapshot.Builder builder =
         Csi.VolumeGroupSnapshot.newBuilder()
-            .setGroupSnapshotId(group.id())
+            .setGroupSnapshotId(groupIds.shown(group.id()))
             .setCreationTime(timestamp(group.createdAt()))
             .setReadyToUse(group.readyToUse());
-    group.members().forEach(member -> builder.addSnapshots(snapshot(member)));
+    group.members().forEach(member -> builder.addSnapshots(snapshot(member, groupIds)));
     return builder.build();
   }
 

@@ -17,6 +17,7 @@ final class SnapshotCalls {
 
   static void create(
       SnapshotOperations snapshots,
+      GroupIds groupIds,
       Csi.CreateSnapshotRequest request,
       StreamObserver<Csi.CreateSnapshotResponse> observer) {
     String name = Requests.requireId(request.getName(), "name");
@@ -25,7 +26,9 @@ final class SnapshotCalls {
     Snapshot snapshot = snapshots.createSnapshot(name, source);
     reply(
         observer,
-        Csi.CreateSnapshotResponse.newBuilder().setSnapshot(Protos.snapshot(snapshot)).build());
+        Csi.CreateSnapshotResponse.newBuilder()
+            .setSnapshot(Protos.snapshot(snapshot, groupIds))
+            .build());
   }
 
   static void delete(

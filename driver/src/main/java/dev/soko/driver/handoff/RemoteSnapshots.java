@@ -6,12 +6,12 @@ import dev.soko.driver.json.Json;
 import dev.soko.driver.json.JsonParser;
 import dev.soko.driver.model.GroupSnapshot;
 import dev.soko.driver.model.Snapshot;
+import dev.soko.driver.volume.NodeGroupId;
 import dev.soko.driver.volume.SnapshotOperations;
 import dev.soko.driver.volume.StorageException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * The controller's snapshot calls, each carried out by the node that holds the volumes through a
@@ -23,11 +23,11 @@ import java.util.regex.Pattern;
  * <p>Finding the node: a create names volumes, whose PersistentVolumes name their node ({@link
  * VolumeOwners}); a group's volumes must all be on the first one's node, which refuses the group
  * otherwise (NOT_FOUND naming the volume). The group snapshot ID the controller answers is the
- * node's ID, {@value #AT} and the node's name, so Get and Delete find the node in the ID alone. A
- * snapshot ID does not name its node: the CreateSnapshot request stays (owned by the source's PV,
- * labelled {@value #OPERATION_LABEL}) and DeleteSnapshot finds it by the snapshot in its status.
- * The group requests are deleted once answered: the node's records are the state, and a retried
- * call gets the same answer from them (the same name gives the same group).
+ * node's ID, {@value NodeGroupId#AT} and the node's name, so Get and Delete find the node in the ID
+ * alone. A snapshot ID does not name its node: the CreateSnapshot request stays (owned by the
+ * source's PV, labelled {@value #OPERATION_LABEL}) and DeleteSnapshot finds it by the snapshot in
+ * its status. The group requests are deleted once answered: the node's records are the state, and a
+ * retried call gets the same answer from them (the same name gives the same group).
  */
 public final class RemoteSnapshots implements SnapshotOperations {
   static final String CREATE_SNAPSHOT = "CreateSnapshot";
@@ -36,7 +36,6 @@ public final class RemoteSnapshots implements SnapshotOperations {
   static final String GET_GROUP = "GetVolumeGroupSnapshot";
   static final String DELETE_GROUP = "DeleteVolumeGroupSnapshot";
   static final String OPERATION_LABEL = "soko.dev/operation";
-  static final String AT = "@";
 
   private final VolumeOwners owners;
   private final NodeRequestClient client;
@@ -102,7 +101,7 @@ public final class RemoteSnapshots implements SnapshotOperations {
 
   @Override
   public GroupSnapshot getGroupSnapshot(String groupSnapshotId, List<String> snapshotIds) {
-    NodeGroup id = NodeGroup.parse(groupSnapshotId);
+    NodeGroupId id = NodeGroupId.parse(groupSnapshotId);
     Object status =
         applied(
             new NodeRequestClient.Ask(
@@ -119,7 +118,7 @@ public final class RemoteSnapshots implements SnapshotOperations {
 
   @Override
   public void deleteGroupSnapshot(String groupSnapshotId, List<String> snapshotIds) {
-    Optional<NodeGroup> id = NodeGroup.tryParse(groupSnapshotId);
+    Optional<NodeGroupId> id = NodeGroupId.tryParse(groupSnapshotId);
     if (id.isEmpty()) {
       return; // no group was ever answered with that ID: an unknown ID succeeds
     }
@@ -134,41 +133,10 @@ public final class RemoteSnapshots implements SnapshotOperations {
     forget(DELETE_GROUP, groupSnapshotId);
   }
 
-  /**
-   * A group snapshot ID as the controller answers it: the node's own ID and the node's name. Node
-   * names cannot hold {@value RemoteSnapshots#AT}, and the node's IDs do not either.
-   */
-  record NodeGroup(String nodeId, String node) {
-    /** A node's name as Kubernetes allows it, no longer than a label value. */
-    private static final Pattern NODE_NAME = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?");
-
-    static Optional<NodeGroup> tryParse(String id) {
-      int at = id.lastIndexOf(AT);
-      if (at <= 0 || !NODE_NAME.matcher(id.substring(at + 1)).matches()) {
-        return Optional.empty();
-      }
-      return Optional.of(new NodeGroup(id.substring(0, at), id.substring(at + 1)));
-    }
-
-    static NodeGroup parse(String id) {
-      return tryParse(id)
-          .orElseThrow(
-              () ->
-                  StorageException.notFound(
-                      "group snapshot %s does not exist: this driver's group snapshot IDs end in"
-                          + " %s and the node's name",
-                      id, AT));
-    }
-
-    String id() {
-      return nodeId + AT + node;
-    }
-  }
-
   private GroupSnapshot group(Object status, String name, String node) {
     Object answer = JsonParser.at(status, SnapshotAnswers.GROUP_SNAPSHOT);
     String nodeId = text(JsonParser.at(answer, "groupSnapshotId"));
-    return SnapshotAnswers.group(answer, name, new NodeGroup(nodeId, node).id())
+    return SnapshotAnswers.group(answer, name, new NodeGroupId(nodeId, node).id())
         .filter(g -> !nodeId.isEmpty())
         .orElseThrow(() -> incomplete("a group snapshot", name));
   }

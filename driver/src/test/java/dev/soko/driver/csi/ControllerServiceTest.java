@@ -38,7 +38,9 @@ class ControllerServiceTest {
                 new PoolConfig("fast", Path.of("/p1"), 0, 1, new LinkedHashSet<>(List.of("ext4"))),
                 new PoolConfig(
                     "big", Path.of("/p2"), 0, 1, new LinkedHashSet<>(List.of("xfs", "ext4")))));
-    harness = new CsiHarness(new ControllerService(engine, new Topology("node-a"), pools));
+    harness =
+        new CsiHarness(
+            new ControllerService(engine, new Topology("node-a"), pools, GroupIds.AS_KEPT));
     controller = harness.controller();
   }
 

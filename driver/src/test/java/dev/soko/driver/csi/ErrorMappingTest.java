@@ -47,7 +47,8 @@ class ErrorMappingTest {
                 new PoolFsTypes(
                     List.of(
                         new PoolConfig(
-                            "p", Path.of("/p"), 0, 1, new LinkedHashSet<>(List.of("ext4")))))));
+                            "p", Path.of("/p"), 0, 1, new LinkedHashSet<>(List.of("ext4"))))),
+                GroupIds.AS_KEPT));
   }
 
   @AfterEach

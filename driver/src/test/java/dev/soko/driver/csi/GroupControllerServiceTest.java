@@ -30,21 +30,33 @@ class GroupControllerServiceTest {
   @BeforeEach
   void start() throws Exception {
     engine.holding("vol-a", "vol-b");
-    PoolFsTypes pools =
-        new PoolFsTypes(
-            List.of(
-                new PoolConfig("fast", Path.of("/p"), 0, 1, new LinkedHashSet<>(List.of("ext4")))));
     harness =
         new CsiHarness(
             new IdentityService("csi.soko.dev", "t", Readiness.ALWAYS, true),
-            new ControllerService(engine, new Topology("node-a"), pools),
-            new GroupControllerService(engine));
+            new ControllerService(engine, new Topology("node-a"), pools(), GroupIds.AS_KEPT),
+            new GroupControllerService(engine, GroupIds.AS_KEPT));
     groups = harness.groupController();
   }
 
   @AfterEach
   void stop() throws Exception {
     harness.close();
+  }
+
+  private static PoolFsTypes pools() {
+    return new PoolFsTypes(
+        List.of(new PoolConfig("fast", Path.of("/p"), 0, 1, new LinkedHashSet<>(List.of("ext4")))));
+  }
+
+  /** The group ID ListSnapshots gives each snapshot. */
+  private List<String> listedGroupIds() {
+    return harness
+        .controller()
+        .listSnapshots(Csi.ListSnapshotsRequest.getDefaultInstance())
+        .getEntriesList()
+        .stream()
+        .map(e -> e.getSnapshot().getGroupSnapshotId())
+        .toList();
   }
 
   private static Csi.CreateVolumeGroupSnapshotRequest.Builder create(String name) {
@@ -96,13 +108,7 @@ class GroupControllerServiceTest {
             org.assertj.core.groups.Tuple.tuple("vol-a", group.getGroupSnapshotId()),
             org.assertj.core.groups.Tuple.tuple("vol-b", group.getGroupSnapshotId()));
     // ListSnapshots names the group of each member too.
-    assertThat(
-            harness
-                .controller()
-                .listSnapshots(Csi.ListSnapshotsRequest.getDefaultInstance())
-                .getEntriesList())
-        .extracting(e -> e.getSnapshot().getGroupSnapshotId())
-        .containsOnly(group.getGroupSnapshotId());
+    assertThat(listedGroupIds()).containsOnly(group.getGroupSnapshotId());
   }
 
   @Test
@@ -217,6 +223,53 @@ class GroupControllerServiceTest {
             .setGroupSnapshotId(made.getGroupSnapshotId())
             .build());
     assertThat(engine.lastGroupMembers).isEmpty();
+    assertThat(engine.groups).isEmpty();
+  }
+
+  /**
+   * A node in a cluster shows its groups as the controller answered them, since the snapshot
+   * controller finds a member's group by the ID the node's ListSnapshots gives it.
+   */
+  @Test
+  void aNodeInAClusterShowsItsGroupsAsTheControllerAnsweredThem() throws Exception {
+    harness.close();
+    GroupIds onNode = GroupIds.onNode("node-a");
+    harness =
+        new CsiHarness(
+            new ControllerService(engine, new Topology("node-a"), pools(), onNode),
+            new GroupControllerService(engine, onNode));
+    groups = harness.groupController();
+
+    Csi.VolumeGroupSnapshot made =
+        groups.createVolumeGroupSnapshot(create("g").build()).getGroupSnapshot();
+    String kept = engine.groups.keySet().iterator().next();
+    assertThat(made.getGroupSnapshotId()).isEqualTo(kept + "@node-a");
+    assertThat(made.getSnapshotsList())
+        .extracting(Csi.Snapshot::getGroupSnapshotId)
+        .containsOnly(made.getGroupSnapshotId());
+    assertThat(listedGroupIds()).containsOnly(made.getGroupSnapshotId());
+
+    for (String id : List.of(made.getGroupSnapshotId(), kept)) {
+      assertThat(
+              groups
+                  .getVolumeGroupSnapshot(
+                      Csi.GetVolumeGroupSnapshotRequest.newBuilder().setGroupSnapshotId(id).build())
+                  .getGroupSnapshot())
+          .as("taken as shown or as kept: %s", id)
+          .isEqualTo(made);
+    }
+    assertCode(
+        () ->
+            groups.getVolumeGroupSnapshot(
+                Csi.GetVolumeGroupSnapshotRequest.newBuilder()
+                    .setGroupSnapshotId(kept + "@node-b")
+                    .build()),
+        Status.Code.NOT_FOUND,
+        "is on node node-b, not on this node node-a");
+    groups.deleteVolumeGroupSnapshot(
+        Csi.DeleteVolumeGroupSnapshotRequest.newBuilder()
+            .setGroupSnapshotId(made.getGroupSnapshotId())
+            .build());
     assertThat(engine.groups).isEmpty();
   }
 }
