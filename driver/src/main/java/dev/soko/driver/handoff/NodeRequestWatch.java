@@ -45,8 +45,9 @@ public final class NodeRequestWatch implements AutoCloseable, Reflector.Source {
   private final Map<String, Object> latest = new HashMap<>();
 
   /**
-   * The generation whose last outcome was Failed, by name: retried by the timer, not by the watch
-   * event of its own status write (which would retry at once, without end).
+   * The generation whose last outcome was Failed, by name: retried {@code retry} after it failed,
+   * not by the watch event of its own status write (which would retry at once, without end) nor by
+   * the timer.
    */
   private final Map<String, Long> failed = new HashMap<>();
 
@@ -77,7 +78,8 @@ public final class NodeRequestWatch implements AutoCloseable, Reflector.Source {
         .addKeyValue("node", node)
         .log("carrying out this node's NodeRequests");
     reflector.start();
-    reflector.every(retry, () -> List.copyOf(latest.values()).forEach(o -> take(o, true)));
+    // Requests whose answer could not be written: handed over again (the handler is idempotent).
+    reflector.every(retry, () -> List.copyOf(latest.values()).forEach(this::consider));
   }
 
   private String selector() {
@@ -139,9 +141,18 @@ public final class NodeRequestWatch implements AutoCloseable, Reflector.Source {
     take(object, false);
   }
 
+  /** On the worker: the failed generation of that request again, unless something newer came. */
+  private void retryFailed(String name, long generation) {
+    Long failedGeneration = failed.get(name);
+    Object object = latest.get(name);
+    if (failedGeneration != null && failedGeneration == generation && object != null) {
+      take(object, true);
+    }
+  }
+
   /**
    * On the worker: hands the request over unless its generation is acknowledged already, or failed
-   * and this is not the timer's retry.
+   * and this is not its retry.
    */
   private void take(Object object, boolean retrying) {
     Optional<NodeRequest> parsed = parse(object);
@@ -168,6 +179,7 @@ public final class NodeRequestWatch implements AutoCloseable, Reflector.Source {
     }
     if (outcome.isFailed()) {
       failed.put(request.name(), request.generation());
+      reflector.after(retry, () -> retryFailed(request.name(), request.generation()));
     } else {
       failed.remove(request.name());
     }

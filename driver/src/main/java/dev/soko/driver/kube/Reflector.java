@@ -116,6 +116,11 @@ public final class Reflector implements AutoCloseable {
         task, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
   }
 
+  /** Runs {@code task} on the worker once, {@code delay} from now. */
+  public void after(Duration delay, Runnable task) {
+    worker.schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
   /**
    * Makes the reader wait {@code wait} after this failure, in place of its backoff: for a source
    * that found nothing to read for a reason that lasts (an API the cluster does not serve), so that
