@@ -12,16 +12,23 @@ import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import java.util.Map;
 
-/** The controller Deployment: driver in controller mode plus external-resizer. */
+/**
+ * The controller Deployment: driver in controller mode plus external-resizer (and csi-snapshotter
+ * for group snapshots, where they run).
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 // Bounds for the cost of the resources rules (see DeepMerge): one entry per container at most.
-@SchemaCustomizer(value = DeepMerge.class, input = "{properties: {resources: {maxProperties: 3}}}")
+@SchemaCustomizer(value = DeepMerge.class, input = "{properties: {resources: {maxProperties: 4}}}")
 public class ControllerSpec extends Placement {
   /**
    * The containers of the controller pods, as the operator names them; the keys of resources. The
    * health monitor is not among them: it is never deployed (see features.volumeHealthMonitor).
    */
-  public static final String CONTAINERS = "soko-driver, csi-resizer, liveness-probe";
+  public static final String CONTAINERS =
+      "soko-driver, csi-resizer, csi-group-snapshotter, liveness-probe";
+
+  private static final String CONTAINER_LIST =
+      "'soko-driver', 'csi-resizer', 'csi-group-snapshotter', 'liveness-probe'";
 
   @JsonPropertyDescription("Replicas of the controller; the sidecars elect a leader.")
   @Default("1")
@@ -33,11 +40,12 @@ public class ControllerSpec extends Placement {
       "Resources per container of the controller pods (core/v1 ResourceRequirements each), keyed"
           + " by container name: "
           + CONTAINERS
-          + ". soko-driver falls back to driver.resources; liveness-probe runs only with"
-          + " driver.registration Sidecars.")
+          + ". soko-driver falls back to driver.resources; csi-group-snapshotter runs only"
+          + " with snapshots enabled and where the cluster serves group snapshots; liveness-probe"
+          + " only with driver.registration Sidecars.")
   @SchemaFrom(type = ContainerResourcesByName.class)
   @ValidationRule(
-      value = "self.all(k, k in ['soko-driver', 'csi-resizer', 'liveness-probe'])",
+      value = "self.all(k, k in [" + CONTAINER_LIST + "])",
       message = "keys must name a container of the controller pods: " + CONTAINERS)
   private Map<String, ResourceRequirements> resources;
 

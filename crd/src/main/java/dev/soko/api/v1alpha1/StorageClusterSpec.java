@@ -139,6 +139,14 @@ import java.util.List;
 @ValidationRule(
     value =
         "!has(self.snapshots) || !has(self.snapshots.enabled) || self.snapshots.enabled ||"
+            + " !has(self.controller) || !has(self.controller.resources) ||"
+            + " !('csi-group-snapshotter' in self.controller.resources)",
+    message =
+        "spec.controller.resources may name csi-group-snapshotter only with"
+            + " spec.snapshots.enabled: without snapshots that container does not run")
+@ValidationRule(
+    value =
+        "!has(self.snapshots) || !has(self.snapshots.enabled) || self.snapshots.enabled ||"
             + " !has(self.snapshots.default) || !self.snapshots.default",
     message =
         "spec.snapshots.default needs spec.snapshots.enabled: without snapshots there is no"

@@ -151,16 +151,19 @@ final class Containers {
    * Per-container resources from the placement, falling back to driver.resources for the driver.
    */
   static ResourceRequirements resources(Placement placement, Component c, StorageClusterSpec spec) {
-    if (placement != null && placement.getResources() != null) {
-      ResourceRequirements r = placement.getResources().get(c.key());
-      if (r != null) {
-        return r;
-      }
-    }
-    if (c == Component.DRIVER && spec.getDriver() != null) {
+    ResourceRequirements own = resources(placement, c.key());
+    if (own == null && c == Component.DRIVER && spec.getDriver() != null) {
       return spec.getDriver().getResources();
     }
-    return null;
+    return own;
+  }
+
+  /** The resources that placement's resources give the container of that name; null if none. */
+  static ResourceRequirements resources(Placement placement, String container) {
+    if (placement == null || placement.getResources() == null) {
+      return null;
+    }
+    return placement.getResources().get(container);
   }
 
   /**

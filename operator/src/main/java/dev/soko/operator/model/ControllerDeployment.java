@@ -165,9 +165,9 @@ final class ControllerDeployment {
    * are set; with several replicas every pod's group snapshotter takes the same contents, the
    * driver's calls are idempotent by name and a status update that lost a conflict is retried); the
    * row's snapshotter gates with the group gate on; no --http-endpoint, which only leader
-   * election's health check would need. The image is the row's csi-snapshotter (or its override).
-   * spec.controller.resources has no key for it (the CRD lists the controller's other containers),
-   * so it runs without requests or limits.
+   * election's health check would need. The image is the row's csi-snapshotter (or its override);
+   * its resources are spec.controller.resources' own key for it, not csi-snapshotter's (the
+   * nodes').
    */
   private static Container groupSnapshotter(
       StorageClusterSpec spec, ResolvedImages images, VersionsTable.Row row, ControllerSpec ctrl) {
@@ -179,6 +179,7 @@ final class ControllerDeployment {
     args.add("--v=2");
     return Containers.sidecar(Component.SNAPSHOTTER, images, spec, ctrl)
         .withName(GROUP_SNAPSHOTTER)
+        .withResources(Containers.resources(ctrl, GROUP_SNAPSHOTTER))
         .withArgs(args)
         .withEnv(
             new EnvVarBuilder().withName("NODE_NAME").withValue(GROUP_SNAPSHOTTER_IDENTITY).build())

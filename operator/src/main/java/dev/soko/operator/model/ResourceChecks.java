@@ -9,6 +9,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 /**
@@ -28,9 +29,16 @@ final class ResourceChecks {
           Component.REGISTRAR,
           Component.LIVENESS_PROBE);
 
-  /** The containers of the controller pods (the health monitor is never deployed). */
-  static final Set<Component> CONTROLLER =
-      EnumSet.of(Component.DRIVER, Component.RESIZER, Component.LIVENESS_PROBE);
+  /**
+   * The containers of the controller pods (the health monitor is never deployed), by name: the
+   * group snapshotter is a second csi-snapshotter.
+   */
+  static final Set<String> CONTROLLER =
+      Set.of(
+          Component.DRIVER.key(),
+          Component.RESIZER.key(),
+          ControllerDeployment.GROUP_SNAPSHOTTER,
+          Component.LIVENESS_PROBE.key());
 
   private ResourceChecks() {}
 
@@ -50,12 +58,21 @@ final class ResourceChecks {
         running.remove(Component.SNAPSHOTTER);
       }
       perContainer(
-          "spec.nodePlugin.resources", spec.getNodePlugin().getResources(), running, problems);
+          "spec.nodePlugin.resources",
+          spec.getNodePlugin().getResources(),
+          keys(running),
+          problems);
     }
     if (spec.getController() != null) {
-      Set<Component> running = EnumSet.copyOf(CONTROLLER);
+      // The group snapshotter counts as running with snapshots on: whether the cluster serves
+      // group snapshots is no fact of the spec, and resources for it are harmless where it does
+      // not.
+      Set<String> running = new TreeSet<>(CONTROLLER);
       if (!sidecars) {
-        running.remove(Component.LIVENESS_PROBE);
+        running.remove(Component.LIVENESS_PROBE.key());
+      }
+      if (!snapshots) {
+        running.remove(ControllerDeployment.GROUP_SNAPSHOTTER);
       }
       perContainer(
           "spec.controller.resources", spec.getController().getResources(), running, problems);
@@ -65,24 +82,27 @@ final class ResourceChecks {
   private static void perContainer(
       String field,
       Map<String, ResourceRequirements> resources,
-      Set<Component> running,
+      Set<String> running,
       List<String> problems) {
     if (resources == null) {
       return;
     }
-    Set<String> names = running.stream().map(Component::key).collect(Collectors.toSet());
     resources.forEach(
         (container, requirements) -> {
-          if (!names.contains(container)) {
+          if (!running.contains(container)) {
             problems.add(
                 field
                     + " names '"
                     + container
                     + "', which is no container these pods run here; they run "
-                    + running.stream().map(Component::key).sorted().toList());
+                    + running.stream().sorted().toList());
           }
           limits(field + "." + container, requirements, problems);
         });
+  }
+
+  private static Set<String> keys(Set<Component> components) {
+    return components.stream().map(Component::key).collect(Collectors.toSet());
   }
 
   /** A request above its limit: Kubernetes refuses the pod template. */

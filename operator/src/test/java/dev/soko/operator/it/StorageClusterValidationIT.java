@@ -102,6 +102,12 @@ class StorageClusterValidationIT {
                 "spec.controller.resources may name liveness-probe only with",
                 "Sidecars"),
             row(
+                "spec.controller.resources",
+                "snapshots: {enabled: false}\n"
+                    + "controller: {resources: {csi-group-snapshotter: {limits: {cpu: 1}}}}",
+                "spec.controller.resources may name csi-group-snapshotter only with",
+                "spec.snapshots.enabled"),
+            row(
                 "spec.controller.tolerations",
                 "controller: {tolerations: [{key: a, operator: Exists, value: b}]}",
                 "spec.controller.tolerations",
@@ -681,13 +687,18 @@ class StorageClusterValidationIT {
             + "  resources:\n"
             + "    soko-driver: {limits: {memory: 256Mi}}\n"
             + "    csi-resizer: {requests: {cpu: 5m}}\n"
+            + "    csi-group-snapshotter: {limits: {memory: 64Mi}}\n"
             + "    liveness-probe: {requests: {cpu: 5m}}\n"
             + "pools: [{name: a, path: /var/lib/soko/a, capacity: 1Ti}, {name: b, path:"
             + " /var/lib/soko/b2, capacity: '0.5Gi'}]";
     GenericKubernetesResource accepted =
         cluster.admin.resource(storageCluster("every-key", spec)).dryRun().create();
     assertThat(Serialization.asJson(accepted.getAdditionalProperties().get("spec")))
-        .contains("\"liveness-probe\"", "\"node-driver-registrar\"", "\"csi-resizer\"");
+        .contains(
+            "\"liveness-probe\"",
+            "\"node-driver-registrar\"",
+            "\"csi-resizer\"",
+            "\"csi-group-snapshotter\"");
   }
 
   /**

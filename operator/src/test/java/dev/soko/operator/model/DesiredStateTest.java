@@ -10,6 +10,9 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
@@ -398,6 +401,25 @@ class DesiredStateTest {
         .as("a label value (the managed-by selector) that is no node name (a DNS subdomain)")
         .matches("[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")
         .doesNotMatch("[a-z0-9.-]+");
+  }
+
+  /**
+   * The group snapshotter takes its resources from its own key of controller.resources; the nodes'
+   * csi-snapshotter key is theirs alone.
+   */
+  @Test
+  void theGroupSnapshotterTakesItsOwnResources() {
+    StorageCluster sc = Fixtures.sample();
+    ResourceRequirements own =
+        new ResourceRequirementsBuilder().addToLimits("memory", new Quantity("64Mi")).build();
+    ResourceRequirements nodes =
+        new ResourceRequirementsBuilder().addToLimits("memory", new Quantity("96Mi")).build();
+    sc.getSpec().getController().setResources(Map.of("csi-group-snapshotter", own));
+    sc.getSpec().getNodePlugin().setResources(Map.of("csi-snapshotter", nodes));
+    DesiredState d = DesiredState.of(sc, table, groupApi("1.34", true, null));
+    assertThat(container(controllerPod(d), "csi-group-snapshotter").getResources()).isEqualTo(own);
+    assertThat(container(nodePod(d), "csi-snapshotter").getResources()).isEqualTo(nodes);
+    assertThat(container(controllerPod(d), "csi-resizer").getResources()).isNull();
   }
 
   /** The node pods are not touched: their snapshotter keeps the group gate off, API or not. */

@@ -56,13 +56,26 @@ class SpecValidatorTest {
             "spec.nodePlugin.resources names 'liveness-probe', which is no container these pods run"
                 + " here; they run [csi-provisioner, csi-snapshotter, soko-driver]",
             "spec.controller.resources names 'csi-provisioner', which is no container these pods"
-                + " run here; they run [csi-resizer, soko-driver]");
+                + " run here; they run [csi-group-snapshotter, csi-resizer, soko-driver]");
     StorageCluster sidecars = Fixtures.sidecars();
     sidecars.getSpec().getNodePlugin().setResources(Map.of("liveness-probe", r));
     sidecars.getSpec().getController().setResources(Map.of("liveness-probe", r));
     assertThat(SpecValidator.problems(sidecars.getSpec()))
         .as("liveness-probe with Sidecars")
         .isEmpty();
+  }
+
+  @Test
+  void theGroupSnapshotterTakesResourcesOnlyWithSnapshots() {
+    StorageCluster sc = Fixtures.sample();
+    ResourceRequirements r = requestAndLimit("cpu", "10m", "20m");
+    sc.getSpec().getController().setResources(Map.of(ControllerDeployment.GROUP_SNAPSHOTTER, r));
+    assertThat(SpecValidator.problems(sc.getSpec())).isEmpty();
+    sc.getSpec().getSnapshots().setEnabled(false);
+    assertThat(SpecValidator.problems(sc.getSpec()))
+        .singleElement()
+        .asString()
+        .startsWith("spec.controller.resources names 'csi-group-snapshotter', which is no");
   }
 
   @Test
@@ -128,18 +141,16 @@ class SpecValidatorTest {
         Fixtures.nodePod(d).getContainers().stream()
             .map(Container::getName)
             .collect(Collectors.toSet());
-    // csi-group-snapshotter takes no resources from the StorageCluster: controller.resources names
-    // no key for it.
     Set<String> controller =
         Fixtures.controllerPod(d).getContainers().stream()
             .map(Container::getName)
-            .filter(c -> !c.equals(ControllerDeployment.GROUP_SNAPSHOTTER))
             .collect(Collectors.toSet());
     assertThat(node)
         .isEqualTo(names(ResourceChecks.NODE))
         .isEqualTo(split(NodePluginSpec.CONTAINERS));
     assertThat(controller)
-        .isEqualTo(names(ResourceChecks.CONTROLLER))
+        .contains(ControllerDeployment.GROUP_SNAPSHOTTER)
+        .isEqualTo(ResourceChecks.CONTROLLER)
         .isEqualTo(split(ControllerSpec.CONTAINERS));
   }
 
