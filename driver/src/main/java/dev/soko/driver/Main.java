@@ -12,6 +12,7 @@ import dev.soko.driver.csi.GroupIds;
 import dev.soko.driver.csi.IdentityService;
 import dev.soko.driver.csi.NodeService;
 import dev.soko.driver.csi.PoolFsTypes;
+import dev.soko.driver.csi.SnapshotMetadataService;
 import dev.soko.driver.csi.Topology;
 import dev.soko.driver.handoff.NodeRequestWatch;
 import dev.soko.driver.health.Readiness;
@@ -99,17 +100,21 @@ public final class Main {
         // Where the node carries out the controller's calls, its groups are the controller's.
         GroupIds groupIds =
             resources.modifications == null ? GroupIds.AS_KEPT : GroupIds.onNode(config.nodeId());
-        services =
-            List.of(
-                new IdentityService(config.driverName(), Version.current(), readiness, true),
-                new ControllerService(
-                    volumes,
-                    new Topology(config.nodeId()),
-                    new PoolFsTypes(config.pools()),
-                    groupIds),
-                new GroupControllerService(volumes, groupIds),
-                new NodeService(
-                    volumes, config.nodeId(), new PathPolicy(config.allowedPathRoots())));
+        boolean blockMetadata = volumes.servesBlockMetadata();
+        List<BindableService> node = new ArrayList<>();
+        node.add(
+            new IdentityService(
+                config.driverName(), Version.current(), readiness, true, blockMetadata));
+        node.add(
+            new ControllerService(
+                volumes, new Topology(config.nodeId()), new PoolFsTypes(config.pools()), groupIds));
+        node.add(new GroupControllerService(volumes, groupIds));
+        node.add(
+            new NodeService(volumes, config.nodeId(), new PathPolicy(config.allowedPathRoots())));
+        if (blockMetadata) {
+          node.add(new SnapshotMetadataService(volumes));
+        }
+        services = List.copyOf(node);
       } else {
         Handoffs.Controller handoffs = Handoffs.route(config, System.getenv());
         resources.handoffs = handoffs;

@@ -8,6 +8,7 @@ import dev.soko.driver.exec.Exec;
 import dev.soko.driver.mount.LoopDevice;
 import dev.soko.driver.mount.LoopDevices;
 import dev.soko.driver.pool.Pool;
+import dev.soko.driver.sys.LinuxSyscalls;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -31,7 +32,7 @@ public final class Backends {
   public static Backends onHost(Exec exec, LoopDevices loops) {
     return new Backends(
         Map.of(
-            PoolConfig.Backend.IMAGE_FILE, new ImageFileBackend(loops),
+            PoolConfig.Backend.IMAGE_FILE, new ImageFileBackend(loops, new LinuxSyscalls()),
             PoolConfig.Backend.BTRFS_SUBVOLUME, new BtrfsSubvolumeBackend(new Btrfs(exec))));
   }
 

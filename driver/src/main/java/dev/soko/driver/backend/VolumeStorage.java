@@ -73,4 +73,10 @@ public interface VolumeStorage {
    * at once) survived; {@code bytes} is the recorded capacity. True when it repaired anything.
    */
   boolean restoreUncommitted(Pool pool, Path location, long bytes);
+
+  /**
+   * The block metadata of the backend's storage, for changed block tracking; empty where a volume's
+   * storage is not the image of a block device (a directory has no blocks to list).
+   */
+  Optional<BlockMaps> blockMaps();
 }

@@ -14,6 +14,7 @@ public final class IdentityService extends IdentityGrpc.IdentityImplBase {
   private final String version;
   private final Readiness readiness;
   private final boolean groupController;
+  private final boolean snapshotMetadata;
 
   /** An identity for a process that serves no GroupController. */
   public IdentityService(String driverName, String version, Readiness readiness) {
@@ -29,10 +30,24 @@ public final class IdentityService extends IdentityGrpc.IdentityImplBase {
    */
   public IdentityService(
       String driverName, String version, Readiness readiness, boolean groupController) {
+    this(driverName, version, readiness, groupController, false);
+  }
+
+  /**
+   * @param snapshotMetadata the process serves the SnapshotMetadata service (changed block
+   *     tracking): only the node mode, where the snapshots are, and only where a pool can answer
+   */
+  public IdentityService(
+      String driverName,
+      String version,
+      Readiness readiness,
+      boolean groupController,
+      boolean snapshotMetadata) {
     this.driverName = driverName;
     this.version = version;
     this.readiness = readiness;
     this.groupController = groupController;
+    this.snapshotMetadata = snapshotMetadata;
   }
 
   @Override
@@ -57,6 +72,10 @@ public final class IdentityService extends IdentityGrpc.IdentityImplBase {
                 service(Csi.PluginCapability.Service.Type.VOLUME_ACCESSIBILITY_CONSTRAINTS));
     if (groupController) {
       response.addCapabilities(service(Csi.PluginCapability.Service.Type.GROUP_CONTROLLER_SERVICE));
+    }
+    if (snapshotMetadata) {
+      response.addCapabilities(
+          service(Csi.PluginCapability.Service.Type.SNAPSHOT_METADATA_SERVICE));
     }
     reply(observer, response.build());
   }

@@ -35,6 +35,7 @@ public final class Errno {
   public static final int ENOTEMPTY = 39;
   public static final int ELOOP = 40;
   public static final int EOVERFLOW = 75;
+  public static final int EOPNOTSUPP = 95;
   public static final int EUCLEAN = 117;
   public static final int EDQUOT = 122;
 
@@ -69,6 +70,7 @@ public final class Errno {
           Map.entry(ENOTEMPTY, new String[] {"ENOTEMPTY", "Directory not empty"}),
           Map.entry(ELOOP, new String[] {"ELOOP", "Too many levels of symbolic links"}),
           Map.entry(EOVERFLOW, new String[] {"EOVERFLOW", "Value too large for defined data type"}),
+          Map.entry(EOPNOTSUPP, new String[] {"EOPNOTSUPP", "Operation not supported"}),
           Map.entry(EUCLEAN, new String[] {"EUCLEAN", "Structure needs cleaning"}),
           Map.entry(EDQUOT, new String[] {"EDQUOT", "Disk quota exceeded"}));
 

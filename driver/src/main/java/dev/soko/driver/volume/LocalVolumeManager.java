@@ -62,6 +62,7 @@ public final class LocalVolumeManager implements VolumeManager {
   private final VolumeProvisioner volumes;
   private final SnapshotProvisioner snapshots;
   private final GroupSnapshotProvisioner groups;
+  private final BlockMetadataReader blockMetadata;
   private final NodeVolumes node;
   private final NodeExpansion expansion;
   private final VolumeAttributes attributes;
@@ -114,6 +115,7 @@ public final class LocalVolumeManager implements VolumeManager {
         new VolumeProvisioner(catalog, locks, backends, presentations, copier, attributes);
     this.snapshots = new SnapshotProvisioner(catalog, locks, copier, backends);
     this.groups = new GroupSnapshotProvisioner(catalog, locks, copier, snapshots, config.nodeId());
+    this.blockMetadata = new BlockMetadataReader(catalog, backends, config.pools());
     this.node = new NodeVolumes(catalog, locks, backends, presentations, paths, mounter);
     this.expansion = new NodeExpansion(catalog, locks, backends, presentations, paths, volumes);
     this.stats = new VolumeStats(catalog, health, paths, presentations);
@@ -291,6 +293,23 @@ public final class LocalVolumeManager implements VolumeManager {
   @Override
   public void deleteGroupSnapshot(String groupSnapshotId, List<String> snapshotIds) {
     Failures.mapped(() -> groups.delete(groupSnapshotId, snapshotIds));
+  }
+
+  @Override
+  public boolean servesBlockMetadata() {
+    return blockMetadata.servesBlockMetadata();
+  }
+
+  @Override
+  public BlockStream allocatedBlocks(String snapshotId, long startingOffset) {
+    return Failures.mapped(() -> blockMetadata.allocatedBlocks(snapshotId, startingOffset));
+  }
+
+  @Override
+  public BlockStream changedBlocks(
+      String baseSnapshotId, String targetSnapshotId, long startingOffset) {
+    return Failures.mapped(
+        () -> blockMetadata.changedBlocks(baseSnapshotId, targetSnapshotId, startingOffset));
   }
 
   @Override

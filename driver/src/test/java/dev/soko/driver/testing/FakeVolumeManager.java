@@ -7,6 +7,7 @@ import dev.soko.driver.model.PoolCapacity;
 import dev.soko.driver.model.Snapshot;
 import dev.soko.driver.model.Volume;
 import dev.soko.driver.model.VolumeCondition;
+import dev.soko.driver.volume.BlockStream;
 import dev.soko.driver.volume.ExpandResult;
 import dev.soko.driver.volume.Page;
 import dev.soko.driver.volume.PublishRequest;
@@ -290,5 +291,22 @@ public final class FakeVolumeManager implements VolumeManager {
   @Override
   public void close() {
     closed = true;
+  }
+
+  /** The fake keeps no storage whose blocks it could list: it serves no block metadata. */
+  @Override
+  public boolean servesBlockMetadata() {
+    return false;
+  }
+
+  @Override
+  public BlockStream allocatedBlocks(String snapshotId, long startingOffset) {
+    throw StorageException.precondition("the fake engine has no block metadata");
+  }
+
+  @Override
+  public BlockStream changedBlocks(
+      String baseSnapshotId, String targetSnapshotId, long startingOffset) {
+    throw StorageException.precondition("the fake engine has no block metadata");
   }
 }

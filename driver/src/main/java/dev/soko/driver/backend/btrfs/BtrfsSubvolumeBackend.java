@@ -1,5 +1,6 @@
 package dev.soko.driver.backend.btrfs;
 
+import dev.soko.driver.backend.BlockMaps;
 import dev.soko.driver.backend.DirectoryVolumes;
 import dev.soko.driver.backend.MountIdentity;
 import dev.soko.driver.backend.NodeSide;
@@ -129,6 +130,12 @@ public final class BtrfsSubvolumeBackend implements VolumeBackend, DirectoryVolu
    * subvolume may be there without its limit (none, 0) or below the capacity an expansion granted,
    * and without the flag. Both are put back; a limit is never lowered.
    */
+  /** A subvolume is a directory: there is no block device whose blocks could be listed. */
+  @Override
+  public Optional<BlockMaps> blockMaps() {
+    return Optional.empty();
+  }
+
   @Override
   public boolean restoreUncommitted(Pool pool, Path location, long bytes) {
     boolean restored = false;

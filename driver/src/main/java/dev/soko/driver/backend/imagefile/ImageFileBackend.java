@@ -1,5 +1,6 @@
 package dev.soko.driver.backend.imagefile;
 
+import dev.soko.driver.backend.BlockMaps;
 import dev.soko.driver.backend.NodeSide;
 import dev.soko.driver.backend.StorageTraits;
 import dev.soko.driver.backend.VolumeBackend;
@@ -8,6 +9,7 @@ import dev.soko.driver.mount.LoopDevices;
 import dev.soko.driver.pool.Pool;
 import dev.soko.driver.pool.VolumeLayout;
 import dev.soko.driver.state.Ids;
+import dev.soko.driver.sys.Syscalls;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,9 +32,12 @@ public final class ImageFileBackend implements VolumeBackend {
           new VolumeLayout("images", ".img"));
 
   private final ImageFileDevices devices;
+  private final BlockMaps blockMaps;
 
-  public ImageFileBackend(LoopDevices loops) {
+  /** Over {@code loops}; {@code syscalls} read the images' extent maps. */
+  public ImageFileBackend(LoopDevices loops, Syscalls syscalls) {
     this.devices = new ImageFileDevices(loops);
+    this.blockMaps = new ImageBlockMaps(syscalls);
   }
 
   @Override
@@ -95,6 +100,12 @@ public final class ImageFileBackend implements VolumeBackend {
   @Override
   public int tidy(Pool pool) {
     return 0;
+  }
+
+  /** An image is the block device its volume's filesystem (or a block volume's user) sees. */
+  @Override
+  public Optional<BlockMaps> blockMaps() {
+    return Optional.of(blockMaps);
   }
 
   @Override

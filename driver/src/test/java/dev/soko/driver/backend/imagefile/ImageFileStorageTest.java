@@ -4,6 +4,7 @@ import dev.soko.driver.backend.VolumeBackend;
 import dev.soko.driver.backend.VolumeStorageContract;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.mount.FakeLoopDevices;
+import dev.soko.driver.sys.LinuxSyscalls;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,7 +22,7 @@ class ImageFileStorageTest extends VolumeStorageContract {
 
   @Override
   protected VolumeBackend backend() {
-    return new ImageFileBackend(new FakeLoopDevices());
+    return new ImageFileBackend(new FakeLoopDevices(), new LinuxSyscalls());
   }
 
   @Override
