@@ -4,6 +4,7 @@
 # module, Failsafe execution "e2e", JUnit reports in operator/target/e2e-reports, failure reports
 # with every component's logs in operator/target/e2e-report), and stops the cluster again, checking
 # that nothing is left. Needs root, the images (make images) and the node's tools (make tools-node).
+# E2E_TEST=ClassName[#method] runs chosen tests (Failsafe's it.test); .ci/run refuses it.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 require_root "the end-to-end tier on a real node"

@@ -69,7 +69,6 @@ show() {
   kc "$@" 2>&1 | sed 's/^/      /'
 }
 
-# Where a tier that is not run by Maven writes its JUnit XML, for .ci/run to add up.
 # oci_image_libraries PROGRAM...: oci-image.py's --file arguments for the shared libraries the
 # programs link (the dynamic loader included), each at the path the programs look for it.
 oci_image_libraries() {
@@ -79,7 +78,20 @@ oci_image_libraries() {
   done < <(ldd "$@" | grep -o -E '^\s+/[^ ]+|=> /[^ ]+' | grep -o -E '/[^ ]+' | sort -u)
 }
 
+# Where a tier that is not run by Maven writes its JUnit XML, for .ci/run to add up.
 test_reports() { echo "$(soko_root)/target/test-reports/$1"; }
+
+# suite_pass_report SUITE PASS: where one pass of a suite writes its JUnit XML,
+# target/test-reports/SUITE/PASS.xml (PASS a path such as mount/xfs: CI's tier sanity:mount:xfs).
+# It first records the pass as started in that directory's started.txt, so that CI fails a pass
+# that started and wrote no report (.ci/JunitTotals.java).
+suite_pass_report() {
+  local dir
+  dir=$(test_reports "$1")
+  mkdir -p "$(dirname "$dir/$2")"
+  printf '%s.xml\n' "$2" >>"$dir/started.txt"
+  echo "$dir/$2.xml"
+}
 
 # junit_case FILE NAME [FAILURE]: records one test case, failed when FAILURE (its output) is given,
 # in the JUnit XML document FILE, which stays well-formed after every call.

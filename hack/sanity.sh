@@ -12,13 +12,15 @@
 # qgroup limit, bind-mounted; snapshots and clones are subvolume snapshots; filesystem volumes only,
 # so it has no block pass).
 #   SANITY_FOCUS='CreateVolume' hack/sanity.sh    run a subset (ginkgo focus regexp)
+#   (.ci/run refuses SANITY_PASSES and SANITY_FOCUS: CI runs every pass whole)
 #   SANITY_KEEP=1 hack/sanity.sh      keep the work dir (logs, JUnit reports) after a success
 #
 # It starts driver/bin/soko-driver on a temporary pool with small volumes, allowed path roots on a
 # temporary directory, runs csi-sanity, prints ran/passed/failed/skipped per pass, then checks that
 # nothing leaked (no mount under the work dir, no loop device on a pool image) and fails on any
-# test failure or leak. Logs stay in the work dir when something fails; the JUnit reports are copied
-# to target/test-reports/sanity.
+# test failure or leak. Logs stay in the work dir when something fails; each pass's JUnit report is
+# copied to target/test-reports/sanity/ACCESS/POOL.xml (CI's tier sanity:ACCESS:POOL), and a pass
+# that wrote none fails.
 set -euo pipefail
 SOKO_LOG_TAG=sanity
 source "$(dirname "$0")/lib.sh"
@@ -157,6 +159,7 @@ total_failed=0
 for pass in $passes; do
   access=${pass%%:*}
   name=${pass/:/-}
+  report=$(suite_pass_report sanity "$access/${pass#*:}")
   socket=$work/csi-$name.sock
   start_driver "$socket" "$(make_pool "${pass#*:}")"
   args=(
@@ -181,7 +184,12 @@ for pass in $passes; do
   kill -TERM "$driver_pid"
   wait "$driver_pid" 2>/dev/null || true
   driver_pid=""
-  cp "$work/junit-$name.xml" "$reports/" 2>/dev/null || true
+  if [ -f "$work/junit-$name.xml" ]; then
+    cp "$work/junit-$name.xml" "$report"
+  else
+    echo "sanity [$pass]: csi-sanity wrote no JUnit report (see $work/sanity-$name.log)" >&2
+    total_failed=1
+  fi
   summary=$(grep -E '^(SUCCESS|FAIL)!' "$work/sanity-$name.log" | tail -1 || true)
   ran=$(grep -Eo '^Ran [0-9]+ of [0-9]+ Specs' "$work/sanity-$name.log" | tail -1 || true)
   echo "sanity [$pass]: ${ran:-no summary} -- ${summary:-see $work/sanity-$name.log}"
