@@ -5,6 +5,7 @@ import csi.v1.Csi;
 import csi.v1.GroupControllerGrpc;
 import csi.v1.IdentityGrpc;
 import csi.v1.NodeGrpc;
+import csi.v1.SnapshotMetadataGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
@@ -28,6 +29,7 @@ public final class CsiClient implements AutoCloseable {
   private final ControllerGrpc.ControllerBlockingStub controller;
   private final NodeGrpc.NodeBlockingStub node;
   private final GroupControllerGrpc.GroupControllerBlockingStub groupController;
+  private final SnapshotMetadataGrpc.SnapshotMetadataBlockingStub snapshotMetadata;
 
   public CsiClient(Path socket) {
     group = new EpollEventLoopGroup(1);
@@ -43,6 +45,7 @@ public final class CsiClient implements AutoCloseable {
     controller = ControllerGrpc.newBlockingStub(channel);
     node = NodeGrpc.newBlockingStub(channel);
     groupController = GroupControllerGrpc.newBlockingStub(channel);
+    snapshotMetadata = SnapshotMetadataGrpc.newBlockingStub(channel);
   }
 
   /** Parses {@code unix:///path} (or a bare path). */
@@ -61,6 +64,10 @@ public final class CsiClient implements AutoCloseable {
 
   public GroupControllerGrpc.GroupControllerBlockingStub groupController() {
     return groupController.withDeadlineAfter(120, TimeUnit.SECONDS);
+  }
+
+  public SnapshotMetadataGrpc.SnapshotMetadataBlockingStub snapshotMetadata() {
+    return snapshotMetadata.withDeadlineAfter(600, TimeUnit.SECONDS);
   }
 
   public NodeGrpc.NodeBlockingStub node() {
