@@ -25,10 +25,12 @@ import org.junit.jupiter.api.Test;
  * Volume group snapshots on real nodes, as an application spread over two claims uses them: a pod
  * appends numbered records to a data claim and then names each in a log claim, and group snapshots
  * taken while it writes restore into new claims that hold one instant: the log's last record is the
- * data's last, or the one before it (the writer was between the two appends). Snapshots of the two
- * claims taken one after the other would differ by the thousands of records written meanwhile.
- * Deleting a group deletes its member snapshots; claims on two nodes are refused with the reason in
- * the group's status.
+ * data's last, or the one before it (the writer was between the two appends), and it holds every
+ * record the writer had written before the group was asked for. The writer runs on throughout (its
+ * log grows between groups), and three successive groups hold strictly more records. Snapshots of
+ * the two claims taken one after the other would differ by the thousands of records written
+ * meanwhile. Deleting a group deletes its member snapshots; claims on two nodes are refused with
+ * the reason in the group's status.
  */
 class GroupSnapshotE2E extends RealClusterTier {
   private static final String APPS = "e2e-group-snapshots";
@@ -75,7 +77,11 @@ class GroupSnapshotE2E extends RealClusterTier {
     // (docs/snapshots.md).
     String writerNode =
         client.pods().inNamespace(APPS).withName(WRITER).get().getSpec().getNodeName();
+    // The log's last record as the writer sees it just before each group is asked for, and once
+    // after the last: every group's instant lies after its figure.
+    long[] writtenBefore = new long[GROUPS + 1];
     for (int g = 1; g <= GROUPS; g++) {
+      writtenBefore[g - 1] = writtenRecords();
       GenericKubernetesResource group = takeGroup("g" + g, "writer");
       restore(group, "g" + g);
       apps.create(
@@ -84,6 +90,16 @@ class GroupSnapshotE2E extends RealClusterTier {
               .withNodeSelector(Map.of("kubernetes.io/hostname", writerNode))
               .endSpec());
     }
+    writtenBefore[GROUPS] = writtenRecords();
+    System.out.printf(
+        "the writer's log before each group and after the last: %s%n",
+        java.util.Arrays.toString(writtenBefore));
+    for (int g = 1; g <= GROUPS; g++) {
+      assertThat(writtenBefore[g])
+          .as("the writer ran on between group g%d and what followed it", g)
+          .isGreaterThan(writtenBefore[g - 1]);
+    }
+    long[] restoredLog = new long[GROUPS];
     for (int g = 1; g <= GROUPS; g++) {
       String reader = "reader-g" + g;
       apps.awaitRunning(reader, LONG);
@@ -96,7 +112,21 @@ class GroupSnapshotE2E extends RealClusterTier {
               "group g%d: records in the data (last %d) the log (last %d) does not name",
               g, data, log)
           .isBetween(0L, 1L);
+      assertThat(log)
+          .as("group g%d holds every record written before it was asked for", g)
+          .isGreaterThanOrEqualTo(writtenBefore[g - 1]);
+      restoredLog[g - 1] = log;
     }
+    assertThat(restoredLog)
+        .as("three successive groups hold strictly more records")
+        .isSorted()
+        .doesNotHaveDuplicates();
+  }
+
+  /** The last record the running writer has appended to its log claim. */
+  private long writtenRecords() {
+    String last = apps.sh(WRITER, "tail -n 1 /log/records");
+    return last.isEmpty() ? 0 : Long.parseLong(last);
   }
 
   @Test

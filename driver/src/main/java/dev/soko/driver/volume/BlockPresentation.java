@@ -88,19 +88,36 @@ final class BlockPresentation implements Presentation {
   }
 
   /**
-   * Only this volume's own filesystem: a stale record must not freeze whatever is mounted at that
-   * path now.
+   * A staged filesystem is frozen, only this volume's own: a stale record must not freeze whatever
+   * is mounted at that path now. A volume with no device attached has no writer. An attached raw
+   * block volume has no filesystem to freeze, and nothing stops its writer; neither does anything
+   * stop one of a filesystem volume attached but not mounted where its record says it is staged.
    */
   @Override
-  public Optional<Path> toFreeze(VolumeRecord record, Path location) {
-    if (record.accessType() != AccessType.FILESYSTEM || record.stagedAt().isEmpty()) {
-      return Optional.empty();
-    }
-    Path staging = Path.of(record.stagedAt());
+  public CopyHold copyHold(Pool pool, VolumeRecord record, Path location) {
     List<String> attached = devices.devices(location);
+    if (attached.isEmpty()) {
+      return new CopyHold.Unused();
+    }
+    if (record.accessType() != AccessType.FILESYSTEM) {
+      return new CopyHold.Unfreezable(
+          "it is a raw block volume in use: a device has no filesystem to freeze, so nothing"
+              + " stops its writer during the copies");
+    }
+    Optional<Path> staging =
+        Optional.of(record.stagedAt()).filter(at -> !at.isEmpty()).map(Path::of);
     boolean staged =
-        mounter.mountAt(staging).filter(m -> Health.mountsAny(m, attached)).isPresent();
-    return staged ? Optional.of(staging) : Optional.empty();
+        staging.isPresent()
+            && mounter
+                .mountAt(staging.get())
+                .filter(m -> Health.mountsAny(m, attached))
+                .isPresent();
+    if (!staged) {
+      return new CopyHold.Unfreezable(
+          "its device is attached but its filesystem is not mounted where it was staged, so it"
+              + " cannot be frozen");
+    }
+    return new CopyHold.Freeze(staging.get());
   }
 
   @Override

@@ -54,10 +54,19 @@ final class DirectoryPresentation implements Presentation {
     return volumes.mounted(pool, location);
   }
 
-  /** Nothing: freezing a bind-mounted directory would freeze the whole pool filesystem. */
+  /**
+   * A directory has no filesystem of its own: freezing the one it lives in would freeze the whole
+   * pool, the snapshot being written there too, which would then wait for ever. So a mounted one
+   * cannot be kept still; one mounted nowhere has no writer.
+   */
   @Override
-  public Optional<Path> toFreeze(VolumeRecord record, Path location) {
-    return Optional.empty();
+  public CopyHold copyHold(Pool pool, VolumeRecord record, Path location) {
+    if (!volumes.mounted(pool, location)) {
+      return new CopyHold.Unused();
+    }
+    return new CopyHold.Unfreezable(
+        "it is a directory volume in use: it has no filesystem of its own, and freezing the pool's"
+            + " would block the snapshot itself");
   }
 
   /** No inode figures: btrfs allocates inodes as needed, so there is no count to run out of. */

@@ -22,8 +22,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Volume group snapshots: one snapshot of each of several volumes of one pool, taken while all of
- * their staged filesystems are frozen, so that together they hold one instant (what an application
- * spread over several volumes needs to restart from). The group's record names every member before
+ * their staged filesystems are frozen and the others are not in use, so that together they hold one
+ * instant (what an application spread over several volumes needs to restart from); a group with a
+ * member in use that cannot be frozen is refused. The group's record names every member before
  * anything is made and is written CREATING; it becomes READY once every member is, and recovery
  * removes a group that a crash cut short, members and all. Each member is an ordinary snapshot that
  * names its group: it restores like any other, and deleting it alone harms no other member (the
@@ -69,7 +70,8 @@ final class GroupSnapshotProvisioner {
       // Every member at once, so that none is deleted, grown or staged elsewhere meanwhile.
       try (KeyedLocks.Held volumeLocks = locks.volumes(sourceVolumeIds)) {
         List<VolumeRecord> sources = sourceVolumeIds.stream().map(this::source).toList();
-        return take(name, sources, onePool(sources));
+        Pool pool = onePool(sources);
+        return take(name, sources, pool, holds(name, pool, sources));
       }
     }
   }
@@ -125,11 +127,41 @@ final class GroupSnapshotProvisioner {
   }
 
   /**
+   * How each member is kept still during the copies, or FAILED_PRECONDITION, before anything is
+   * made, naming every member that cannot be and why. Copied one after another, such a member would
+   * hold a later instant than the others, and the group would not be what its name promises.
+   */
+  private List<CopyHold> holds(String name, Pool pool, List<VolumeRecord> sources) {
+    List<CopyHold> holds =
+        copier.holds(
+            pool, sources.stream().map(v -> new VolumeCopier.Source(v, catalog.image(v))).toList());
+    List<String> unfreezable =
+        IntStream.range(0, sources.size())
+            .filter(i -> holds.get(i).unfreezable().isPresent())
+            .mapToObj(
+                i ->
+                    "volume "
+                        + Catalog.shown(sources.get(i).id())
+                        + ": "
+                        + holds.get(i).unfreezable().get())
+            .toList();
+    if (!unfreezable.isEmpty()) {
+      throw StorageException.precondition(
+          "group snapshot %s cannot copy its volumes at one instant, so none is copied: %s. A group"
+              + " may hold staged filesystem volumes, which are frozen together, and volumes not in"
+              + " use",
+          Catalog.shown(name), String.join("; ", unfreezable));
+    }
+    return holds;
+  }
+
+  /**
    * Records the group CREATING with its members' IDs, records each member CREATING, freezes every
    * staged filesystem, copies every volume, thaws them all, and records the members and then the
    * group READY. A failure undoes everything made.
    */
-  private GroupSnapshot take(String name, List<VolumeRecord> sources, Pool pool) {
+  private GroupSnapshot take(
+      String name, List<VolumeRecord> sources, Pool pool, List<CopyHold> holds) {
     String groupId = Ids.newGroupId();
     GroupSnapshotRecord group =
         new GroupSnapshotRecord(
@@ -155,10 +187,9 @@ final class GroupSnapshotProvisioner {
       throw e;
     }
     try {
-      // Recorded before the freeze, which then lasts only as long as the copies.
-      List<VolumeCopier.Source> frozenSources =
-          begun.stream().map(SnapshotProvisioner.Pending::source).toList();
-      try (FrozenFilesystems frozen = copier.freeze(pool, frozenSources)) {
+      // Recorded before the freeze, which then lasts only as long as the copies. The members not
+      // frozen are not in use, and the volumes' locks keep them so.
+      try (FrozenFilesystems frozen = copier.freeze(holds)) {
         begun.forEach(snapshots::take);
       }
       List<Snapshot> members = begun.stream().map(snapshots::finish).toList();

@@ -6,7 +6,6 @@ import dev.soko.driver.pool.Pool;
 import dev.soko.driver.state.VolumeRecord;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * How the node side hands one backend's volumes to workloads, and reads them back: stage, publish
@@ -33,8 +32,11 @@ interface Presentation {
   /** True when the volume is really staged or published on this host, whatever its record says. */
   boolean inUse(Pool pool, Path location);
 
-  /** The staged filesystem to freeze while the volume is copied, if there is one to freeze. */
-  Optional<Path> toFreeze(VolumeRecord record, Path location);
+  /**
+   * How the volume is kept still while it is copied: its staged filesystem frozen, nothing (it is
+   * not in use), or not at all (it is in use with no filesystem of its own to freeze).
+   */
+  CopyHold copyHold(Pool pool, VolumeRecord record, Path location);
 
   /** NodeGetVolumeStats of the volume at {@code path}. */
   VolumeUsage usage(

@@ -13,7 +13,8 @@ import java.util.Optional;
  * that snapshots and clones copy. When a source is a staged filesystem volume its filesystem is
  * frozen during the copy, so the copy is consistent (everything written before the freeze is in it)
  * instead of catching a write half way; a group snapshot freezes all of its volumes at once ({@link
- * #freeze}) for as long as it copies them.
+ * #freeze}) for as long as it copies them, after it has refused members that cannot be kept still
+ * ({@link #holds}).
  */
 // A FrozenFilesystems is used only for its scope: the filesystems are thawed when the block ends.
 @SuppressWarnings("try")
@@ -31,19 +32,25 @@ final class VolumeCopier {
   /** A volume to be copied and its storage. */
   record Source(VolumeRecord volume, Path image) {}
 
+  /** How each of {@code sources}, all volumes of {@code pool}, is kept still while copied. */
+  List<CopyHold> holds(Pool pool, List<Source> sources) {
+    Presentation presentation = presentations.of(pool);
+    return sources.stream().map(s -> presentation.copyHold(pool, s.volume(), s.image())).toList();
+  }
+
   /**
-   * Freezes the staged filesystems among {@code sources}, all volumes of {@code pool}: block
-   * volumes and volumes not staged have none (nothing writes through a filesystem there), and a
-   * pool whose volumes are directories freezes none (that would freeze the whole pool). Closing the
-   * result thaws them; a freeze that fails leaves none frozen.
+   * Freezes the staged filesystems among {@code sources}, all volumes of {@code pool}: volumes not
+   * in use have none (nothing writes to them), and a single copy of a volume in use that has none
+   * to freeze goes ahead unfrozen. Closing the result thaws them; a freeze that fails leaves none
+   * frozen.
    */
   FrozenFilesystems freeze(Pool pool, List<Source> sources) {
-    Presentation presentation = presentations.of(pool);
-    List<Path> staged =
-        sources.stream()
-            .map(s -> presentation.toFreeze(s.volume(), s.image()))
-            .flatMap(Optional::stream)
-            .toList();
+    return freeze(holds(pool, sources));
+  }
+
+  /** Freezes the filesystems of {@code holds}, as {@link #freeze(Pool, List)} does. */
+  FrozenFilesystems freeze(List<CopyHold> holds) {
+    List<Path> staged = holds.stream().map(CopyHold::toFreeze).flatMap(Optional::stream).toList();
     return FrozenFilesystems.freeze(mounter, staged);
   }
 

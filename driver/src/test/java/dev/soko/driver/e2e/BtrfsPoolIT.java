@@ -281,6 +281,63 @@ class BtrfsPoolIT {
     assertNothingLeftInThePool();
   }
 
+  /**
+   * A subvolume has no filesystem of its own to freeze, and freezing the pool's would block the
+   * snapshot itself: a group with a subvolume in use is refused, naming it, with nothing made. Not
+   * mounted anywhere, subvolumes have no writer, and their group is taken.
+   */
+  @Test
+  void aGroupWithASubvolumeInUseIsRefusedAndOneOfUnusedSubvolumesIsTaken() throws Exception {
+    Csi.Volume used = create("used", 32 * MIB, BTRFS);
+    Csi.Volume idle = create("idle", 32 * MIB, BTRFS);
+    Path target = publish(used);
+    Files.writeString(target.resolve("data"), "in the group");
+    Csi.CreateVolumeGroupSnapshotRequest request =
+        Csi.CreateVolumeGroupSnapshotRequest.newBuilder()
+            .setName("group")
+            .addSourceVolumeIds(used.getVolumeId())
+            .addSourceVolumeIds(idle.getVolumeId())
+            .build();
+
+    StatusRuntimeException refused =
+        catchThrowableOfType(
+            StatusRuntimeException.class,
+            () -> csi.groupController().createVolumeGroupSnapshot(request));
+    assertThat(refused.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+    assertThat(refused.getStatus().getDescription())
+        .contains(
+            "volume \""
+                + used.getVolumeId()
+                + "\": it is a directory volume in use: it has no filesystem of its own, and"
+                + " freezing the pool's would block the snapshot itself")
+        .doesNotContain(idle.getVolumeId());
+    assertThat(snapshots()).isEmpty();
+    try (var left = Files.list(pool.resolve("snapshots"))) {
+      assertThat(left).isEmpty();
+    }
+
+    csi.node().nodeUnpublishVolume(Requests.unpublish(used.getVolumeId(), target.toString()));
+    csi.node().nodeUnstageVolume(Requests.unstage(used.getVolumeId(), staging(used).toString()));
+    Csi.VolumeGroupSnapshot group =
+        csi.groupController().createVolumeGroupSnapshot(request).getGroupSnapshot();
+    assertThat(group.getReadyToUse()).isTrue();
+    assertThat(group.getSnapshotsList()).hasSize(2);
+    csi.groupController()
+        .deleteVolumeGroupSnapshot(
+            Csi.DeleteVolumeGroupSnapshotRequest.newBuilder()
+                .setGroupSnapshotId(group.getGroupSnapshotId())
+                .build());
+    assertThat(snapshots()).isEmpty();
+    csi.controller().deleteVolume(Requests.deleteVolume(used.getVolumeId()));
+    csi.controller().deleteVolume(Requests.deleteVolume(idle.getVolumeId()));
+  }
+
+  private List<Csi.ListSnapshotsResponse.Entry> snapshots() {
+    return csi.controller()
+        .listSnapshots(Csi.ListSnapshotsRequest.getDefaultInstance())
+        .getEntriesList();
+  }
+
   @Test
   void deletesLeaveNoSubvolumeOrQgroupAndGiveTheSpaceBack() throws Exception {
     long before = capacity("fast");

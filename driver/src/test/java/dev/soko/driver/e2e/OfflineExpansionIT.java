@@ -2,11 +2,14 @@ package dev.soko.driver.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import csi.v1.Csi;
 import dev.soko.driver.client.CsiClient;
 import dev.soko.driver.client.Requests;
 import dev.soko.driver.testing.Caps;
+import dev.soko.driver.testing.OnlineExt4Growth;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.IOException;
@@ -102,12 +105,50 @@ class OfflineExpansionIT {
   }
 
   @Test
-  void aPublishedExt4VolumeGrowsOnlineOrSaysWhyNotAndGrowsWhenNextStaged() throws Exception {
+  void aPublishedExt4VolumeGrowsOnline() throws Exception {
+    assumeTrue(OnlineExt4Growth.permitted(), OnlineExt4Growth.WITHHELD);
+    Csi.Volume volume = publishedAndGrownByTheController("online");
+    long before = Files.getFileStore(target).getTotalSpace();
+
+    node.node().nodeExpandVolume(expansion(volume));
+
+    assertThat(driver.log()).contains("grown online");
+    assertThat(Files.getFileStore(target).getTotalSpace() - before).isGreaterThan(150 * MIB);
+    teardown(volume);
+  }
+
+  @Test
+  void withoutCapSysResourceAPublishedExt4SaysWhyAndGrowsWhenNextStaged() throws Exception {
+    assumeFalse(OnlineExt4Growth.permitted(), OnlineExt4Growth.PERMITTED);
+    Csi.Volume volume = publishedAndGrownByTheController("refused");
+    long before = Files.getFileStore(target).getTotalSpace();
+
+    StatusRuntimeException refused =
+        catchThrowableOfType(
+            StatusRuntimeException.class, () -> node.node().nodeExpandVolume(expansion(volume)));
+    assertThat(refused.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+    assertThat(refused.getStatus().getDescription())
+        .contains("CAP_SYS_RESOURCE")
+        .contains("published at " + target)
+        .contains("next staged while unpublished");
+    assertThat(Files.getFileStore(target).getTotalSpace()).isEqualTo(before);
+    // The pod goes away and comes back: the kubelet's order, which grows the volume offline.
+    node.node().nodeUnpublishVolume(Requests.unpublish(volume.getVolumeId(), target.toString()));
+    node.node().nodeUnstageVolume(Requests.unstage(volume.getVolumeId(), staging));
+    node.node().nodeStageVolume(Requests.stage(volume, staging, EXT4));
+    assertThat(node.node().nodeExpandVolume(expansion(volume)).getCapacityBytes()).isEqualTo(GROWN);
+    node.node().nodePublishVolume(Requests.publish(volume, staging, target.toString(), EXT4));
+    assertThat(driver.log()).contains("grown offline").doesNotContain("grown online");
+    assertThat(Files.getFileStore(target).getTotalSpace() - before).isGreaterThan(150 * MIB);
+    teardown(volume);
+  }
+
+  /** An ext4 volume staged and published, whose storage the controller has grown. */
+  private Csi.Volume publishedAndGrownByTheController(String name) {
     Csi.Volume volume =
-        node.controller().createVolume(Requests.createVolume("online", SIZE, EXT4)).getVolume();
+        node.controller().createVolume(Requests.createVolume(name, SIZE, EXT4)).getVolume();
     node.node().nodeStageVolume(Requests.stage(volume, staging, EXT4));
     node.node().nodePublishVolume(Requests.publish(volume, staging, target.toString(), EXT4));
-    long before = Files.getFileStore(target).getTotalSpace();
     controller
         .csi()
         .controller()
@@ -116,30 +157,10 @@ class OfflineExpansionIT {
                 .setVolumeId(volume.getVolumeId())
                 .setCapacityRange(Csi.CapacityRange.newBuilder().setRequiredBytes(GROWN))
                 .build());
+    return volume;
+  }
 
-    if (mayGrowExt4Online()) {
-      node.node().nodeExpandVolume(expansion(volume));
-      assertThat(driver.log()).contains("grown online");
-    } else {
-      StatusRuntimeException refused =
-          catchThrowableOfType(
-              StatusRuntimeException.class, () -> node.node().nodeExpandVolume(expansion(volume)));
-      assertThat(refused.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
-      assertThat(refused.getStatus().getDescription())
-          .contains("CAP_SYS_RESOURCE")
-          .contains("published at " + target)
-          .contains("next staged while unpublished");
-      assertThat(Files.getFileStore(target).getTotalSpace()).isEqualTo(before);
-      // The pod goes away and comes back: the kubelet's order, which grows the volume offline.
-      node.node().nodeUnpublishVolume(Requests.unpublish(volume.getVolumeId(), target.toString()));
-      node.node().nodeUnstageVolume(Requests.unstage(volume.getVolumeId(), staging));
-      node.node().nodeStageVolume(Requests.stage(volume, staging, EXT4));
-      assertThat(node.node().nodeExpandVolume(expansion(volume)).getCapacityBytes())
-          .isEqualTo(GROWN);
-      node.node().nodePublishVolume(Requests.publish(volume, staging, target.toString(), EXT4));
-    }
-    assertThat(Files.getFileStore(target).getTotalSpace() - before).isGreaterThan(150 * MIB);
-
+  private void teardown(Csi.Volume volume) {
     node.node().nodeUnpublishVolume(Requests.unpublish(volume.getVolumeId(), target.toString()));
     node.node().nodeUnstageVolume(Requests.unstage(volume.getVolumeId(), staging));
     node.controller().deleteVolume(Requests.deleteVolume(volume.getVolumeId()));
@@ -206,15 +227,5 @@ class OfflineExpansionIT {
       }
     }
     throw new AssertionError(staging + " is not mounted");
-  }
-
-  /** Growing a mounted ext4 needs CAP_SYS_RESOURCE (capability 24) in the effective set. */
-  private static boolean mayGrowExt4Online() throws IOException {
-    for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-      if (line.startsWith("CapEff:")) {
-        return (Long.parseLong(line.substring(7).strip(), 16) & (1L << 24)) != 0;
-      }
-    }
-    return false;
   }
 }

@@ -13,6 +13,7 @@ import dev.soko.driver.model.Volume;
 import dev.soko.driver.volume.StorageException.Reason;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +25,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Group snapshots on real loop devices, filesystems and mounts (needs root; fails without it): an
  * xfs and an ext4 volume staged and published with files in them, snapshotted together while both
- * are frozen, and restored.
+ * are frozen, and restored; under a writer that never syncs, each group restores to one instant; a
+ * raw block volume in use is refused.
  */
 class GroupSnapshotIT {
   @RegisterExtension final HostFixture host = new HostFixture();
@@ -38,7 +40,11 @@ class GroupSnapshotIT {
   }
 
   private Volume published(VolumeManager engine, String name, String pool, String fsType) {
-    long bytes = fsType.equals("xfs") ? 300 * MIB : 32 * MIB;
+    return published(engine, name, pool, fsType, fsType.equals("xfs") ? 300 * MIB : 32 * MIB);
+  }
+
+  private Volume published(
+      VolumeManager engine, String name, String pool, String fsType, long bytes) {
     Volume v =
         engine.createVolume(
             new VolumeRequest(
@@ -57,10 +63,14 @@ class GroupSnapshotIT {
   }
 
   private Volume restore(VolumeManager engine, Snapshot member, Volume source) {
+    return restore(engine, member, source, "");
+  }
+
+  private Volume restore(VolumeManager engine, Snapshot member, Volume source, String suffix) {
     Volume v =
         engine.createVolume(
             new VolumeRequest(
-                "restored-" + source.name(),
+                "restored-" + source.name() + suffix,
                 source.capacityBytes(),
                 0,
                 source.pool(),
@@ -149,6 +159,113 @@ class GroupSnapshotIT {
     }
     assertThat(host.loopsBelowBase()).hasSize(1); // only the XFS pool's own device
     assertThat(host.mountsBelowBase()).hasSize(1);
+  }
+
+  /**
+   * The claim itself: a writer appends numbered records to a data file and then to a log file on
+   * two volumes, without fsync and without pause, while three groups are taken. Each group restores
+   * to a pair in which the log is the data's last record or one behind, and which holds every
+   * record written before the group was asked for. Nothing is synced by the writer, so only the
+   * freeze (which flushes each filesystem and stops its writes) puts those records in the copies.
+   */
+  @Test
+  void groupsTakenUnderAnUnsyncedWriterRestoreToOneInstant() throws Exception {
+    try (LocalVolumeManager engine = host.open()) {
+      Volume data = published(engine, "data", "xfs", "xfs");
+      Volume log = published(engine, "log", "xfs", "ext4", 128 * MIB);
+      List<long[]> restoredPairs = new ArrayList<>();
+      try (RecordPairWriter writer =
+          new RecordPairWriter(target("data").resolve("table"), target("log").resolve("wal"))) {
+        long writtenBefore = 0;
+        for (int round = 1; round <= 3; round++) {
+          writer.awaitMoreThan(writtenBefore + 1000, Duration.ofSeconds(20));
+          long before = writer.logRecords();
+          assertThat(before)
+              .as("the writer ran on since the last group")
+              .isGreaterThan(writtenBefore);
+          GroupSnapshot group =
+              engine.createGroupSnapshot("vgs-" + round, List.of(data.id(), log.id()));
+          long after = writer.dataRecords();
+          long[] pair = restoredPair(engine, group, data, log, round);
+          restoredPairs.add(pair);
+          assertThat(pair[0] - pair[1])
+              .as("round %d: data %d, log %d", round, pair[0], pair[1])
+              .isBetween(0L, 1L);
+          assertThat(pair[1])
+              .as("round %d: every record written before the group was asked for", round)
+              .isGreaterThanOrEqualTo(before);
+          assertThat(pair[0])
+              .as("round %d: none written after it answered", round)
+              .isLessThanOrEqualTo(after);
+          engine.deleteGroupSnapshot(group.id(), List.of());
+          writtenBefore = after;
+        }
+      }
+      assertThat(restoredPairs)
+          .extracting(pair -> pair[1])
+          .as("three successive groups hold strictly more records")
+          .isSorted()
+          .doesNotHaveDuplicates();
+      teardown(engine, data);
+      teardown(engine, log);
+    }
+  }
+
+  /** The last intact record in each of the group's restored data and log, in that order. */
+  private long[] restoredPair(
+      LocalVolumeManager engine, GroupSnapshot group, Volume data, Volume log, int round)
+      throws Exception {
+    Volume dataBack = restore(engine, group.members().get(0), data, "-" + round);
+    Volume logBack = restore(engine, group.members().get(1), log, "-" + round);
+    long[] pair = {
+      RecordPairWriter.intactRecords(target(dataBack.name()).resolve("table")),
+      RecordPairWriter.intactRecords(target(logBack.name()).resolve("wal"))
+    };
+    teardown(engine, dataBack);
+    teardown(engine, logBack);
+    return pair;
+  }
+
+  /**
+   * A raw block volume in use has no filesystem to freeze: a group with it is refused, naming it,
+   * before anything is frozen or made; a volume not in use (no writer, its lock held) is taken.
+   */
+  @Test
+  void aRawBlockVolumeInUseIsRefusedAndAnUnstagedVolumeIsTaken() throws Exception {
+    try (LocalVolumeManager engine = host.open()) {
+      Volume data = published(engine, "data", "xfs", "ext4");
+      Volume raw =
+          engine.createVolume(
+              new VolumeRequest(
+                  "raw", 16 * MIB, 0, "xfs", AccessType.BLOCK, "", ContentSource.EMPTY, Map.of()));
+      engine.stage(new StageRequest(raw.id(), staging("raw"), AccessType.BLOCK, "", List.of()));
+
+      assertThatThrownBy(() -> engine.createGroupSnapshot("g", List.of(data.id(), raw.id())))
+          .isInstanceOfSatisfying(
+              StorageException.class,
+              e -> assertThat(e.reason()).isEqualTo(Reason.FAILED_PRECONDITION))
+          .hasMessageContaining("volume \"" + raw.id() + "\": it is a raw block volume in use")
+          .message()
+          .doesNotContain(data.id());
+      write(target("data").resolve("f"), "still writable");
+      assertThat(engine.listSnapshots(SnapshotFilter.ALL, "", 0).items()).isEmpty();
+      try (var left = Files.list(host.xfsPool.resolve("snapshots"))) {
+        assertThat(left).isEmpty();
+      }
+
+      // Unstaged, the same volume has no writer and is taken beside the frozen one.
+      engine.unstage(raw.id(), staging("raw"));
+      write(target("data").resolve("f"), "in the group");
+      GroupSnapshot group = engine.createGroupSnapshot("g", List.of(data.id(), raw.id()));
+      assertThat(group.readyToUse()).isTrue();
+      Volume dataBack = restore(engine, group.members().get(0), data, "");
+      assertThat(Files.readString(target(dataBack.name()).resolve("f"))).isEqualTo("in the group");
+      teardown(engine, dataBack);
+      engine.deleteGroupSnapshot(group.id(), List.of());
+      engine.deleteVolume(raw.id());
+      teardown(engine, data);
+    }
+    assertThat(host.loopsBelowBase()).hasSize(1);
   }
 
   @Test

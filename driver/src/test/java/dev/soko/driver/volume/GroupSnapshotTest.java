@@ -23,6 +23,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -82,6 +84,119 @@ class GroupSnapshotTest {
           .containsExactlyElementsOf(s.ids());
       assertThat(group.members())
           .allSatisfy(m -> assertThat(m.groupSnapshotId()).isEqualTo(group.id()));
+    }
+  }
+
+  @Test
+  void aRawBlockVolumeInUseIsRefusedNamingItAndNothingIsFrozenOrMade() throws Exception {
+    EngineFixture f = new EngineFixture(dir, 1024 * MIB);
+    try (LocalVolumeManager engine = f.open()) {
+      Scene s = scene(f, engine);
+      long available = engine.capacity().get(0).availableBytes();
+      String raw = s.ids().get(2);
+      Path rawStaging = f.kubelet.resolve("staging/raw");
+      engine.stage(new StageRequest(raw, rawStaging, AccessType.BLOCK, "", List.of()));
+
+      assertThatThrownBy(() -> engine.createGroupSnapshot("g", s.ids()))
+          .isInstanceOfSatisfying(
+              StorageException.class,
+              e -> assertThat(e.reason()).isEqualTo(Reason.FAILED_PRECONDITION))
+          .hasMessage(
+              "group snapshot \"g\" cannot copy its volumes at one instant, so none is copied:"
+                  + " volume \""
+                  + raw
+                  + "\": it is a raw block volume in use: a device has no filesystem to freeze, so"
+                  + " nothing stops its writer during the copies. A group may hold staged"
+                  + " filesystem volumes, which are frozen together, and volumes not in use");
+      assertThat(f.mounter.log()).noneMatch(line -> line.contains("freeze"));
+      assertNothingLeft(f, engine, available);
+
+      // Unstaged, it has no writer again, and the same group is taken.
+      engine.unstage(raw, rawStaging);
+      assertThat(engine.createGroupSnapshot("g", s.ids()).readyToUse()).isTrue();
+    }
+  }
+
+  @Test
+  void aFilesystemVolumeAttachedButNotMountedWhereStagedIsRefusedAlongsideTheOthers()
+      throws Exception {
+    EngineFixture f = new EngineFixture(dir, 1024 * MIB);
+    try (LocalVolumeManager engine = f.open()) {
+      Scene s = scene(f, engine);
+      long available = engine.capacity().get(0).availableBytes();
+      String raw = s.ids().get(2);
+      engine.stage(
+          new StageRequest(raw, f.kubelet.resolve("staging/raw"), AccessType.BLOCK, "", List.of()));
+      f.mounter.unmount(s.staging(1)); // its device stays attached
+
+      assertThatThrownBy(() -> engine.createGroupSnapshot("g", s.ids()))
+          .isInstanceOfSatisfying(
+              StorageException.class,
+              e -> assertThat(e.reason()).isEqualTo(Reason.FAILED_PRECONDITION))
+          .as("every member that cannot be frozen is named, each with its reason")
+          .hasMessageContaining(
+              "volume \""
+                  + s.ids().get(1)
+                  + "\": its device is attached but its filesystem is not mounted where it was"
+                  + " staged, so it cannot be frozen; volume \""
+                  + raw
+                  + "\": it is a raw block volume in use")
+          .message()
+          .doesNotContain(s.ids().get(0));
+      assertThat(f.mounter.log()).noneMatch(line -> line.contains("freeze"));
+      assertNothingLeft(f, engine, available);
+    }
+  }
+
+  /**
+   * A member that is not in use is copied unfrozen: nothing writes to it, and the group holds its
+   * lock, so a stage that comes during the copies waits until the group is taken.
+   */
+  @Test
+  void aVolumeNotInUseIsCopiedUnfrozenAndCannotBeStagedUntilTheGroupIsTaken() throws Exception {
+    EngineFixture f = new EngineFixture(dir, 1024 * MIB);
+    try (LocalVolumeManager engine = f.open()) {
+      Scene s = scene(f, engine);
+      Volume cold = engine.createVolume(fs("cold", 20 * MIB));
+      Path coldStaging = f.kubelet.resolve("staging/cold");
+      List<Boolean> stagedDuringCopies = new ArrayList<>();
+      List<CompletableFuture<Void>> stages = new ArrayList<>();
+      f.exec.on(
+          List.of("cp"),
+          command -> {
+            if (stages.isEmpty()) {
+              stages.add(
+                  CompletableFuture.runAsync(
+                      () ->
+                          engine.stage(
+                              new StageRequest(
+                                  cold.id(), coldStaging, AccessType.FILESYSTEM, "", List.of()))));
+              sleep(300);
+            }
+            stagedDuringCopies.add(stages.get(0).isDone());
+            return EngineFixture.copied(command);
+          });
+
+      GroupSnapshot group =
+          engine.createGroupSnapshot("g", List.of(s.ids().get(0), cold.id(), s.ids().get(2)));
+
+      assertThat(group.readyToUse()).isTrue();
+      assertThat(stagedDuringCopies).as("one answer per copy, none staged").containsOnly(false);
+      assertThat(stagedDuringCopies).hasSize(3);
+      assertThat(f.mounter.log())
+          .filteredOn(line -> line.contains("freeze"))
+          .containsExactly("freeze " + s.staging(0), "unfreeze " + s.staging(0));
+      stages.get(0).get(20, TimeUnit.SECONDS);
+      assertThat(f.mounter.mountAt(coldStaging)).as("staged once the group let go").isPresent();
+    }
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
     }
   }
 

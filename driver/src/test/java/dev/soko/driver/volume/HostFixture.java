@@ -128,17 +128,6 @@ final class HostFixture
     return LocalVolumeManager.open(config(4096 * MIB));
   }
 
-  /** Online ext4 growth needs CAP_SYS_RESOURCE (capability 24) in the effective set. */
-  boolean mayGrowExt4Online() throws IOException {
-    for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-      if (line.startsWith("CapEff:")) {
-        long caps = Long.parseLong(line.substring(7).strip(), 16);
-        return (caps & (1L << 24)) != 0;
-      }
-    }
-    return false;
-  }
-
   /** Runs a program and returns its stdout, failing the test if it fails. */
   String sh(String... command) {
     return exec.check(List.of(command), Exec.LONG).stdout();
