@@ -74,9 +74,14 @@ test-images: deps ## Build both images offline and run them (driver Probe + Crea
 bench: deps build ## Benchmarks: the driver beside csi-driver-host-path (HOSTPATH_BIN), its data path (fio), btrfs's qgroup limit, the operator, then provisioning at scale
 	bash hack/bench.sh
 	bash hack/bench-data.sh
+	bash hack/bench-cbt.sh
 	bash hack/bench-btrfs-qgroup.sh
 	bash hack/bench-operator.sh
 	bash hack/bench-provision.sh
+
+.PHONY: bench-cbt
+bench-cbt: deps build ## Changed block tracking: GetMetadataDelta on 1 and 10 GiB volumes with 1 % rewritten, beside a full read (root)
+	bash hack/bench-cbt.sh
 
 .PHONY: bench-provision
 bench-provision: deps build tools-node images ## Provisioning at scale on the local cluster: 100 and 300 claims with pods, Soko beside local-path-provisioner, then Soko's deletion (root)

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# `make bench`, changed block tracking: GetMetadataDelta through the driver's socket on a 1 GiB and
+# a 10 GiB block volume, each filled, snapshotted, 1 % of its 4 KiB blocks rewritten at random and
+# snapshotted again (bench/DeltaCost); its time, the driver's CPU and resident memory, and beside it
+# what a backup without it reads: the whole snapshot from the disk. The pool is XFS with reflink on
+# a direct-I/O loop device, as in hack/bench-data.sh. Prints a Markdown table (docs/benchmarks.md).
+# Needs root and 24 GiB free under /var/tmp.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+root=$(soko_root)
+require_root "the changed block tracking benchmark"
+classpath=$(driver_test_classpath)
+work=$(mktemp -d /var/tmp/soko-bench-cbt.XXXXXX)
+driver_pid=
+cleanup() {
+  if [ -n "$driver_pid" ] && kill -TERM "$driver_pid" 2>/dev/null; then
+    wait "$driver_pid" 2>/dev/null || true
+  fi
+  release_mounts_and_loops "$work/mnt"
+  losetup -l -n -O NAME,BACK-FILE | awk -v d="$work/poolfs/" 'index($2, d) == 1 {print $1}' |
+    xargs -r -n1 losetup -d 2>/dev/null || true
+  release_mounts_and_loops "$work"
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+say "making a 24 GiB XFS pool (reflink=1) on a direct-I/O loop device"
+fallocate -l 24G "$work/pool.img"
+pool_dev=$(losetup --find --show --direct-io=on "$work/pool.img")
+mkfs.xfs -q -m reflink=1 "$pool_dev"
+mkdir -p "$work/poolfs" "$work/mnt"
+mount "$pool_dev" "$work/poolfs"
+mkdir -p "$work/poolfs/soko"
+
+"$root/driver/bin/soko-driver" --endpoint "unix://$work/csi.sock" --node-id bench-node --mode node \
+  --pool "name=bench,path=$work/poolfs/soko" --allowed-path-root "$work/mnt" --log-level warn \
+  >"$work/driver.log" 2>&1 &
+driver_pid=$!
+wait_for_socket "$work/csi.sock" 30 || { cat "$work/driver.log"; die "the driver did not start"; }
+say "GetMetadataDelta on 1 GiB and 10 GiB block volumes with 1 % of their blocks rewritten"
+java -cp "$classpath" dev.soko.driver.bench.DeltaCost "$work/csi.sock" "$work/mnt" "$driver_pid" \
+  "$work/poolfs/soko" 1 10 || { tail -40 "$work/driver.log"; die "the benchmark failed"; }
