@@ -64,6 +64,7 @@ public final class LocalVolumeManager implements VolumeManager {
   private final GroupSnapshotProvisioner groups;
   private final NodeVolumes node;
   private final NodeExpansion expansion;
+  private final ImmediateGrowth growth;
   private final VolumeAttributes attributes;
   private volatile PodThrottles throttles;
   private final VolumeStats stats;
@@ -116,6 +117,7 @@ public final class LocalVolumeManager implements VolumeManager {
     this.groups = new GroupSnapshotProvisioner(catalog, locks, copier, snapshots, config.nodeId());
     this.node = new NodeVolumes(catalog, locks, backends, presentations, paths, mounter);
     this.expansion = new NodeExpansion(catalog, locks, backends, presentations, paths, volumes);
+    this.growth = new ImmediateGrowth(catalog, locks, backends, presentations, volumes);
     this.stats = new VolumeStats(catalog, health, paths, presentations);
     this.recovery = new Recovery(catalog, mounter, backends, presentations);
     PoolCheck directories = PoolCheck.forHost(config.kubeletDir(), exec);
@@ -437,6 +439,11 @@ public final class LocalVolumeManager implements VolumeManager {
   @Override
   public long expandOnNode(String volumeId, Path volumePath, long requiredBytes, long limitBytes) {
     return Failures.mapped(() -> expansion.expand(volumeId, volumePath, requiredBytes, limitBytes));
+  }
+
+  @Override
+  public ExpandResult expandNow(String volumeId, long requiredBytes, long limitBytes) {
+    return Failures.mapped(() -> growth.grow(volumeId, requiredBytes, limitBytes));
   }
 
   @Override
