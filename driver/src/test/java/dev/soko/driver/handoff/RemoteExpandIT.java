@@ -192,6 +192,34 @@ class RemoteExpandIT {
   }
 
   @Test
+  void concurrentCallsForOneGrowthShareOneRequestAndOneAnswer() throws Exception {
+    nodeExists();
+    volume("vol-concurrent");
+    LocalRequests local = new LocalRequests(engine);
+    nodeRuns(
+        request -> {
+          sleep(500); // both calls are waiting by then
+          return local.handle(request);
+        });
+    List<java.util.concurrent.Future<Optional<ExpandResult>>> calls = new ArrayList<>();
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newFixedThreadPool(3);
+    try {
+      for (int i = 0; i < 3; i++) {
+        calls.add(pool.submit(() -> controller(LONG).expand("vol-concurrent", 2 * GIB, 0)));
+      }
+      for (var call : calls) {
+        assertThat(call.get()).contains(new ExpandResult(2 * GIB, false));
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+
+    assertThat(handled).as("one request, one generation, carried out once").hasSize(1);
+    assertThat(stored("vol-concurrent").orElseThrow().getMetadata().getGeneration()).isEqualTo(1);
+  }
+
+  @Test
   void aFilesystemTheNodeMayNotGrowMountedIsLeftToTheKubelet() throws Exception {
     nodeExists();
     volume("vol-ext4");
