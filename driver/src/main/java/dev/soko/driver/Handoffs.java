@@ -6,6 +6,7 @@ import dev.soko.driver.csi.Topology;
 import dev.soko.driver.handoff.LocalRequests;
 import dev.soko.driver.handoff.NodeRequestClient;
 import dev.soko.driver.handoff.NodeRequestWatch;
+import dev.soko.driver.handoff.RemoteExpand;
 import dev.soko.driver.handoff.RemoteModify;
 import dev.soko.driver.handoff.RemoteSnapshots;
 import dev.soko.driver.handoff.VolumeOwners;
@@ -23,7 +24,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Wires the controller → node path, whose two halves meet in NodeRequests in the driver's namespace
  * ({@value #NAMESPACE_ENV}, which the operator sets on both pods): the controller-mode process
- * hands each ModifyVolume, and where the operator deploys the group snapshotter ({@value
+ * hands each growth and ModifyVolume, and where the operator deploys the group snapshotter ({@value
  * #GROUP_SNAPSHOTTER_ENV}, its identity) each snapshot call, to the owning node; each node-mode
  * process carries out its own. Without API server access or the namespace, neither half runs, and
  * the controller advertises neither MODIFY_VOLUME nor snapshots.
@@ -35,16 +36,19 @@ final class Handoffs {
   /**
    * The controller's half.
    *
+   * @param expander growth through the nodes
    * @param modifier ModifyVolume through the nodes
    * @param snapshots the snapshot calls through the nodes, with the group snapshotter
    * @param groupLabellers what hands group contents and classes to the group snapshotter
    */
   record Controller(
+      Optional<ClusterControllerService.VolumeExpander> expander,
       Optional<ClusterControllerService.VolumeModifier> modifier,
       Optional<RemoteSnapshots> snapshots,
       List<ContentLabeller> groupLabellers)
       implements AutoCloseable {
-    static final Controller NONE = new Controller(Optional.empty(), Optional.empty(), List.of());
+    static final Controller NONE =
+        new Controller(Optional.empty(), Optional.empty(), Optional.empty(), List.of());
 
     @Override
     public void close() {
@@ -76,7 +80,8 @@ final class Handoffs {
     } catch (IOException e) {
       LoggerFactory.getLogger(Handoffs.class)
           .warn(
-              "no API server access, so ModifyVolume and group snapshots are not offered: {}",
+              "no API server access, so growth goes through the kubelet and ModifyVolume and group"
+                  + " snapshots are not offered: {}",
               e.getMessage());
       return Controller.NONE;
     }
@@ -86,17 +91,20 @@ final class Handoffs {
     VolumeOwners owners = new VolumeOwners(api.get(), config.driverName(), Topology.NODE_KEY);
     owners.start();
     NodeRequestClient client = new NodeRequestClient(api.get(), namespace);
+    Optional<ClusterControllerService.VolumeExpander> expander =
+        Optional.of(new RemoteExpand(owners, client, RemoteExpand.Nodes.of(api.get())));
     Optional<ClusterControllerService.VolumeModifier> modifier =
         Optional.of(new RemoteModify(owners, client));
     String snapshotter = env.getOrDefault(GROUP_SNAPSHOTTER_ENV, "");
     if (snapshotter.isEmpty()) {
-      return new Controller(modifier, Optional.empty(), List.of());
+      return new Controller(expander, modifier, Optional.empty(), List.of());
     }
     List<ContentLabeller> labellers =
         List.of(
             new GroupSnapshotContents(api.get(), config.driverName(), snapshotter),
             new GroupSnapshotClasses(api.get(), config.driverName(), snapshotter));
     labellers.forEach(ContentLabeller::start);
-    return new Controller(modifier, Optional.of(new RemoteSnapshots(owners, client)), labellers);
+    return new Controller(
+        expander, modifier, Optional.of(new RemoteSnapshots(owners, client)), labellers);
   }
 }

@@ -127,7 +127,9 @@ public final class Main {
                 handoffs.snapshots().isPresent()));
         controller.add(
             new ClusterControllerService(
-                handoffs.modifier(), handoffs.snapshots().map(s -> (SnapshotOperations) s)));
+                handoffs.expander(),
+                handoffs.modifier(),
+                handoffs.snapshots().map(s -> (SnapshotOperations) s)));
         handoffs
             .snapshots()
             .ifPresent(s -> controller.add(new GroupControllerService(s, GroupIds.AS_KEPT)));

@@ -4,6 +4,8 @@ package dev.soko.api.v1alpha1;
 public enum NodeOperation {
   /** Apply a volume's mutable parameters (ControllerModifyVolume, VolumeAttributesClass). */
   ModifyVolume,
+  /** Grow a volume, and its filesystem where it is staged (ControllerExpandVolume). */
+  ExpandVolume,
   /** Snapshot a volume (CreateSnapshot reaching the controller). */
   CreateSnapshot,
   /** Delete a snapshot the node took for the controller. */

@@ -12,8 +12,13 @@ import java.util.Map;
 /** What the node is asked to do; written by the controller-mode driver only. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
-    value = "!(self.operation in ['ModifyVolume', 'CreateSnapshot']) || has(self.volumeId)",
-    message = "ModifyVolume and CreateSnapshot name a volumeId")
+    value =
+        "!(self.operation in ['ModifyVolume', 'ExpandVolume', 'CreateSnapshot'])"
+            + " || has(self.volumeId)",
+    message = "ModifyVolume, ExpandVolume and CreateSnapshot name a volumeId")
+@ValidationRule(
+    value = "self.operation != 'ExpandVolume' || has(self.parameters)",
+    message = "ExpandVolume names its sizes in parameters")
 @ValidationRule(
     value =
         "!(self.operation in ['CreateSnapshot', 'CreateVolumeGroupSnapshot']) || has(self.name)",
@@ -36,19 +41,21 @@ public record NodeRequestSpec(
         @SelectableField
         String node,
     @JsonPropertyDescription(
-            "The CSI volume id the request is about: ModifyVolume's volume, CreateSnapshot's"
-                + " source.")
+            "The CSI volume id the request is about: ModifyVolume's and ExpandVolume's volume,"
+                + " CreateSnapshot's source.")
         @Size(min = 1, max = 128)
         String volumeId,
     @JsonPropertyDescription(
-            "What to do: ModifyVolume (apply mutable parameters), CreateSnapshot, DeleteSnapshot,"
-                + " CreateVolumeGroupSnapshot, GetVolumeGroupSnapshot,"
-                + " DeleteVolumeGroupSnapshot.")
+            "What to do: ModifyVolume (apply mutable parameters), ExpandVolume (grow the"
+                + " volume), CreateSnapshot, DeleteSnapshot, CreateVolumeGroupSnapshot,"
+                + " GetVolumeGroupSnapshot, DeleteVolumeGroupSnapshot.")
         @Required
         NodeOperation operation,
     @JsonPropertyDescription(
             "The operation's parameters: for ModifyVolume the volume's mutable parameters, whole"
-                + " (a parameter left out goes back to its default).")
+                + " (a parameter left out goes back to its default); for ExpandVolume"
+                + " requiredBytes and limitBytes, decimal, as ControllerExpandVolume's capacity"
+                + " range (0: unset).")
         @Size(max = MAX_PARAMETERS)
         Map<String, String> parameters,
     @JsonPropertyDescription(

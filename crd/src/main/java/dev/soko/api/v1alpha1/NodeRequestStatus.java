@@ -43,7 +43,8 @@ public record NodeRequestStatus(
     @JsonPropertyDescription(
             "CreateVolumeGroupSnapshot's and GetVolumeGroupSnapshot's group snapshot, once"
                 + " Applied.")
-        GroupSnapshotResult groupSnapshot) {
+        GroupSnapshotResult groupSnapshot,
+    @JsonPropertyDescription("ExpandVolume's answer, once Applied.") ExpansionResult expansion) {
   public static final String APPLIED = "Applied";
   public static final String REFUSED = "Refused";
   public static final String FAILED = "Failed";

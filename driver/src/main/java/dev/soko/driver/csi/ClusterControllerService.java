@@ -5,6 +5,7 @@ import static dev.soko.driver.csi.Replies.reply;
 import csi.v1.ControllerGrpc;
 import csi.v1.Csi;
 import csi.v1.Csi.ControllerServiceCapability.RPC.Type;
+import dev.soko.driver.volume.ExpandResult;
 import dev.soko.driver.volume.SnapshotOperations;
 import dev.soko.driver.volume.StorageException;
 import io.grpc.stub.StreamObserver;
@@ -19,14 +20,17 @@ import java.util.Optional;
  * node that owns the pool (distributed provisioning), so the only controller calls that reach this
  * process are ControllerExpandVolume and, with API server access, ControllerModifyVolume and (where
  * the operator deploys the group snapshotter) CreateSnapshot and DeleteSnapshot, which the owning
- * node carries out (through a NodeRequest, {@code driver/handoff}).
+ * node carries out (through a NodeRequest, {@code driver/handoff}), as it does growth.
  *
- * <p>Why it does not check the pool's headroom: the pool is a directory on one node, invisible from
- * here, and a cross-node call would add a network dependency the CSI model does not have. The
- * answer is therefore always {@code node_expansion_required=true}: NodeExpandVolume on the owning
- * node checks the headroom, reserves it and grows image, loop device and filesystem, failing with
- * OUT_OF_RANGE or RESOURCE_EXHAUSTED, which the kubelet reports on the PVC. The capacity returned
- * is the size asked for; the node's answer carries the final, rounded size.
+ * <p>ControllerExpandVolume: with a way to the nodes, the growth is handed to the volume's node (a
+ * NodeRequest), which checks its pool's headroom, reserves the size and grows the storage and,
+ * where it can at once, the filesystem the pod sees; the answer is then the node's, usually {@code
+ * node_expansion_required=false}, so the claim shows its new size in seconds rather than at the
+ * kubelet's next sync of the pod. Where the node cannot finish it (it does not answer in time, or
+ * may not grow the mounted filesystem), and without a way to the nodes at all, the answer is the
+ * kubelet's path: {@code node_expansion_required=true} with the size asked for, and
+ * NodeExpandVolume on the node checks the headroom and grows image, loop device and filesystem,
+ * failing with OUT_OF_RANGE, which the kubelet reports on the PVC.
  */
 public final class ClusterControllerService extends ControllerGrpc.ControllerImplBase {
   static final List<Type> CAPABILITIES = List.of(Type.EXPAND_VOLUME);
@@ -41,6 +45,17 @@ public final class ClusterControllerService extends ControllerGrpc.ControllerImp
     void modify(String volumeId, Map<String, String> mutableParameters);
   }
 
+  /**
+   * Hands a growth to the volume's node and waits for its answer; empty when the node could not
+   * finish it now, so NodeExpandVolume must. Throws a StorageException as the CSI call answers:
+   * OUT_OF_RANGE for a shrink or a pool without the room, UNAVAILABLE for a node that is gone.
+   */
+  @FunctionalInterface
+  public interface VolumeExpander {
+    Optional<ExpandResult> expand(String volumeId, long requiredBytes, long limitBytes);
+  }
+
+  private final Optional<VolumeExpander> expander;
   private final Optional<VolumeModifier> modifier;
   private final Optional<SnapshotOperations> snapshots;
 
@@ -49,12 +64,22 @@ public final class ClusterControllerService extends ControllerGrpc.ControllerImp
     this(Optional.empty(), Optional.empty());
   }
 
-  /**
-   * With a way to the nodes, ModifyVolume too (MODIFY_VOLUME is advertised); with the nodes'
-   * snapshots, CreateSnapshot and DeleteSnapshot (CREATE_DELETE_SNAPSHOT).
-   */
+  /** Without growth through the nodes. */
   public ClusterControllerService(
       Optional<VolumeModifier> modifier, Optional<SnapshotOperations> snapshots) {
+    this(Optional.empty(), modifier, snapshots);
+  }
+
+  /**
+   * With a way to the nodes, growth through them and ModifyVolume too (MODIFY_VOLUME is
+   * advertised); with the nodes' snapshots, CreateSnapshot and DeleteSnapshot
+   * (CREATE_DELETE_SNAPSHOT).
+   */
+  public ClusterControllerService(
+      Optional<VolumeExpander> expander,
+      Optional<VolumeModifier> modifier,
+      Optional<SnapshotOperations> snapshots) {
+    this.expander = expander;
     this.modifier = modifier;
     this.snapshots = snapshots;
   }
@@ -98,13 +123,17 @@ public final class ClusterControllerService extends ControllerGrpc.ControllerImp
   public void controllerExpandVolume(
       Csi.ControllerExpandVolumeRequest request,
       StreamObserver<Csi.ControllerExpandVolumeResponse> observer) {
-    Requests.requireId(request.getVolumeId(), "volume_id");
+    String id = Requests.requireId(request.getVolumeId(), "volume_id");
     SizeRange size = ExpandChecks.requiredRange(request);
+    ExpandResult result =
+        expander
+            .flatMap(e -> e.expand(id, size.requiredBytes(), size.limitBytes()))
+            .orElseGet(() -> new ExpandResult(size.target(), true));
     reply(
         observer,
         Csi.ControllerExpandVolumeResponse.newBuilder()
-            .setCapacityBytes(size.target())
-            .setNodeExpansionRequired(true)
+            .setCapacityBytes(result.capacityBytes())
+            .setNodeExpansionRequired(result.nodeExpansionRequired())
             .build());
   }
 

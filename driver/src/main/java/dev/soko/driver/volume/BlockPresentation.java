@@ -73,6 +73,54 @@ final class BlockPresentation implements Presentation {
   }
 
   /**
+   * An attached device picks up the new size at once (a block volume is then grown, also while a
+   * pod uses it). A filesystem grows as NodeExpandVolume would grow it (offline when staged and
+   * unpublished ext4, else online at its staging mount); an unstaged one is grown by the next
+   * stage, which grows a filesystem smaller than its device before it hands it over (ext4
+   * unmounted, so whatever the node may do). What cannot grow now (the kernel refuses to grow a
+   * mounted ext4 for root without CAP_SYS_RESOURCE; attached but not mounted) is left to
+   * NodeExpandVolume.
+   */
+  @Override
+  public boolean growNow(VolumeRecord record, Path location, long size) {
+    List<String> attached = devices.devices(location);
+    try {
+      attached.forEach(devices::refreshSize);
+      if (record.accessType() != AccessType.FILESYSTEM || attached.isEmpty()) {
+        LOG.info("volume {} grown on the node to {} bytes", record.id(), size);
+        return false;
+      }
+      String device = attached.get(0);
+      if (!offline.grow(record, device)) {
+        Path staging = stagingMount(record, device).orElse(null);
+        if (staging == null) {
+          LOG.info("volume {} is attached but not staged; NodeExpandVolume grows it", record.id());
+          return true;
+        }
+        mounter.growFilesystem(device, staging, record.fsType());
+      }
+      LOG.info("volume {} and its filesystem grown on the node to {} bytes", record.id(), size);
+      return false;
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "volume {} grew to {} bytes but its device or filesystem did not; NodeExpandVolume"
+              + " grows them: {}",
+          record.id(),
+          size,
+          e.getMessage());
+      return true;
+    }
+  }
+
+  private Optional<Path> stagingMount(VolumeRecord record, String device) {
+    if (record.stagedAt().isEmpty()) {
+      return Optional.empty();
+    }
+    Path staging = Path.of(record.stagedAt());
+    return mounter.mountAt(staging).filter(m -> Health.mounts(m, device)).map(m -> staging);
+  }
+
+  /**
    * Growing the storage costs nothing and lets an unattached block volume be used at its new size
    * at once; an attached device and any filesystem grow on the node.
    */

@@ -43,6 +43,13 @@ final class DirectoryPresentation implements Presentation {
     LOG.info("volume {} has a limit of {} bytes on the node", record.id(), size);
   }
 
+  /** The raised limit is all there is. */
+  @Override
+  public boolean growNow(VolumeRecord record, Path location, long size) {
+    LOG.info("volume {} has a limit of {} bytes on the node", record.id(), size);
+    return false;
+  }
+
   /** The limit the controller raised is all there is. */
   @Override
   public boolean expandsOnNode(VolumeRecord record, Path location) {

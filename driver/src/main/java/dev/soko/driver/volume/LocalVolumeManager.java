@@ -65,6 +65,7 @@ public final class LocalVolumeManager implements VolumeManager {
   private final BlockMetadataReader blockMetadata;
   private final NodeVolumes node;
   private final NodeExpansion expansion;
+  private final ImmediateGrowth growth;
   private final VolumeAttributes attributes;
   private volatile PodThrottles throttles;
   private final VolumeStats stats;
@@ -118,6 +119,7 @@ public final class LocalVolumeManager implements VolumeManager {
     this.blockMetadata = new BlockMetadataReader(catalog, backends, config.pools());
     this.node = new NodeVolumes(catalog, locks, backends, presentations, paths, mounter);
     this.expansion = new NodeExpansion(catalog, locks, backends, presentations, paths, volumes);
+    this.growth = new ImmediateGrowth(catalog, locks, backends, presentations, volumes);
     this.stats = new VolumeStats(catalog, health, paths, presentations);
     this.recovery = new Recovery(catalog, mounter, backends, presentations);
     PoolCheck directories = PoolCheck.forHost(config.kubeletDir(), exec);
@@ -456,6 +458,11 @@ public final class LocalVolumeManager implements VolumeManager {
   @Override
   public long expandOnNode(String volumeId, Path volumePath, long requiredBytes, long limitBytes) {
     return Failures.mapped(() -> expansion.expand(volumeId, volumePath, requiredBytes, limitBytes));
+  }
+
+  @Override
+  public ExpandResult expandNow(String volumeId, long requiredBytes, long limitBytes) {
+    return Failures.mapped(() -> growth.grow(volumeId, requiredBytes, limitBytes));
   }
 
   @Override

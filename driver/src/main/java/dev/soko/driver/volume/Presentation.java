@@ -26,6 +26,15 @@ interface Presentation {
    */
   void expand(VolumeRecord record, Path location, long size, Path volumePath);
 
+  /**
+   * A growth handed to the node by the controller, after the storage grew to {@code size}: makes
+   * the volume as the workload sees it that large now, where it can, and answers whether
+   * NodeExpandVolume is still needed. It never fails for the part it leaves to NodeExpandVolume:
+   * whatever it could not grow, it says so in the answer (and the log), and the kubelet grows it as
+   * before.
+   */
+  boolean growNow(VolumeRecord record, Path location, long size);
+
   /** Whether ControllerExpandVolume must ask for node work after the storage grew. */
   boolean expandsOnNode(VolumeRecord record, Path location);
 

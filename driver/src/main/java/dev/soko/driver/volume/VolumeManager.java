@@ -95,6 +95,14 @@ public interface VolumeManager extends SnapshotOperations, SnapshotBlocks, AutoC
   /** Grows image, loop device and filesystem online; returns the new capacity in bytes. */
   long expandOnNode(String volumeId, Path volumePath, long requiredBytes, long limitBytes);
 
+  /**
+   * Both halves of expansion at once, on the volume's node, for a growth the controller handed
+   * over: reserves the new size, grows the storage and, where it can now, what the workload sees.
+   * The answer says whether NodeExpandVolume is still needed. OUT_OF_RANGE for a shrink or a pool
+   * without the room, before anything changed.
+   */
+  ExpandResult expandNow(String volumeId, long requiredBytes, long limitBytes);
+
   /** How many volumes this node can have attached at once. */
   int maxVolumesPerNode();
 

@@ -7,6 +7,8 @@ import csi.v1.Csi;
 import csi.v1.Csi.ControllerServiceCapability.RPC.Type;
 import csi.v1.Csi.PluginCapability.Service;
 import dev.soko.driver.testing.CsiHarness;
+import dev.soko.driver.volume.ExpandResult;
+import dev.soko.driver.volume.StorageException;
 import io.grpc.Status;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -89,6 +91,68 @@ class IdentityAndClusterModeTest {
           () -> harness.node().nodeGetInfo(Csi.NodeGetInfoRequest.getDefaultInstance()),
           Status.Code.UNIMPLEMENTED,
           "");
+    }
+  }
+
+  static Csi.ControllerExpandVolumeRequest expand(String volumeId, long requiredBytes) {
+    return Csi.ControllerExpandVolumeRequest.newBuilder()
+        .setVolumeId(volumeId)
+        .setCapacityRange(Csi.CapacityRange.newBuilder().setRequiredBytes(requiredBytes))
+        .build();
+  }
+
+  @Test
+  void withAWayToTheNodesGrowthAnswersWhatTheNodeDidAndTheKubeletsPathWhereItCouldNot()
+      throws Exception {
+    ClusterControllerService.VolumeExpander expander =
+        (id, required, limit) ->
+            switch (id) {
+              case "vol-grown" -> Optional.of(new ExpandResult(required + 4096, false));
+              case "vol-ext4" -> Optional.of(new ExpandResult(required, true));
+              case "vol-full" ->
+                  throw StorageException.outOfRange(
+                      "node n refused: pool main has 10 bytes available");
+              case "vol-gone" ->
+                  throw new StorageException(
+                      StorageException.Reason.UNAVAILABLE, "node n does not exist now");
+              default -> Optional.empty(); // the node could not answer
+            };
+    try (CsiHarness harness =
+        new CsiHarness(
+            new ClusterControllerService(
+                Optional.of(expander), Optional.empty(), Optional.empty()))) {
+      Csi.ControllerExpandVolumeResponse grown =
+          harness.controller().controllerExpandVolume(expand("vol-grown", 3 << 20));
+      assertThat(grown.getCapacityBytes()).isEqualTo((3 << 20) + 4096);
+      assertThat(grown.getNodeExpansionRequired()).isFalse();
+      assertThat(
+              harness
+                  .controller()
+                  .controllerExpandVolume(expand("vol-ext4", 3 << 20))
+                  .getNodeExpansionRequired())
+          .isTrue();
+      Csi.ControllerExpandVolumeResponse silent =
+          harness.controller().controllerExpandVolume(expand("vol-down", 3 << 20));
+      assertThat(silent.getCapacityBytes()).isEqualTo(3 << 20);
+      assertThat(silent.getNodeExpansionRequired()).isTrue();
+      assertCode(
+          () -> harness.controller().controllerExpandVolume(expand("vol-full", 3 << 20)),
+          Status.Code.OUT_OF_RANGE,
+          "pool main has 10 bytes available");
+      assertCode(
+          () -> harness.controller().controllerExpandVolume(expand("vol-gone", 3 << 20)),
+          Status.Code.UNAVAILABLE,
+          "does not exist now");
+      assertCode(
+          () ->
+              harness
+                  .controller()
+                  .controllerExpandVolume(
+                      Csi.ControllerExpandVolumeRequest.newBuilder()
+                          .setVolumeId("vol-grown")
+                          .build()),
+          Status.Code.INVALID_ARGUMENT,
+          "capacity_range is required");
     }
   }
 

@@ -49,6 +49,7 @@ public final class FakeVolumeManager implements VolumeManager {
   public SnapshotFilter lastSnapshotFilter;
   public Map<String, String> lastModify;
   public long[] lastExpand;
+  public boolean expandNowLeavesNodeWork;
   public Path lastPath;
   public String lastGroupName;
   public List<String> lastGroupSources;
@@ -281,6 +282,13 @@ public final class FakeVolumeManager implements VolumeManager {
     lastPath = volumePath;
     lastExpand = new long[] {requiredBytes, limitBytes};
     return requiredBytes == 0 ? 4096 : requiredBytes;
+  }
+
+  @Override
+  public ExpandResult expandNow(String volumeId, long requiredBytes, long limitBytes) {
+    maybeFail();
+    lastExpand = new long[] {requiredBytes, limitBytes};
+    return new ExpandResult(requiredBytes, expandNowLeavesNodeWork);
   }
 
   @Override

@@ -232,8 +232,8 @@ public final class NodePluginApiServer implements AutoCloseable {
   /**
    * Serves the NodeRequest API (the crd module's CRD) and grants both sides the rules the operator
    * renders for the controller → node path (operator model/Rbac): the node plugin reads and watches
-   * the requests in its namespace and writes their status only; the controller writes requests and
-   * reads PersistentVolumes, to find a volume's node.
+   * the requests in its namespace and writes their status only; the controller writes requests,
+   * reads PersistentVolumes, to find a volume's node, and gets Nodes, to tell a node that is gone.
    */
   public void serveNodeRequests() throws Exception {
     try (InputStream in = Files.newInputStream(Path.of(NODE_REQUEST_CRD))) {
@@ -256,6 +256,7 @@ public final class NodePluginApiServer implements AutoCloseable {
         "soko-controller:volume-owners",
         CONTROLLER_ACCOUNT,
         rule("", "persistentvolumes", "get", "list", "watch"));
+    clusterRole("soko-controller:nodes", CONTROLLER_ACCOUNT, rule("", "nodes", "get"));
   }
 
   private static io.fabric8.kubernetes.api.model.rbac.PolicyRule rule(

@@ -86,12 +86,12 @@ final class Rbac {
                 rule("", List.of("events"), List.of("create", "patch")),
                 rule("", List.of("nodes"), List.of("get", "watch")))));
     out.add(clusterBinding(n, "pool-report", Names.NODE, nodeSa));
-    // The two halves of what the controller's driver hands to a volume's node (ModifyVolume, the
-    // group snapshot calls) through the driver's NodeRequests, in the operand namespace: the node's
-    // driver lists and watches the requests for its node and answers in their status, never
-    // writing a spec; the controller's writes them (server-side apply), reads their status, lists
-    // them and deletes the ones it is done with. The controller finds a volume's node in its PV,
-    // which the resizer's rules already let its account read.
+    // The two halves of what the controller's driver hands to a volume's node (growth,
+    // ModifyVolume, the group snapshot calls) through the driver's NodeRequests, in the operand
+    // namespace: the node's driver lists and watches the requests for its node and answers in their
+    // status, never writing a spec; the controller's writes them (server-side apply), reads their
+    // status, lists them and deletes the ones it is done with. The controller finds a volume's
+    // node in its PV, which the resizer's rules already let its account read.
     out.add(
         role(
             n,
@@ -112,6 +112,16 @@ final class Rbac {
                     List.of("noderequests"),
                     List.of("get", "list", "create", "patch", "delete")))));
     out.add(roleBinding(n, "node-requests-controller", Names.CONTROLLER, ctrlSa));
+    // When a node does not answer a growth, the controller's driver tells a node that is gone (its
+    // Node answers 404: UNAVAILABLE until it is back) from one whose driver is only down (the
+    // kubelet's NodeExpandVolume grows it): a GET by name, never a list.
+    out.add(
+        clusterRole(
+            n,
+            "node-presence",
+            Names.CONTROLLER,
+            List.of(rule("", List.of("nodes"), List.of("get")))));
+    out.add(clusterBinding(n, "node-presence", Names.CONTROLLER, ctrlSa));
     if (capacity) {
       // The provisioner publishes CSIStorageCapacity in its own namespace, owned by its DaemonSet.
       out.add(

@@ -1,0 +1,77 @@
+package dev.soko.driver.volume;
+
+import dev.soko.driver.backend.Backends;
+import dev.soko.driver.backend.VolumeBackend;
+import dev.soko.driver.pool.Pool;
+import dev.soko.driver.pool.PoolException;
+import dev.soko.driver.state.VolumeRecord;
+import java.nio.file.Path;
+
+/**
+ * A growth the controller hands to the volume's node (ControllerExpandVolume in a cluster): grants
+ * and reserves the new size as NodeExpandVolume would, grows the storage, then has the pool's
+ * {@link Presentation} grow what the workload sees now, so the kubelet has nothing left to do and
+ * the claim shows its new size in seconds, not at the kubelet's next sync of the pod.
+ *
+ * <p>The answer says whether NodeExpandVolume is still needed: only the storage step can fail the
+ * call (a shrink, a pool without the room, a lost image), and it fails before anything changed, so
+ * the claim stays usable at its old size. A pool without the room is OUT_OF_RANGE, the code the
+ * resizer takes as infeasible, so a user may lower the request back. Idempotent: a volume already
+ * at the size grows nothing and answers the same; the volume's lock orders it with a concurrent
+ * stage, which then finds the storage grown and grows the filesystem as it stages it.
+ */
+// A KeyedLocks.Held is used only for its scope: the lock is held until the block ends.
+@SuppressWarnings("try")
+final class ImmediateGrowth {
+  private final Catalog catalog;
+  private final VolumeLocks locks;
+  private final Backends backends;
+  private final Presentations presentations;
+  private final VolumeProvisioner provisioner;
+
+  ImmediateGrowth(
+      Catalog catalog,
+      VolumeLocks locks,
+      Backends backends,
+      Presentations presentations,
+      VolumeProvisioner provisioner) {
+    this.catalog = catalog;
+    this.locks = locks;
+    this.backends = backends;
+    this.presentations = presentations;
+    this.provisioner = provisioner;
+  }
+
+  ExpandResult grow(String volumeId, long requiredBytes, long limitBytes) {
+    try (KeyedLocks.Held lock = locks.volume(volumeId)) {
+      VolumeRecord record = catalog.readyVolume(volumeId);
+      long size = grant(record, requiredBytes, limitBytes);
+      record = catalog.readyVolume(volumeId); // as saved with its new capacity
+      Path image = catalog.image(record);
+      Pool pool = catalog.pool(record.pool());
+      VolumeBackend backend = backends.of(pool);
+      if (!backend.exists(image)) {
+        throw StorageException.precondition("volume %s has lost its image file", volumeId);
+      }
+      backend.grow(pool, image, size);
+      return new ExpandResult(size, presentations.of(pool).growNow(record, image, size));
+    }
+  }
+
+  private long grant(VolumeRecord record, long requiredBytes, long limitBytes) {
+    try {
+      return provisioner.grantGrowth(record, requiredBytes, limitBytes);
+    } catch (PoolException e) {
+      if (e.kind() != PoolException.Kind.NO_SPACE) {
+        throw e;
+      }
+      throw StorageException.outOfRange(
+          "volume %s cannot grow from %d bytes to %d: %s; it stays usable at %d bytes",
+          record.id(),
+          record.capacityBytes(),
+          requiredBytes > 0 ? requiredBytes : limitBytes,
+          e.getMessage(),
+          record.capacityBytes());
+    }
+  }
+}
