@@ -4,7 +4,8 @@
 # snapshotted again (bench/DeltaCost); its time, the driver's CPU and resident memory, and beside it
 # what a backup without it reads: the whole snapshot from the disk. The pool is XFS with reflink on
 # a direct-I/O loop device, as in hack/bench-data.sh. Prints a Markdown table (docs/benchmarks.md).
-# Needs root and 24 GiB free under /var/tmp.
+# Needs root and 24 GiB free under /var/tmp (the pool is a sparse 40 GiB file: each snapshot reserves
+# its volume's size in the pool, and 1 + 10 GiB are written).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 root=$(soko_root)
@@ -24,8 +25,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-say "making a 24 GiB XFS pool (reflink=1) on a direct-I/O loop device"
-fallocate -l 24G "$work/pool.img"
+say "making a 40 GiB XFS pool (reflink=1) on a direct-I/O loop device"
+truncate -s 40G "$work/pool.img"
 pool_dev=$(losetup --find --show --direct-io=on "$work/pool.img")
 mkfs.xfs -q -m reflink=1 "$pool_dev"
 mkdir -p "$work/poolfs" "$work/mnt"
