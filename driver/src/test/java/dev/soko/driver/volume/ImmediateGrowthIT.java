@@ -2,11 +2,14 @@ package dev.soko.driver.volume;
 
 import static dev.soko.driver.volume.HostFixture.MIB;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.soko.driver.model.AccessType;
 import dev.soko.driver.model.ContentSource;
 import dev.soko.driver.model.Volume;
 import dev.soko.driver.mount.Losetup;
+import dev.soko.driver.testing.OnlineExt4Growth;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -111,7 +114,8 @@ class ImmediateGrowthIT {
   }
 
   @Test
-  void aMountedExt4GrowsOnlineWhereTheKernelAllowsElseIsLeftToTheKubelet() throws Exception {
+  void aMountedExt4GrowsOnlineAtOnceWhereTheKernelAllows() throws Exception {
+    assumeTrue(OnlineExt4Growth.permitted(), OnlineExt4Growth.WITHHELD);
     try (LocalVolumeManager engine = host.open()) {
       Volume v =
           engine.createVolume(request("now-ext4-on", AccessType.FILESYSTEM, "ext4", 32 * MIB));
@@ -122,14 +126,29 @@ class ImmediateGrowthIT {
 
       assertThat(result.capacityBytes()).isEqualTo(160 * MIB);
       assertThat(deviceSize(v)).isEqualTo(160 * MIB);
-      long grown = engine.usage(v.id(), target(v.name())).totalBytes() - before;
-      if (host.mayGrowExt4Online()) {
-        assertThat(result.nodeExpansionRequired()).isFalse();
-        assertThat(grown).isGreaterThan(100 * MIB);
-      } else {
-        assertThat(result.nodeExpansionRequired()).as("the kubelet's path").isTrue();
-        assertThat(grown).isZero();
-      }
+      assertThat(result.nodeExpansionRequired()).isFalse();
+      assertThat(engine.usage(v.id(), target(v.name())).totalBytes() - before)
+          .isGreaterThan(100 * MIB);
+      teardown(engine, v);
+    }
+  }
+
+  @Test
+  void aMountedExt4TheKernelWillNotGrowIsLeftToTheKubeletsPath() throws Exception {
+    assumeFalse(OnlineExt4Growth.permitted(), OnlineExt4Growth.PERMITTED);
+    try (LocalVolumeManager engine = host.open()) {
+      Volume v =
+          engine.createVolume(request("now-ext4-off", AccessType.FILESYSTEM, "ext4", 32 * MIB));
+      stageAndPublish(engine, v);
+      long before = engine.usage(v.id(), target(v.name())).totalBytes();
+
+      ExpandResult result = engine.expandNow(v.id(), 160 * MIB, 0);
+
+      // The storage and the device grow; the filesystem waits for NodeExpandVolume.
+      assertThat(result.capacityBytes()).isEqualTo(160 * MIB);
+      assertThat(deviceSize(v)).isEqualTo(160 * MIB);
+      assertThat(result.nodeExpansionRequired()).as("the kubelet's path").isTrue();
+      assertThat(engine.usage(v.id(), target(v.name())).totalBytes() - before).isZero();
       teardown(engine, v);
     }
   }
