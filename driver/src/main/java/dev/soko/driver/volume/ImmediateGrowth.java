@@ -1,11 +1,8 @@
 package dev.soko.driver.volume;
 
 import dev.soko.driver.backend.Backends;
-import dev.soko.driver.backend.VolumeBackend;
-import dev.soko.driver.pool.Pool;
 import dev.soko.driver.pool.PoolException;
 import dev.soko.driver.state.VolumeRecord;
-import java.nio.file.Path;
 
 /**
  * A growth the controller hands to the volume's node (ControllerExpandVolume in a cluster): grants
@@ -47,14 +44,9 @@ final class ImmediateGrowth {
       VolumeRecord record = catalog.readyVolume(volumeId);
       long size = grant(record, requiredBytes, limitBytes);
       record = catalog.readyVolume(volumeId); // as saved with its new capacity
-      Path image = catalog.image(record);
-      Pool pool = catalog.pool(record.pool());
-      VolumeBackend backend = backends.of(pool);
-      if (!backend.exists(image)) {
-        throw StorageException.precondition("volume %s has lost its image file", volumeId);
-      }
-      backend.grow(pool, image, size);
-      return new ExpandResult(size, presentations.of(pool).growNow(record, image, size));
+      NodeExpansion.Grown grown = NodeExpansion.growStorage(catalog, backends, record, size);
+      return new ExpandResult(
+          size, presentations.of(grown.pool()).growNow(record, grown.image(), size));
     }
   }
 

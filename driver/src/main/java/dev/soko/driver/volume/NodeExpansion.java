@@ -47,15 +47,27 @@ final class NodeExpansion {
         size = provisioner.grantGrowth(record, requiredBytes, limitBytes);
         record = catalog.readyVolume(volumeId); // as saved with its new capacity
       }
-      Path image = catalog.image(record);
-      Pool pool = catalog.pool(record.pool());
-      VolumeBackend backend = backends.of(pool);
-      if (!backend.exists(image)) {
-        throw StorageException.precondition("volume %s has lost its image file", volumeId);
-      }
-      backend.grow(pool, image, size);
-      presentations.of(pool).expand(record, image, size, path);
+      Grown grown = growStorage(catalog, backends, record, size);
+      presentations.of(grown.pool()).expand(record, grown.image(), size, path);
       return size;
     }
+  }
+
+  /** A volume whose storage has grown: its pool and storage, for the presentation's step. */
+  record Grown(Pool pool, Path image) {}
+
+  /**
+   * Grows the storage of {@code record} to {@code size} (a no-op when it is that large); the caller
+   * holds the volume's lock and has granted the size. FAILED_PRECONDITION when the storage is lost.
+   */
+  static Grown growStorage(Catalog catalog, Backends backends, VolumeRecord record, long size) {
+    Path image = catalog.image(record);
+    Pool pool = catalog.pool(record.pool());
+    VolumeBackend backend = backends.of(pool);
+    if (!backend.exists(image)) {
+      throw StorageException.precondition("volume %s has lost its image file", record.id());
+    }
+    backend.grow(pool, image, size);
+    return new Grown(pool, image);
   }
 }
