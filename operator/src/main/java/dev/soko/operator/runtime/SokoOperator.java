@@ -2,9 +2,9 @@ package dev.soko.operator.runtime;
 
 import dev.soko.operator.model.KubernetesVersion;
 import dev.soko.operator.model.VersionsTable;
-import dev.soko.operator.reconcile.ClusterObserver;
-import dev.soko.operator.reconcile.EventRecorder;
 import dev.soko.operator.reconcile.StorageClusterReconciler;
+import dev.soko.operator.reconcile.apply.EventRecorder;
+import dev.soko.operator.reconcile.observe.ClusterObserver;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
