@@ -16,6 +16,7 @@ import java.util.function.UnaryOperator;
  * @param applyRank lower first; -1 when not owned
  * @param deleteRank lower first on uninstall; -1 when not owned
  * @param watch the kind's informer; null when the operator runs none for it
+ * @param bundle what the support bundle collects of the kind; null when it collects none
  */
 public record Kind(
     Class<? extends HasMetadata> type,
@@ -28,13 +29,14 @@ public record Kind(
     int applyRank,
     int deleteRank,
     Watch watch,
-    List<String> verbs) {
-  String group() {
+    List<String> verbs,
+    Bundle bundle) {
+  public String group() {
     int slash = apiVersion.indexOf('/');
     return slash < 0 ? "" : apiVersion.substring(0, slash);
   }
 
-  boolean generic() {
+  public boolean generic() {
     return type == GenericKubernetesResource.class;
   }
 
@@ -71,6 +73,36 @@ public record Kind(
     }
   }
 
+  /**
+   * What the support bundle ({@code support.SupportBundle}) collects of a kind, with the user's
+   * credentials rather than the operator's.
+   *
+   * @param driver for {@link Scope#OF_DRIVERS}: the CSI driver an object names, or null
+   */
+  public record Bundle(Scope scope, Function<HasMetadata, String> driver) {
+    static Bundle of(Scope scope) {
+      return new Bundle(scope, null);
+    }
+
+    static Bundle ofDrivers(Function<HasMetadata, String> driver) {
+      return new Bundle(Scope.OF_DRIVERS, driver);
+    }
+
+    /** Which objects of the kind a bundle holds. */
+    public enum Scope {
+      /** Every object of the kind. */
+      ALL,
+      /** Those that name the driver of a StorageCluster. */
+      OF_DRIVERS,
+      /** Those with Soko's managed-by label or the chart's name label. */
+      SOKOS,
+      /** Every object in the operator's and the StorageClusters' namespaces. */
+      IN_NAMESPACES,
+      /** The claims bound to the collected PersistentVolumes. */
+      CLAIMS_OF_VOLUMES
+    }
+  }
+
   /** What the operator does with a kind. */
   enum Use {
     /** The primary resource, watched by JOSDK's controller event source. */
@@ -78,7 +110,9 @@ public record Kind(
     /** Created, updated and deleted by the operator. */
     OWNED,
     /** Read for the status (and watched when {@link Kind#informer}). */
-    OBSERVED
+    OBSERVED,
+    /** Not used by the operator; only the support bundle reads it. */
+    COLLECTED
   }
 
   /** Which StorageClusters an event on an object of the kind reconciles. */

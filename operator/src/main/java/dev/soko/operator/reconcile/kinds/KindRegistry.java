@@ -1,10 +1,12 @@
 package dev.soko.operator.reconcile.kinds;
 
+import dev.soko.api.v1alpha1.NodeRequest;
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.api.v1alpha1.StorageNode;
 import dev.soko.operator.model.ClusterFacts;
 import dev.soko.operator.model.Names;
 import dev.soko.operator.nodeloss.Slim;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -17,6 +19,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.Role;
@@ -33,7 +36,8 @@ import java.util.Optional;
 /**
  * The one list of kinds the operator touches: what it creates (with apply and delete order and the
  * API that must be served for an optional kind), what it only observes, and the verbs it uses on
- * each. Informers, apply order, pruning, the served-API checks and the RBAC test read it.
+ * each, and what the support bundle collects of each (some kinds only it reads). Informers, apply
+ * order, pruning, the served-API checks, the RBAC test and the support bundle read it.
  */
 public final class KindRegistry {
   /** The served-API gate of the StorageNode CRD. */
@@ -46,20 +50,36 @@ public final class KindRegistry {
   private static final List<String> MANAGE =
       List.of("get", "list", "watch", "create", "patch", "delete");
   private static final List<String> WATCH = List.of("get", "list", "watch");
+  private static final Kind.Bundle IN_NAMESPACES = Kind.Bundle.of(Kind.Bundle.Scope.IN_NAMESPACES);
+  private static final Kind.Bundle SOKOS = Kind.Bundle.of(Kind.Bundle.Scope.SOKOS);
 
-  public static final Kind NAMESPACE = owned(Namespace.class, 0, 100, Kind.Mapping.BY_LABEL);
-  static final Kind SERVICE_ACCOUNT = owned(ServiceAccount.class, 1, 80, Kind.Mapping.BY_LABEL);
-  static final Kind CLUSTER_ROLE = owned(ClusterRole.class, 2, 70, Kind.Mapping.BY_LABEL);
+  public static final Kind NAMESPACE = owned(Namespace.class, 0, 100, Kind.Mapping.BY_LABEL, null);
+  static final Kind SERVICE_ACCOUNT =
+      owned(ServiceAccount.class, 1, 80, Kind.Mapping.BY_LABEL, IN_NAMESPACES);
+  static final Kind CLUSTER_ROLE = owned(ClusterRole.class, 2, 70, Kind.Mapping.BY_LABEL, SOKOS);
   static final Kind CLUSTER_ROLE_BINDING =
-      owned(ClusterRoleBinding.class, 3, 60, Kind.Mapping.BY_LABEL);
-  static final Kind ROLE = owned(Role.class, 2, 50, Kind.Mapping.BY_LABEL);
-  static final Kind ROLE_BINDING = owned(RoleBinding.class, 3, 40, Kind.Mapping.BY_LABEL);
+      owned(ClusterRoleBinding.class, 3, 60, Kind.Mapping.BY_LABEL, SOKOS);
+  static final Kind ROLE = owned(Role.class, 2, 50, Kind.Mapping.BY_LABEL, IN_NAMESPACES);
+  static final Kind ROLE_BINDING =
+      owned(RoleBinding.class, 3, 40, Kind.Mapping.BY_LABEL, IN_NAMESPACES);
   public static final Kind CSI_DRIVER =
-      owned(CSIDriver.class, 4, 30, Kind.Mapping.BY_LABEL_OR_FOREIGN);
-  public static final Kind DEPLOYMENT = owned(Deployment.class, 5, 10, Kind.Mapping.BY_LABEL);
-  public static final Kind DAEMON_SET = owned(DaemonSet.class, 5, 0, Kind.Mapping.BY_LABEL);
+      owned(
+          CSIDriver.class,
+          4,
+          30,
+          Kind.Mapping.BY_LABEL_OR_FOREIGN,
+          Kind.Bundle.ofDrivers(d -> d.getMetadata().getName()));
+  public static final Kind DEPLOYMENT =
+      owned(Deployment.class, 5, 10, Kind.Mapping.BY_LABEL, IN_NAMESPACES);
+  public static final Kind DAEMON_SET =
+      owned(DaemonSet.class, 5, 0, Kind.Mapping.BY_LABEL, IN_NAMESPACES);
   public static final Kind STORAGE_CLASS =
-      owned(StorageClass.class, 6, 20, Kind.Mapping.BY_LABEL_OR_FOREIGN);
+      owned(
+          StorageClass.class,
+          6,
+          20,
+          Kind.Mapping.BY_LABEL_OR_FOREIGN,
+          Kind.Bundle.ofDrivers(c -> ((StorageClass) c).getProvisioner()));
   public static final Kind VOLUME_SNAPSHOT_CLASS =
       snapshotClass(
           "snapshot.storage.k8s.io/v1",
@@ -80,12 +100,18 @@ public final class KindRegistry {
           ClusterFacts.VOLUME_GROUP_SNAPSHOT_CLASSES);
 
   public static final Kind CSI_NODE =
-      observed(CSINode.class, Kind.Watch.of(null, Kind.Mapping.ALL), WATCH);
+      observed(
+          CSINode.class,
+          Kind.Watch.of(null, Kind.Mapping.ALL),
+          WATCH,
+          // Every CSINode: one that does not list a driver says as much as one that does.
+          Kind.Bundle.of(Kind.Bundle.Scope.ALL));
   public static final Kind CSI_STORAGE_CAPACITY =
       observed(
           CSIStorageCapacity.class,
           Kind.Watch.of(DRIVER_NAME_LABEL, Kind.Mapping.BY_DRIVER_LABEL),
-          WATCH);
+          WATCH,
+          null);
 
   /** One per node: the cache keeps only what readiness reads ({@link CachedPod}). */
   public static final Kind POD =
@@ -97,7 +123,8 @@ public final class KindRegistry {
               Kind.Reconciles.ANY_CHANGE,
               p -> CachedPod.of((Pod) p),
               null),
-          WATCH);
+          WATCH,
+          IN_NAMESPACES);
 
   /**
    * The node drivers' pool reports, for status.poolSummary and status.pools. Optional: a chart
@@ -123,7 +150,8 @@ public final class KindRegistry {
               Kind.Reconciles.REPORT_CHANGE,
               null,
               null),
-          List.of("get", "list", "watch", "delete"));
+          List.of("get", "list", "watch", "delete"),
+          Kind.Bundle.of(Kind.Bundle.Scope.ALL));
 
   /**
    * Every Node, kept as a name: spec.nodeLoss notices a Node that is gone; a Node that arrives or
@@ -138,7 +166,8 @@ public final class KindRegistry {
               Kind.Reconciles.ADD_OR_DELETE,
               n -> Slim.node((Node) n),
               null),
-          WATCH);
+          WATCH,
+          null);
 
   /**
    * Every PersistentVolume, kept with what node-loss and the uninstall check read, indexed by CSI
@@ -157,7 +186,8 @@ public final class KindRegistry {
               Kind.Reconciles.ADD_OR_DELETE,
               pv -> Slim.volume((PersistentVolume) pv),
               pv -> Slim.driver((PersistentVolume) pv)),
-          List.of("get", "list", "watch", "patch", "delete"));
+          List.of("get", "list", "watch", "patch", "delete"),
+          Kind.Bundle.ofDrivers(pv -> Slim.driver((PersistentVolume) pv)));
 
   /**
    * Pre-provisioned VolumeSnapshotContents that no node has taken yet: the driver on the node that
@@ -180,14 +210,19 @@ public final class KindRegistry {
           -1,
           -1,
           Kind.Watch.of("!" + SnapshotContents.MANAGED_BY, Kind.Mapping.BY_SNAPSHOT_DRIVER),
-          WATCH);
+          WATCH,
+          Kind.Bundle.ofDrivers(SnapshotContents::driver));
 
   /** Claims of lost Nodes' PVs, deleted by spec.nodeLoss by name: not watched. */
   static final Kind PERSISTENT_VOLUME_CLAIM =
-      observed(PersistentVolumeClaim.class, null, List.of("get", "delete"));
+      observed(
+          PersistentVolumeClaim.class,
+          null,
+          List.of("get", "delete"),
+          Kind.Bundle.of(Kind.Bundle.Scope.CLAIMS_OF_VOLUMES));
 
-  static final Kind EVENT = observed(Event.class, null, List.of("create"));
-  static final Kind STORAGE_CLUSTER =
+  static final Kind EVENT = observed(Event.class, null, List.of("create"), IN_NAMESPACES);
+  public static final Kind STORAGE_CLUSTER =
       new Kind(
           StorageCluster.class,
           HasMetadata.getApiVersion(StorageCluster.class),
@@ -199,7 +234,35 @@ public final class KindRegistry {
           -1,
           -1,
           null,
-          List.of("get", "list", "watch", "patch", "update"));
+          List.of("get", "list", "watch", "patch", "update"),
+          Kind.Bundle.of(Kind.Bundle.Scope.ALL));
+
+  /**
+   * The group snapshots' contents, for the support bundle only. Installed with the group snapshot
+   * classes, so their gate is that class's.
+   */
+  public static final Kind VOLUME_GROUP_SNAPSHOT_CONTENT =
+      new Kind(
+          GenericKubernetesResource.class,
+          "groupsnapshot.storage.k8s.io/v1",
+          "VolumeGroupSnapshotContent",
+          "volumegroupsnapshotcontents",
+          false,
+          ClusterFacts.VOLUME_GROUP_SNAPSHOT_CLASSES,
+          Kind.Use.COLLECTED,
+          -1,
+          -1,
+          null,
+          List.of(),
+          Kind.Bundle.ofDrivers(SnapshotContents::driver));
+
+  /** The controller → node path's requests and the nodes' answers, for the support bundle. */
+  public static final Kind NODE_REQUEST = collected(NodeRequest.class);
+
+  public static final Kind CONFIG_MAP = collected(ConfigMap.class);
+
+  /** The operator's leader-election lease, among others, for the support bundle. */
+  public static final Kind LEASE = collected(Lease.class);
 
   /** Every kind, owned ones in apply order. */
   static final List<Kind> ALL =
@@ -225,7 +288,11 @@ public final class KindRegistry {
           VOLUME_SNAPSHOT_CONTENT,
           NODE,
           EVENT,
-          STORAGE_CLUSTER);
+          STORAGE_CLUSTER,
+          VOLUME_GROUP_SNAPSHOT_CONTENT,
+          NODE_REQUEST,
+          CONFIG_MAP,
+          LEASE);
 
   private KindRegistry() {}
 
@@ -236,6 +303,11 @@ public final class KindRegistry {
   /** Owned kinds in uninstall order (workloads before their RBAC, namespace last). */
   public static List<Kind> deleteOrder() {
     return owned().stream().sorted(Comparator.comparingInt(Kind::deleteRank)).toList();
+  }
+
+  /** The kinds the support bundle collects, in the registry's order. */
+  public static List<Kind> bundled() {
+    return ALL.stream().filter(k -> k.bundle() != null).toList();
   }
 
   static List<Kind> informers() {
@@ -285,21 +357,41 @@ public final class KindRegistry {
         6,
         20,
         Kind.Watch.of(null, Kind.Mapping.BY_LABEL_OR_FOREIGN),
-        MANAGE);
+        MANAGE,
+        Kind.Bundle.ofDrivers(
+            c ->
+                Objects.toString(
+                    ((GenericKubernetesResource) c).getAdditionalProperties().get("driver"),
+                    null)));
   }
 
   /** A typed kind the operator creates, watched by Soko's label when the mapping is by label. */
   private static Kind owned(
-      Class<? extends HasMetadata> type, int applyRank, int deleteRank, Kind.Mapping mapping) {
+      Class<? extends HasMetadata> type,
+      int applyRank,
+      int deleteRank,
+      Kind.Mapping mapping,
+      Kind.Bundle bundle) {
     String selector = mapping == Kind.Mapping.BY_LABEL ? Names.LABEL_CLUSTER : null;
     return typed(
-        type, Kind.Use.OWNED, applyRank, deleteRank, Kind.Watch.of(selector, mapping), MANAGE);
+        type,
+        Kind.Use.OWNED,
+        applyRank,
+        deleteRank,
+        Kind.Watch.of(selector, mapping),
+        MANAGE,
+        bundle);
   }
 
   /** A typed kind the operator reads (and watches, when {@code watch} is not null) or writes to. */
   private static Kind observed(
-      Class<? extends HasMetadata> type, Kind.Watch watch, List<String> verbs) {
-    return typed(type, Kind.Use.OBSERVED, -1, -1, watch, verbs);
+      Class<? extends HasMetadata> type, Kind.Watch watch, List<String> verbs, Kind.Bundle bundle) {
+    return typed(type, Kind.Use.OBSERVED, -1, -1, watch, verbs, bundle);
+  }
+
+  /** A typed kind only the support bundle reads, in Soko's namespaces. */
+  private static Kind collected(Class<? extends HasMetadata> type) {
+    return typed(type, Kind.Use.COLLECTED, -1, -1, null, List.of(), IN_NAMESPACES);
   }
 
   /** apiVersion, kind, plural and scope as fabric8's model class declares them. */
@@ -309,7 +401,8 @@ public final class KindRegistry {
       int applyRank,
       int deleteRank,
       Kind.Watch watch,
-      List<String> verbs) {
+      List<String> verbs,
+      Kind.Bundle bundle) {
     return new Kind(
         type,
         HasMetadata.getApiVersion(type),
@@ -321,6 +414,7 @@ public final class KindRegistry {
         applyRank,
         deleteRank,
         watch,
-        verbs);
+        verbs,
+        bundle);
   }
 }

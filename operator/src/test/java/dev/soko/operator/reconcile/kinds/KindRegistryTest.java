@@ -212,4 +212,39 @@ class KindRegistryTest {
     }
     assertThat(groupRules).as("the group snapshotter's rules were among them").isPositive();
   }
+
+  /**
+   * The support bundle's kinds are the registry's: every owned kind but the Namespace (the bundle
+   * is organised by namespace), and kinds only the bundle reads, which the operator neither uses
+   * nor is granted.
+   */
+  @Test
+  void theSupportBundleCollectsTheRegistrysKinds() {
+    assertThat(KindRegistry.owned().stream().filter(k -> k.bundle() == null))
+        .containsExactly(KindRegistry.NAMESPACE);
+    assertThat(KindRegistry.ALL.stream().filter(k -> k.use() == Kind.Use.COLLECTED))
+        .extracting(Kind::kind)
+        .containsExactlyInAnyOrder(
+            "VolumeGroupSnapshotContent", "NodeRequest", "ConfigMap", "Lease");
+    for (Kind kind : KindRegistry.ALL) {
+      if (kind.use() == Kind.Use.COLLECTED) {
+        assertThat(kind.verbs()).as(kind.kind()).isEmpty();
+        assertThat(kind.informer()).as(kind.kind()).isFalse();
+      }
+    }
+    assertThat(KindRegistry.bundled())
+        .filteredOn(k -> k.bundle().scope() == Kind.Bundle.Scope.OF_DRIVERS)
+        .extracting(Kind::kind)
+        .containsExactlyInAnyOrder(
+            "CSIDriver",
+            "StorageClass",
+            "VolumeSnapshotClass",
+            "VolumeGroupSnapshotClass",
+            "PersistentVolume",
+            "VolumeSnapshotContent",
+            "VolumeGroupSnapshotContent");
+    assertThat(KindRegistry.bundled())
+        .filteredOn(k -> k.bundle().scope() == Kind.Bundle.Scope.OF_DRIVERS)
+        .allMatch(k -> k.bundle().driver() != null);
+  }
 }
