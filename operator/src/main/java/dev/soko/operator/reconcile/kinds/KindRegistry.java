@@ -37,7 +37,9 @@ import java.util.Optional;
  * The one list of kinds the operator touches: what it creates (with apply and delete order and the
  * API that must be served for an optional kind), what it only observes, and the verbs it uses on
  * each, and what the support bundle collects of each (some kinds only it reads). Informers, apply
- * order, pruning, the served-API checks, the RBAC test and the support bundle read it.
+ * order, pruning, the served-API checks, the RBAC test and the support bundle read it. It is long
+ * because it is that table, one entry per kind with the reason for its settings; split, it would be
+ * the several lists it exists to replace.
  */
 public final class KindRegistry {
   /** The served-API gate of the StorageNode CRD. */

@@ -80,14 +80,7 @@ class PrunerTest {
         .containsExactly("fast-snapshots");
 
     ClusterFacts noGroupApi =
-        new ClusterFacts(
-            KubernetesVersion.parse("v1.36.3"),
-            Set.of(ClusterFacts.VOLUME_SNAPSHOT_CLASSES),
-            true,
-            null,
-            null,
-            null,
-            null);
+        Fixtures.serving("v1.36.3", Set.of(ClusterFacts.VOLUME_SNAPSHOT_CLASSES));
     assertThat(
             Pruner.stale(
                 fast,

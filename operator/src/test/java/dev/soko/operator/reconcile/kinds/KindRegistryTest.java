@@ -125,20 +125,11 @@ class KindRegistryTest {
             ClusterFacts.VOLUME_SNAPSHOT_CLASSES,
             ClusterFacts.VOLUME_GROUP_SNAPSHOT_CLASSES,
             KindRegistry.STORAGE_NODES);
-    var none =
-        new ClusterFacts(KubernetesVersion.parse("1.34"), Set.of(), true, null, null, null, null);
+    var none = Fixtures.serving("1.34", Set.of());
     assertThat(KindRegistry.VOLUME_SNAPSHOT_CLASS.served(none)).isFalse();
     assertThat(KindRegistry.VOLUME_GROUP_SNAPSHOT_CLASS.served(none)).isFalse();
     assertThat(KindRegistry.DAEMON_SET.served(none)).isTrue();
-    var snapshotsOnly =
-        new ClusterFacts(
-            KubernetesVersion.parse("1.34"),
-            Set.of(ClusterFacts.VOLUME_SNAPSHOT_CLASSES),
-            true,
-            null,
-            null,
-            null,
-            null);
+    var snapshotsOnly = Fixtures.serving("1.34", Set.of(ClusterFacts.VOLUME_SNAPSHOT_CLASSES));
     assertThat(KindRegistry.VOLUME_SNAPSHOT_CLASS.served(snapshotsOnly)).isTrue();
     assertThat(KindRegistry.VOLUME_GROUP_SNAPSHOT_CLASS.served(snapshotsOnly))
         .as("the group CRDs are installed apart from the snapshot ones")
