@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `make bench`: measures the Soko driver side by side with csi-driver-host-path through the same
 # CSI client over a Unix socket, both on one XFS pool (reflink-capable) on a loop device, and prints
-# a Markdown table for the README; then the Soko driver's same figures on a btrfs-subvolume pool
-# beside its image-file ones. Needs root. Rerun it to reproduce the README's numbers.
+# a Markdown table for docs/benchmarks.md; then the Soko driver's same figures on a btrfs-subvolume
+# pool beside its image-file ones. Needs root. Rerun it to reproduce that page's numbers.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 root=$(soko_root)
@@ -12,7 +12,7 @@ jar="$root/driver/target/soko-driver.jar"
 [ -f "$jar" ] || die "$jar is missing: run 'make build' first"
 # The peer: csi-driver-host-path's hostpathplugin. hack/tools.sh pins it, but the module proxy
 # reachable here refuses every version of its module; HOSTPATH_BIN names a binary built some other
-# way (the README says how the published numbers were made). Without one, Soko runs alone.
+# way (docs/benchmarks.md says how the published numbers were made). Without one, Soko runs alone.
 hostpath=${HOSTPATH_BIN:-}
 if [ -z "$hostpath" ] && bash "$root/hack/tools.sh" hostpathplugin >/dev/null 2>&1; then
   hostpath="$SOKO_CACHE/bin/hostpathplugin"

@@ -11,6 +11,25 @@ import dev.soko.operator.model.DesiredState;
 import dev.soko.operator.model.SpecValidator;
 import dev.soko.operator.model.VersionsTable;
 import dev.soko.operator.nodeloss.NodeLoss;
+import dev.soko.operator.reconcile.apply.Applier;
+import dev.soko.operator.reconcile.apply.CsiDriverReplacer;
+import dev.soko.operator.reconcile.apply.EventRecorder;
+import dev.soko.operator.reconcile.apply.GroupSnapshotClassReplacer;
+import dev.soko.operator.reconcile.apply.Pruner;
+import dev.soko.operator.reconcile.apply.ReportCleanup;
+import dev.soko.operator.reconcile.apply.StatusWriter;
+import dev.soko.operator.reconcile.apply.UnclaimedSnapshots;
+import dev.soko.operator.reconcile.kinds.ClusterCache;
+import dev.soko.operator.reconcile.kinds.InformerCache;
+import dev.soko.operator.reconcile.kinds.KindRegistry;
+import dev.soko.operator.reconcile.kinds.OwnedEventSources;
+import dev.soko.operator.reconcile.observe.CachedInventory;
+import dev.soko.operator.reconcile.observe.ClusterObserver;
+import dev.soko.operator.reconcile.observe.StorageNodeReports;
+import dev.soko.operator.reconcile.status.Conditions;
+import dev.soko.operator.reconcile.status.PoolSummary;
+import dev.soko.operator.reconcile.status.RolloutProgress;
+import dev.soko.operator.reconcile.status.StatusAggregator;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -65,27 +84,23 @@ public final class StorageClusterReconciler
   static final Duration AFTER_LAST_RETRY = Duration.ofSeconds(30);
 
   /**
-   * @param rolloutDeadline how long a node plugin rollout may make no progress before it is
-   *     Degraded (RolloutStalled); the controller Deployment keeps its own progressDeadlineSeconds
+   * @param client writes the status of a StorageCluster whose deletion is blocked
+   * @param table the versions table the desired state is rendered from
    */
   public StorageClusterReconciler(
-      KubernetesClient client,
-      VersionsTable table,
-      ClusterObserver observer,
-      EventRecorder events,
-      Duration rolloutDeadline) {
+      KubernetesClient client, VersionsTable table, Collaborators collaborators) {
     this.client = client;
-    this.rollouts = new RolloutProgress(rolloutDeadline, Instant::now);
     this.table = table;
-    this.observer = observer;
-    this.applier = new Applier(client);
-    this.pruner = new Pruner(client);
-    this.csiDriverReplacer = new CsiDriverReplacer(client);
-    this.groupSnapshotClassReplacer = new GroupSnapshotClassReplacer(client);
-    this.events = events;
-    this.nodeLoss = new NodeLoss(client, events::normal, events::warning);
-    this.reportCleanup = new ReportCleanup(client);
-    this.unclaimedSnapshots = new UnclaimedSnapshots(events::warningOn);
+    this.observer = collaborators.observer();
+    this.applier = collaborators.applier();
+    this.pruner = collaborators.pruner();
+    this.csiDriverReplacer = collaborators.csiDriverReplacer();
+    this.groupSnapshotClassReplacer = collaborators.groupSnapshotClassReplacer();
+    this.nodeLoss = collaborators.nodeLoss();
+    this.reportCleanup = collaborators.reportCleanup();
+    this.unclaimedSnapshots = collaborators.unclaimedSnapshots();
+    this.rollouts = collaborators.rollouts();
+    this.events = collaborators.events();
   }
 
   @Override
@@ -113,6 +128,59 @@ public final class StorageClusterReconciler
     ClusterFacts facts = observer.facts(sc, cache);
     cache.follow(facts);
     DesiredState desired = DesiredState.of(sc, table, facts);
+    List<HasMetadata> objects = applyDesired(sc, desired, facts, cache);
+
+    // Observe what the apply left: reads only.
+    var workloads = observer.workloads(desired.names(), sc.getSpec().getDriver().getName(), cache);
+    CachedInventory inventory = new CachedInventory(cache);
+    StorageNodeReports.Observed reports =
+        observer.reports(
+            sc.getMetadata().getName(),
+            ctx.getPrimaryCache().list().map(c -> c.getMetadata().getName()).collect(toSet()),
+            inventory.nodeNames(),
+            workloads,
+            cache,
+            Instant.now());
+
+    // Apply what the observation calls for: every write of this reconcile but the status's.
+    NodeLoss.Outcome loss = nodeLoss.reconcile(sc, inventory);
+    reportCleanup.delete(
+        reports.leftOver(), "its Node, its StorageCluster or its node plugin is gone");
+    defaultClassNotice(sc, facts);
+    Duration unclaimed =
+        DesiredState.snapshotsEnabled(sc.getSpec(), facts)
+            ? unclaimedSnapshots.check(sc, cache, Instant.now())
+            : null;
+
+    // Status: computed from what was observed and applied; written once, below, when it changed.
+    PoolSummary.Result pools = PoolSummary.of(sc.getSpec(), reports, workloads.capacities());
+    StatusAggregator aggregator =
+        new StatusAggregator(sc, table.release(), now())
+            .applied(desired, objects.size())
+            .kubernetesVersion(facts.version().gitVersion())
+            .compatibility(Compatibility.problems(sc.getSpec(), table, facts))
+            .workloads(workloads, sc.getSpec().getController().getReplicas())
+            .pools(pools)
+            .orphanedVolumes(loss.report());
+    RolloutProgress.Verdict rollout =
+        rollouts.judge(sc.getMetadata().getName(), workloads, aggregator.nodes());
+    StorageClusterStatus status = aggregator.stalled(rollout.message()).build();
+    UpdateControl<StorageCluster> control = finish(sc, status, ctx);
+    // Again when a deletion of orphaned volumes or a rollout deadline is due, a fresh report would
+    // go stale, or an imported snapshot content's grace ends: no event tells that a driver stopped
+    // writing, or that no node took a content.
+    Duration next =
+        earliest(earliest(earliest(loss.next(), rollout.recheck()), pools.recheck()), unclaimed);
+    return next == null ? control : control.rescheduleAfter(next);
+  }
+
+  /**
+   * Apply: recreates what changed an immutable field, applies every desired object in the
+   * registry's order and prunes what is no longer desired. Returns the desired objects in that
+   * order.
+   */
+  private List<HasMetadata> applyDesired(
+      StorageCluster sc, DesiredState desired, ClusterFacts facts, ClusterCache cache) {
     String replaced = csiDriverReplacer.replaceIfImmutableChanged(desired.csiDriver(), cache);
     if (replaced != null) {
       events.normal(
@@ -145,44 +213,7 @@ public final class StorageClusterReconciler
     if (writes > 0) {
       LOG.info("{}: {} object(s) created, updated or deleted", sc.getMetadata().getName(), writes);
     }
-
-    var workloads = observer.workloads(desired.names(), sc.getSpec().getDriver().getName(), cache);
-    CachedInventory inventory = new CachedInventory(cache);
-    NodeLoss.Outcome loss = nodeLoss.reconcile(sc, inventory);
-    StorageNodeReports.Observed reports =
-        observer.reports(
-            sc.getMetadata().getName(),
-            ctx.getPrimaryCache().list().map(c -> c.getMetadata().getName()).collect(toSet()),
-            inventory.nodeNames(),
-            workloads,
-            cache,
-            Instant.now());
-    reportCleanup.delete(
-        reports.leftOver(), "its Node, its StorageCluster or its node plugin is gone");
-    PoolSummary.Result pools = PoolSummary.of(sc.getSpec(), reports, workloads.capacities());
-    StatusAggregator aggregator =
-        new StatusAggregator(sc, table.release(), now())
-            .applied(desired, objects.size())
-            .kubernetesVersion(facts.version().gitVersion())
-            .compatibility(Compatibility.problems(sc.getSpec(), table, facts))
-            .workloads(workloads, sc.getSpec().getController().getReplicas())
-            .pools(pools)
-            .orphanedVolumes(loss.report());
-    RolloutProgress.Verdict rollout =
-        rollouts.judge(sc.getMetadata().getName(), workloads, aggregator.nodes());
-    StorageClusterStatus status = aggregator.stalled(rollout.message()).build();
-    defaultClassNotice(sc, facts);
-    Duration unclaimed =
-        DesiredState.snapshotsEnabled(sc.getSpec(), facts)
-            ? unclaimedSnapshots.check(sc, cache, Instant.now())
-            : null;
-    UpdateControl<StorageCluster> control = finish(sc, status, ctx);
-    // Again when a deletion of orphaned volumes or a rollout deadline is due, a fresh report would
-    // go stale, or an imported snapshot content's grace ends: no event tells that a driver stopped
-    // writing, or that no node took a content.
-    Duration next =
-        earliest(earliest(earliest(loss.next(), rollout.recheck()), pools.recheck()), unclaimed);
-    return next == null ? control : control.rescheduleAfter(next);
+    return objects;
   }
 
   private static Duration earliest(Duration a, Duration b) {

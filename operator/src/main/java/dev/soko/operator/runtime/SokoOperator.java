@@ -2,9 +2,18 @@ package dev.soko.operator.runtime;
 
 import dev.soko.operator.model.KubernetesVersion;
 import dev.soko.operator.model.VersionsTable;
-import dev.soko.operator.reconcile.ClusterObserver;
-import dev.soko.operator.reconcile.EventRecorder;
+import dev.soko.operator.nodeloss.NodeLoss;
+import dev.soko.operator.reconcile.Collaborators;
 import dev.soko.operator.reconcile.StorageClusterReconciler;
+import dev.soko.operator.reconcile.apply.Applier;
+import dev.soko.operator.reconcile.apply.CsiDriverReplacer;
+import dev.soko.operator.reconcile.apply.EventRecorder;
+import dev.soko.operator.reconcile.apply.GroupSnapshotClassReplacer;
+import dev.soko.operator.reconcile.apply.Pruner;
+import dev.soko.operator.reconcile.apply.ReportCleanup;
+import dev.soko.operator.reconcile.apply.UnclaimedSnapshots;
+import dev.soko.operator.reconcile.observe.ClusterObserver;
+import dev.soko.operator.reconcile.status.RolloutProgress;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -15,6 +24,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.function.Supplier;
 
 /** Wires the operator in plain Java: client, observer, reconciler, metrics, leader election. */
@@ -79,9 +89,26 @@ public final class SokoOperator implements AutoCloseable {
             resync);
     reconciler =
         new StorageClusterReconciler(
-            client, table, observer, new EventRecorder(client), rolloutDeadline);
+            client, table, collaborators(client, observer, rolloutDeadline));
     this.clusterGauges = new StorageClusterGauges(reconciler::cachedStorageClusters, registry);
     operator.register(reconciler, o -> o.withReconciliationMaxInterval(resync));
+  }
+
+  /** Every collaborator of the reconciler, built here and nowhere else. */
+  private static Collaborators collaborators(
+      KubernetesClient client, ClusterObserver observer, Duration rolloutDeadline) {
+    EventRecorder events = new EventRecorder(client);
+    return new Collaborators(
+        observer,
+        new Applier(client),
+        new Pruner(client),
+        new CsiDriverReplacer(client),
+        new GroupSnapshotClassReplacer(client),
+        new NodeLoss(client, events::normal, events::warning),
+        new ReportCleanup(client),
+        new UnclaimedSnapshots(events::warningOn),
+        new RolloutProgress(rolloutDeadline, Instant::now),
+        events);
   }
 
   public void start() {

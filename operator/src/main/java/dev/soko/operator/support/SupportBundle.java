@@ -1,13 +1,13 @@
 package dev.soko.operator.support;
 
 import dev.soko.api.v1alpha1.DriverSpec;
-import dev.soko.api.v1alpha1.NodeRequest;
 import dev.soko.api.v1alpha1.StorageCluster;
-import dev.soko.api.v1alpha1.StorageNode;
 import dev.soko.operator.model.Names;
 import dev.soko.operator.model.VersionsTable;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import dev.soko.operator.reconcile.kinds.Kind;
+import dev.soko.operator.reconcile.kinds.KindRegistry;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.KubernetesResourceList;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -32,6 +32,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 /**
  * Collects, through the Kubernetes API only, what it takes to understand a Soko installation, into
@@ -45,18 +46,19 @@ import java.util.function.Supplier;
  * nodes/&lt;node&gt;/{mountinfo,loop-devices.json,pools.txt}   the node plugin's own view, by exec
  * </pre>
  *
- * Every step that fails (a forbidden list, a pod without logs, a node whose exec hangs) is recorded
- * in the archive, never fatal: a bundle is most needed when the cluster is least healthy. Secrets
- * are never listed, and every object goes through {@link Redaction}. Logs are copied as they are:
- * the operator and the driver do not log credentials.
+ * Which kinds, and which of their objects, come from the operator's {@link KindRegistry} (each
+ * kind's {@link Kind.Bundle}): one list of kinds for the operator and the bundle.
+ *
+ * <p>Every step that fails (a forbidden list, a pod without logs, a node whose exec hangs) is
+ * recorded in the archive, never fatal: a bundle is most needed when the cluster is least healthy.
+ * Secrets are never listed, and every object goes through {@link Redaction}. Logs are copied as
+ * they are: the operator and the driver do not log credentials.
  */
 public final class SupportBundle {
   /** The label of the operator's own pods, from the Helm chart's selector labels. */
   public static final String OPERATOR_POD_LABEL = "app.kubernetes.io/name";
 
   public static final String OPERATOR_POD_VALUE = "soko-operator";
-  static final String SNAPSHOT_API = "snapshot.storage.k8s.io/v1";
-  static final String GROUP_SNAPSHOT_API = "groupsnapshot.storage.k8s.io/v1";
 
   /** What was written. */
   public record Summary(
@@ -164,8 +166,9 @@ public final class SupportBundle {
 
   private void collectAll() {
     List<StorageCluster> clusters =
-        list("cluster", "StorageCluster", () -> client.resources(StorageCluster.class).list());
-    list("cluster", "StorageNode", () -> client.resources(StorageNode.class).list());
+        list("cluster", KindRegistry.STORAGE_CLUSTER, o -> true).stream()
+            .map(StorageCluster.class::cast)
+            .toList();
     Set<String> drivers = new LinkedHashSet<>();
     Set<String> operands = new LinkedHashSet<>();
     for (StorageCluster sc : clusters) {
@@ -232,30 +235,68 @@ public final class SupportBundle {
                 .toList());
   }
 
+  /**
+   * The registry's cluster-scoped kinds of the bundle: all of them, those of Soko's drivers, or
+   * Soko's own; the claims of the volumes; a kind of an API the cluster may not serve (snapshots)
+   * only when it does.
+   */
   private void collectClusterScoped(Set<String> drivers) {
-    list(
-        "cluster",
-        "CSIDriver",
-        () -> client.storage().v1().csiDrivers().list(),
-        d -> drivers.contains(d.getMetadata().getName()));
-    // Every CSINode: one that does not list a driver says as much as one that does.
-    list("cluster", "CSINode", () -> client.storage().v1().csiNodes().list());
-    list(
-        "cluster",
-        "StorageClass",
-        () -> client.storage().v1().storageClasses().list(),
-        c -> drivers.contains(c.getProvisioner()));
-    List<PersistentVolume> pvs =
-        list(
-            "cluster",
-            "PersistentVolume",
-            () -> client.persistentVolumes().list(),
-            pv ->
-                pv.getSpec() != null
-                    && pv.getSpec().getCsi() != null
-                    && drivers.contains(pv.getSpec().getCsi().getDriver()));
-    for (PersistentVolume pv : pvs) {
-      var ref = pv.getSpec().getClaimRef();
+    Map<String, Boolean> served = new LinkedHashMap<>();
+    List<HasMetadata> volumes = List.of();
+    for (Kind kind : KindRegistry.bundled()) {
+      if (kind.namespaced() && kind.bundle().scope() != Kind.Bundle.Scope.CLAIMS_OF_VOLUMES
+          || kind == KindRegistry.STORAGE_CLUSTER
+          || !served(kind, served)) {
+        continue;
+      }
+      switch (kind.bundle().scope()) {
+        case ALL -> list("cluster", kind, o -> true);
+        case SOKOS -> list("cluster", kind, SupportBundle::ownedBySoko);
+        case OF_DRIVERS -> {
+          List<HasMetadata> kept =
+              list("cluster", kind, o -> drivers.contains(kind.bundle().driver().apply(o)));
+          if (kind == KindRegistry.PERSISTENT_VOLUME) {
+            volumes = kept;
+          }
+        }
+        case CLAIMS_OF_VOLUMES -> claims(volumes);
+        case IN_NAMESPACES -> {}
+      }
+    }
+    served.forEach(
+        (api, yes) -> {
+          if (!yes) {
+            note("skipped " + skippedKinds(api) + ": " + api + " not served");
+          }
+        });
+  }
+
+  /**
+   * Whether the cluster serves the kind's API, asked once per API. Soko's own CRDs are listed
+   * without asking: a failed list says more than a skip.
+   */
+  private boolean served(Kind kind, Map<String, Boolean> served) {
+    if (kind.gate() == null || kind.group().equals(StorageCluster.GROUP)) {
+      return true;
+    }
+    return served.computeIfAbsent(
+        kind.apiVersion(),
+        api ->
+            Boolean.TRUE.equals(
+                attempt("discover " + api, () -> client.supports(api, kind.kind()))));
+  }
+
+  private static String skippedKinds(String apiVersion) {
+    return KindRegistry.bundled().stream()
+        .filter(k -> k.apiVersion().equals(apiVersion))
+        .map(Kind::kind)
+        .collect(Collectors.joining(", "));
+  }
+
+  /** The claims of the collected volumes, one by one: their namespaces are the users'. */
+  private void claims(List<HasMetadata> volumes) {
+    for (HasMetadata o : volumes) {
+      var ref = ((PersistentVolume) o).getSpec().getClaimRef();
       if (ref == null || ref.getNamespace() == null || ref.getName() == null) {
         continue;
       }
@@ -272,103 +313,42 @@ public final class SupportBundle {
         writeObject("namespaces/" + ref.getNamespace() + "/PersistentVolumeClaim", pvc);
       }
     }
-    if (Boolean.TRUE.equals(attempt("discover " + SNAPSHOT_API, this::snapshotsServed))) {
-      Predicate<GenericKubernetesResource> ofDriver =
-          r -> drivers.contains(Objects.toString(r.getAdditionalProperties().get("driver"), null));
-      list(
-          "cluster",
-          "VolumeSnapshotClass",
-          () -> client.genericKubernetesResources(SNAPSHOT_API, "VolumeSnapshotClass").list(),
-          ofDriver);
-      list(
-          "cluster",
-          "VolumeSnapshotContent",
-          () -> client.genericKubernetesResources(SNAPSHOT_API, "VolumeSnapshotContent").list(),
-          r ->
-              r.getAdditionalProperties().get("spec") instanceof Map<?, ?> spec
-                  && drivers.contains(Objects.toString(spec.get("driver"), null)));
-    } else {
-      note("skipped VolumeSnapshotClass, VolumeSnapshotContent: " + SNAPSHOT_API + " not served");
-    }
-    if (Boolean.TRUE.equals(
-        attempt(
-            "discover " + GROUP_SNAPSHOT_API,
-            () -> client.supports(GROUP_SNAPSHOT_API, "VolumeGroupSnapshotClass")))) {
-      list(
-          "cluster",
-          "VolumeGroupSnapshotClass",
-          () ->
-              client
-                  .genericKubernetesResources(GROUP_SNAPSHOT_API, "VolumeGroupSnapshotClass")
-                  .list(),
-          r -> drivers.contains(Objects.toString(r.getAdditionalProperties().get("driver"), null)));
-      list(
-          "cluster",
-          "VolumeGroupSnapshotContent",
-          () ->
-              client
-                  .genericKubernetesResources(GROUP_SNAPSHOT_API, "VolumeGroupSnapshotContent")
-                  .list(),
-          r ->
-              r.getAdditionalProperties().get("spec") instanceof Map<?, ?> spec
-                  && drivers.contains(Objects.toString(spec.get("driver"), null)));
-    }
-    list(
-        "cluster",
-        "ClusterRole",
-        () -> client.rbac().clusterRoles().list(),
-        SupportBundle::ownedBySoko);
-    list(
-        "cluster",
-        "ClusterRoleBinding",
-        () -> client.rbac().clusterRoleBindings().list(),
-        SupportBundle::ownedBySoko);
   }
 
-  private boolean snapshotsServed() {
-    return client.supports(SNAPSHOT_API, "VolumeSnapshotClass");
-  }
-
-  /** Everything of these kinds in a namespace of Soko's; Secrets are not among them. */
+  /** Everything of the registry's namespaced kinds of the bundle; Secrets are not among them. */
   private void collectNamespace(String ns) {
-    String dir = "namespaces/" + ns;
-    list(dir, "Deployment", () -> client.apps().deployments().inNamespace(ns).list());
-    list(dir, "DaemonSet", () -> client.apps().daemonSets().inNamespace(ns).list());
-    list(dir, "Pod", () -> client.pods().inNamespace(ns).list());
-    list(dir, "ConfigMap", () -> client.configMaps().inNamespace(ns).list());
-    list(dir, "ServiceAccount", () -> client.serviceAccounts().inNamespace(ns).list());
-    list(dir, "Role", () -> client.rbac().roles().inNamespace(ns).list());
-    list(dir, "RoleBinding", () -> client.rbac().roleBindings().inNamespace(ns).list());
-    list(dir, "Lease", () -> client.leases().inNamespace(ns).list());
-    list(dir, "Event", () -> client.v1().events().inNamespace(ns).list());
-    // The controller -> node path's requests and the nodes' answers (ModifyVolume, snapshots).
-    list(dir, "NodeRequest", () -> client.resources(NodeRequest.class).inNamespace(ns).list());
+    for (Kind kind : KindRegistry.bundled()) {
+      if (kind.bundle().scope() == Kind.Bundle.Scope.IN_NAMESPACES) {
+        list("namespaces/" + ns, kind, o -> true);
+      }
+    }
   }
 
-  private <T extends HasMetadata> List<T> list(
-      String dir,
-      String kind,
-      Supplier<? extends io.fabric8.kubernetes.api.model.KubernetesResourceList<T>> lister) {
-    return list(dir, kind, lister, t -> true);
-  }
-
-  private <T extends HasMetadata> List<T> list(
-      String dir,
-      String kind,
-      Supplier<? extends io.fabric8.kubernetes.api.model.KubernetesResourceList<T>> lister,
-      Predicate<T> keep) {
-    List<T> items =
+  /** Lists a kind (in the directory's namespace, for a namespaced one) and writes what it keeps. */
+  private List<HasMetadata> list(String dir, Kind kind, Predicate<HasMetadata> keep) {
+    String ns = dir.startsWith("namespaces/") ? dir.substring("namespaces/".length()) : null;
+    List<HasMetadata> items =
         attempt(
-            "list " + kind + ("cluster".equals(dir) ? "" : " in " + dir),
-            () -> lister.get().getItems());
+            "list " + kind.kind() + (ns == null ? "" : " in " + dir),
+            () -> List.<HasMetadata>copyOf(lister(kind, ns).get().getItems()));
     if (items == null) {
       return List.of();
     }
-    List<T> kept = items.stream().filter(keep).toList();
-    for (T item : kept) {
-      writeObject(dir + "/" + kind, item);
+    List<HasMetadata> kept = items.stream().filter(keep).toList();
+    for (HasMetadata item : kept) {
+      writeObject(dir + "/" + kind.kind(), item);
     }
     return kept;
+  }
+
+  @SuppressWarnings("unchecked")
+  private Supplier<KubernetesResourceList<? extends HasMetadata>> lister(Kind kind, String ns) {
+    if (kind.generic()) {
+      var generic = client.genericKubernetesResources(kind.apiVersion(), kind.kind());
+      return () -> ns == null ? generic.list() : generic.inNamespace(ns).list();
+    }
+    var typed = client.resources((Class<HasMetadata>) kind.type());
+    return () -> ns == null ? typed.list() : typed.inNamespace(ns).list();
   }
 
   private void writeObject(String dir, HasMetadata object) {

@@ -18,10 +18,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The owned-kind registry is the only list of kinds the operator watches: every informer is built
- * by {@code reconcile.OwnedEventSources} from a registry entry. A watch declared anywhere else (a
- * fabric8 {@code inform}, {@code informers()} or {@code watch}, or a JOSDK informer event source)
- * would be a second list, with its own cache, RBAC and request cost that the registry's tests do
- * not see.
+ * by {@code reconcile.kinds.OwnedEventSources} from a registry entry. A watch declared anywhere
+ * else (a fabric8 {@code inform}, {@code informers()} or {@code watch}, or a JOSDK informer event
+ * source) would be a second list, with its own cache, RBAC and request cost that the registry's
+ * tests do not see.
  */
 class InformerRulesTest {
   private static final JavaClasses OPERATOR =
@@ -29,7 +29,8 @@ class InformerRulesTest {
           .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
           .importPackages("dev.soko.operator");
 
-  private static final String REGISTRY_SOURCES = "dev.soko.operator.reconcile.OwnedEventSources";
+  private static final String REGISTRY_SOURCES =
+      "dev.soko.operator.reconcile.kinds.OwnedEventSources";
 
   @Test
   void onlyTheRegistrysEventSourcesStartInformers() {
@@ -43,7 +44,7 @@ class InformerRulesTest {
         .callConstructorWhere(target(owner(assignableTo(InformerEventSource.class))))
         .orShould()
         .callMethodWhere(target(owner(assignableTo(InformerEventSourceConfiguration.class))))
-        .because("informers are declared in reconcile.KindRegistry and built in one place")
+        .because("informers are declared in reconcile.kinds.KindRegistry and built in one place")
         .check(OPERATOR);
   }
 }

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.InputStream;
+import java.util.Set;
 
 /** Test StorageClusters and what the model makes of them. */
 public final class Fixtures {
@@ -24,6 +25,14 @@ public final class Fixtures {
     StorageCluster sc = sample();
     sc.getSpec().getDriver().setRegistration(Registration.Sidecars);
     return sc;
+  }
+
+  /**
+   * Facts of a cluster of that version that serves only these optional APIs, with nothing of anyone
+   * else's in the way.
+   */
+  public static ClusterFacts serving(String version, Set<String> apis) {
+    return new ClusterFacts(KubernetesVersion.parse(version), apis, true, null, null, null, null);
   }
 
   /** The shipped table's desired state for a Kubernetes version, offline. */

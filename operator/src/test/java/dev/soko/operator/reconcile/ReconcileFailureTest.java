@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import org.junit.jupiter.api.Test;
@@ -15,14 +16,18 @@ class ReconcileFailureTest {
   }
 
   private static ReconcileFailure applying(int code, String message) {
-    var ds =
-        new DaemonSetBuilder()
-            .withNewMetadata()
-            .withName("n")
-            .withNamespace("ns")
-            .endMetadata()
-            .build();
-    return ReconcileFailure.of(new ReconcileFailure.ApplyRefused(ds, refusal(code, message)));
+    return ReconcileFailure.of(
+        new ReconcileFailure.ApplyRefused(daemonSet(), refusal(code, message)));
+  }
+
+  /** The object whose apply the server refused. */
+  private static DaemonSet daemonSet() {
+    return new DaemonSetBuilder()
+        .withNewMetadata()
+        .withName("n")
+        .withNamespace("ns")
+        .endMetadata()
+        .build();
   }
 
   @Test
@@ -52,13 +57,7 @@ class ReconcileFailureTest {
 
   @Test
   void theFailureIsFoundInsideJosdksWrapper() {
-    var ds =
-        new DaemonSetBuilder()
-            .withNewMetadata()
-            .withName("n")
-            .withNamespace("ns")
-            .endMetadata()
-            .build();
+    var ds = daemonSet();
     Exception wrapped =
         new io.javaoperatorsdk.operator.OperatorException(
             new ReconcileFailure.ApplyRefused(ds, refusal(409, "conflict on apply")));
