@@ -14,27 +14,15 @@ import dev.soko.driver.testing.NodePluginApiServer;
 import dev.soko.driver.volume.StorageException;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
-import io.fabric8.kubernetes.api.model.PersistentVolume;
-import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The controller → node path against a real kube-apiserver (kube-api-test, RBAC on), each side
@@ -43,94 +31,20 @@ import org.junit.jupiter.api.io.TempDir;
  * restarted mid-request, a request superseded before the node saw it, a node that fails and
  * retries, a node restarted after applying, and a node plugin that tries to write a spec.
  */
-class NodeRequestIT {
-  static final String DRIVER = "csi.soko.dev";
+class NodeRequestIT extends HandoffCluster {
   static final AtomicInteger NODES = new AtomicInteger();
   static final String OPERATION = "ModifyVolume";
   static final Duration SHORT = Duration.ofSeconds(1);
   static final Duration LONG = Duration.ofSeconds(20);
 
-  static NodePluginApiServer server;
-  static KubernetesClient admin;
-
   /** A node of its own per test: requests a test leaves behind are never another test's. */
   final String node = "node-" + NODES.incrementAndGet();
 
-  @TempDir Path dir;
-  KubeApi nodeApi;
-  KubeApi controllerApi;
-  VolumeOwners owners;
-  final List<AutoCloseable> running = new ArrayList<>();
   final List<NodeRequest> handled = Collections.synchronizedList(new ArrayList<>());
-
-  @BeforeAll
-  static void startServer() throws Exception {
-    server = NodePluginApiServer.start();
-    server.serveNodeRequests();
-    admin = server.admin();
-  }
-
-  @AfterAll
-  static void stopServer() {
-    if (server != null) {
-      server.close();
-    }
-  }
-
-  @BeforeEach
-  void clients() throws Exception {
-    Files.createDirectories(dir.resolve("node"));
-    Files.createDirectories(dir.resolve("controller"));
-    nodeApi = KubeApi.fromEnvironment(server.nodePlugin(dir.resolve("node"))).orElseThrow();
-    controllerApi =
-        KubeApi.fromEnvironment(server.controller(dir.resolve("controller"))).orElseThrow();
-    owners =
-        new VolumeOwners(controllerApi, DRIVER, "topology.soko.dev/node", Duration.ofSeconds(5));
-    running.add(owners);
-    owners.start();
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    for (AutoCloseable c : running) {
-      c.close();
-    }
-  }
 
   /** A PV of this driver on this test's node, and its owner once the controller has seen it. */
   VolumeOwners.Owner volume(String id) {
-    PersistentVolume pv =
-        new PersistentVolumeBuilder()
-            .withNewMetadata()
-            .withName("pv-" + UUID.randomUUID())
-            .endMetadata()
-            .withNewSpec()
-            .withCapacity(Map.of("storage", new Quantity("1Gi")))
-            .withAccessModes("ReadWriteOnce")
-            .withNewCsi()
-            .withDriver(DRIVER)
-            .withVolumeHandle(id)
-            .endCsi()
-            .withNewNodeAffinity()
-            .withNewRequired()
-            .addNewNodeSelectorTerm()
-            .addNewMatchExpression()
-            .withKey("topology.soko.dev/node")
-            .withOperator("In")
-            .withValues(node)
-            .endMatchExpression()
-            .endNodeSelectorTerm()
-            .endRequired()
-            .endNodeAffinity()
-            .endSpec()
-            .build();
-    admin.persistentVolumes().resource(pv).create();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (owners.of(id).isEmpty()) {
-      assertThat(System.nanoTime()).as("the controller sees the PV of " + id).isLessThan(deadline);
-      sleep(20);
-    }
-    return owners.of(id).orElseThrow();
+    return volumeOn(node, id);
   }
 
   NodeRequestWatch node(Function<NodeRequest, Outcome> handler) {

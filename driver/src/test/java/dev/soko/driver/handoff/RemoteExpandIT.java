@@ -3,34 +3,22 @@ package dev.soko.driver.handoff;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.soko.driver.kube.KubeApi;
 import dev.soko.driver.testing.FakeVolumeManager;
 import dev.soko.driver.testing.NodePluginApiServer;
 import dev.soko.driver.volume.ExpandResult;
 import dev.soko.driver.volume.StorageException;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * ControllerExpandVolume handed to the volume's node ({@link RemoteExpand}) against a real
@@ -38,59 +26,15 @@ import org.junit.jupiter.api.io.TempDir;
  * where the node cannot finish (it may not grow the mounted filesystem, its driver is down, it does
  * not know the operation), refusals, a node that is gone, and a controller restarted mid-request.
  */
-class RemoteExpandIT {
-  static final String DRIVER = "csi.soko.dev";
+class RemoteExpandIT extends HandoffCluster {
   static final AtomicInteger NODES = new AtomicInteger();
   static final long GIB = 1L << 30;
   static final Duration SHORT = Duration.ofSeconds(1);
   static final Duration LONG = Duration.ofSeconds(20);
 
-  static NodePluginApiServer server;
-  static KubernetesClient admin;
-
   final String node = "grow-node-" + NODES.incrementAndGet();
   final FakeVolumeManager engine = new FakeVolumeManager();
   final List<String> handled = Collections.synchronizedList(new ArrayList<>());
-
-  @TempDir Path dir;
-  KubeApi nodeApi;
-  KubeApi controllerApi;
-  VolumeOwners owners;
-  final List<AutoCloseable> running = new ArrayList<>();
-
-  @BeforeAll
-  static void startServer() throws Exception {
-    server = NodePluginApiServer.start();
-    server.serveNodeRequests();
-    admin = server.admin();
-  }
-
-  @AfterAll
-  static void stopServer() {
-    if (server != null) {
-      server.close();
-    }
-  }
-
-  @BeforeEach
-  void clients() throws Exception {
-    Files.createDirectories(dir.resolve("node"));
-    Files.createDirectories(dir.resolve("controller"));
-    nodeApi = KubeApi.fromEnvironment(server.nodePlugin(dir.resolve("node"))).orElseThrow();
-    controllerApi =
-        KubeApi.fromEnvironment(server.controller(dir.resolve("controller"))).orElseThrow();
-    owners =
-        new VolumeOwners(controllerApi, DRIVER, "topology.soko.dev/node", Duration.ofSeconds(5));
-    running.add(owners);
-    owners.start();
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    for (AutoCloseable c : running) {
-      c.close();
-    }
-  }
 
   /** The Node object of this test's node, as a running cluster has it. */
   void nodeExists() {
@@ -102,35 +46,7 @@ class RemoteExpandIT {
 
   /** A PV of this driver on this test's node, once the controller has seen it. */
   void volume(String id) {
-    admin
-        .persistentVolumes()
-        .resource(
-            new PersistentVolumeBuilder()
-                .withNewMetadata()
-                .withName("pv-" + UUID.randomUUID())
-                .endMetadata()
-                .withNewSpec()
-                .withCapacity(Map.of("storage", new Quantity("1Gi")))
-                .withAccessModes("ReadWriteOnce")
-                .withNewCsi()
-                .withDriver(DRIVER)
-                .withVolumeHandle(id)
-                .endCsi()
-                .withNewNodeAffinity()
-                .withNewRequired()
-                .addNewNodeSelectorTerm()
-                .addNewMatchExpression()
-                .withKey("topology.soko.dev/node")
-                .withOperator("In")
-                .withValues(node)
-                .endMatchExpression()
-                .endNodeSelectorTerm()
-                .endRequired()
-                .endNodeAffinity()
-                .endSpec()
-                .build())
-        .create();
-    await("the controller sees the PV of " + id, () -> owners.of(id).isPresent());
+    volumeOn(node, id);
   }
 
   /** This test's node carrying out its requests with {@code handler}. */
