@@ -1,0 +1,29 @@
+package dev.soko.driver.volume;
+
+import dev.soko.driver.model.AccessType;
+import java.nio.file.Path;
+
+/** A snapshot on another node, as that node describes it, and the way to copy its blocks here. */
+public interface RemoteSnapshot {
+  /** The snapshot's ID (as the caller asked for it). */
+  String id();
+
+  /** The name of the node that holds it. */
+  String node();
+
+  /** The size of its image: the least a volume restored from it gets. */
+  long sizeBytes();
+
+  AccessType accessType();
+
+  /** Its filesystem type; empty for a block snapshot. */
+  String fsType();
+
+  /**
+   * Writes the snapshot's image into {@code target}, a new file this call creates: only the
+   * allocated ranges are written (holes stay holes), the file is {@link #sizeBytes()} long and
+   * synced before the call returns. On any failure it throws a {@link StorageException} and the
+   * caller deletes {@code target}; a stream cut midway is a failure, never a short copy.
+   */
+  void copyTo(Path target);
+}
