@@ -1,7 +1,6 @@
 package dev.soko.driver.volume;
 
 import dev.soko.driver.backend.Backends;
-import dev.soko.driver.pool.PoolException;
 import dev.soko.driver.state.VolumeRecord;
 
 /**
@@ -42,28 +41,11 @@ final class ImmediateGrowth {
   ExpandResult grow(String volumeId, long requiredBytes, long limitBytes) {
     try (KeyedLocks.Held lock = locks.volume(volumeId)) {
       VolumeRecord record = catalog.readyVolume(volumeId);
-      long size = grant(record, requiredBytes, limitBytes);
+      long size = provisioner.grantGrowth(record, requiredBytes, limitBytes);
       record = catalog.readyVolume(volumeId); // as saved with its new capacity
       NodeExpansion.Grown grown = NodeExpansion.growStorage(catalog, backends, record, size);
       return new ExpandResult(
           size, presentations.of(grown.pool()).growNow(record, grown.image(), size));
-    }
-  }
-
-  private long grant(VolumeRecord record, long requiredBytes, long limitBytes) {
-    try {
-      return provisioner.grantGrowth(record, requiredBytes, limitBytes);
-    } catch (PoolException e) {
-      if (e.kind() != PoolException.Kind.NO_SPACE) {
-        throw e;
-      }
-      throw StorageException.outOfRange(
-          "volume %s cannot grow from %d bytes to %d: %s; it stays usable at %d bytes",
-          record.id(),
-          record.capacityBytes(),
-          requiredBytes > 0 ? requiredBytes : limitBytes,
-          e.getMessage(),
-          record.capacityBytes());
     }
   }
 }

@@ -9,6 +9,7 @@ import dev.soko.driver.model.Volume;
 import dev.soko.driver.model.VolumeCondition;
 import dev.soko.driver.mount.MountOptions;
 import dev.soko.driver.pool.Pool;
+import dev.soko.driver.pool.PoolException;
 import dev.soko.driver.pool.Sizes;
 import dev.soko.driver.state.Ids;
 import dev.soko.driver.state.RecordState;
@@ -375,7 +376,7 @@ final class VolumeProvisioner {
       return record.capacityBytes();
     }
     Pool pool = catalog.pool(record.pool());
-    pool.reserve(record.id(), size);
+    reserveGrowth(pool, record, size, requiredBytes > 0 ? requiredBytes : limitBytes);
     try {
       saveGrowth(record, size, requested);
     } catch (RuntimeException e) {
@@ -384,6 +385,25 @@ final class VolumeProvisioner {
     }
     LOG.info("volume {} grows from {} to {} bytes", record.id(), record.capacityBytes(), size);
     return size;
+  }
+
+  /**
+   * Reserves a growth in the pool. A pool without the room is OUT_OF_RANGE on every path (the
+   * controller's, the node's at once, the kubelet's NodeExpandVolume): the code external-resizer
+   * takes as infeasible, so a user may lower the request back, where RESOURCE_EXHAUSTED would be
+   * retried forever.
+   */
+  private static void reserveGrowth(Pool pool, VolumeRecord record, long size, long asked) {
+    try {
+      pool.reserve(record.id(), size);
+    } catch (PoolException e) {
+      if (e.kind() != PoolException.Kind.NO_SPACE) {
+        throw e;
+      }
+      throw StorageException.outOfRange(
+          "volume %s cannot grow from %d bytes to %d: %s; it stays usable at %d bytes",
+          record.id(), record.capacityBytes(), asked, e.getMessage(), record.capacityBytes());
+    }
   }
 
   private void saveGrowth(VolumeRecord record, long capacity, long requested) {

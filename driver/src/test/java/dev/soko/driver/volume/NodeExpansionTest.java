@@ -126,6 +126,20 @@ class NodeExpansionTest {
   }
 
   @Test
+  void aGrowthThePoolHasNoRoomForIsOutOfRangeAsOnTheControllersPath() {
+    Volume volume = staged("ext4");
+    publish(volume);
+
+    StorageException refused =
+        catchThrowableOfType(
+            StorageException.class, () -> engine.expandOnNode(volume.id(), target, 8192 * MIB, 0));
+
+    assertThat(refused.reason()).isEqualTo(Reason.OUT_OF_RANGE);
+    assertThat(refused.getMessage()).contains("pool main has").contains("stays usable at");
+    assertThat(engine.expandOnNode(volume.id(), target, 64 * MIB, 0)).isEqualTo(64 * MIB);
+  }
+
+  @Test
   void anyOtherMountOfTheStagedFilesystemCountsAsPublished() {
     Volume volume = staged("ext4");
     Path elsewhere = f.kubelet.resolve("pods/p2/volumes/pv1/mount");
