@@ -43,7 +43,8 @@ export GOTOOLCHAIN=local
 BUILT_TOOLS=(csi-sanity kube-apiserver etcd kubectl helm csi-provisioner csi-resizer csi-snapshotter
   snapshot-controller kube-controller-manager operator-verify kube-scheduler kubelet kube-proxy
   containerd containerd-shim-runc-v2 ctr e2e.test ginkgo agnhost olm catalog package-server
-  copy-content cpb opm grpc_health_probe local-path-provisioner)
+  copy-content cpb opm grpc_health_probe local-path-provisioner csi-snapshot-metadata velero
+  velero-plugin-for-aws minio)
 # Pinned, but every version of their module is refused by the module proxy reachable here
 # (403 "This module version is not available"). Named explicitly they are attempted and fail loudly;
 # `all` skips them with a warning.
@@ -57,9 +58,10 @@ fail() {
   exit 1
 }
 
-# Sets mod, ver, pkg, ldflags and tags for tool $1; testbin=1 marks a test binary (`go test -c`).
+# Sets mod, ver, pkg, ldflags and tags for tool $1; testbin=1 marks a test binary (`go test -c`);
+# replaces: `go mod edit -replace` arguments for a dependency version the module proxy refuses.
 recipe() {
-  ldflags="" tags="" testbin=""
+  ldflags="" tags="" testbin="" replaces=""
   case $1 in
   csi-sanity)
     mod=$CSI_SANITY_MODULE ver=$CSI_SANITY_VERSION pkg=$mod/cmd/csi-sanity ;;
@@ -121,6 +123,20 @@ recipe() {
   local-path-provisioner)
     # The module's root package is its main package.
     mod=$LOCAL_PATH_PROVISIONER_MODULE ver=$LOCAL_PATH_PROVISIONER_VERSION pkg=$mod ;;
+  csi-snapshot-metadata)
+    mod=$SNAPSHOT_METADATA_MODULE ver=$SNAPSHOT_METADATA_VERSION pkg=$mod/cmd/$1
+    ldflags="-X main.version=$ver" ;;
+  velero)
+    mod=$VELERO_MODULE ver=$VELERO_VERSION pkg=$mod/cmd/velero
+    ldflags="-X $mod/pkg/buildinfo.Version=$ver"
+    # The proxy refuses k8s.io/cli-runtime v0.33.12 (403), which Velero requires; v0.33.10, a patch
+    # of the same release line, is served.
+    replaces="k8s.io/cli-runtime=k8s.io/cli-runtime@$VELERO_CLI_RUNTIME_VERSION" ;;
+  velero-plugin-for-aws)
+    mod=$VELERO_AWS_PLUGIN_MODULE ver=$VELERO_AWS_PLUGIN_VERSION pkg=$mod/velero-plugin-for-aws ;;
+  minio)
+    # The module's root package is the server's main package.
+    mod=$MINIO_MODULE ver=$MINIO_VERSION pkg=$mod ;;
   operator-verify)
     mod=$OPERATOR_VERIFY_MODULE ver=$OPERATOR_VERIFY_VERSION pkg=$mod/cmd/operator-verify ;;
   *) fail "unknown tool '$1' (hack/tools.sh --list shows the names)" ;;
@@ -151,7 +167,7 @@ short_hash() { sha256sum | cut -c1-12; }
 # Directory of the pinned build of tool $1 (recipe must have been called).
 tool_dir() {
   local key
-  key=$(printf '%s\n' "$RECIPE_REV" "$mod" "$ver" "$pkg" "$ldflags" ${tags:+"$tags"} ${testbin:+"$testbin"} "${KUBERNETES_STAGING_VERSION}" \
+  key=$(printf '%s\n' "$RECIPE_REV" "$mod" "$ver" "$pkg" "$ldflags" ${tags:+"$tags"} ${testbin:+"$testbin"} ${replaces:+"$replaces"} "${KUBERNETES_STAGING_VERSION}" \
     "$(go_version)" "$(cat "$here/tools/wrapper.go.mod.in")" | short_hash)
   echo "$cache/tools/$1/$ver-$key"
 }
@@ -199,7 +215,7 @@ restated_replaces() {
 # Prints the wrapper module directory for $mod@$ver, creating it on first use.
 wrapper_dir() {
   local dir gomod go_directive
-  dir=$cache/wrappers/${mod//\//_}@$ver-$(printf '%s\n' "$RECIPE_REV" "$(cat "$here/tools/wrapper.go.mod.in")" | short_hash)
+  dir=$cache/wrappers/${mod//\//_}@$ver-$(printf '%s\n' "$RECIPE_REV" "$(cat "$here/tools/wrapper.go.mod.in")" ${replaces:+"$replaces"} | short_hash)
   if [ ! -f "$dir/go.mod" ]; then
     gomod=$(module_gomod "$mod" "$ver") || return 1
     [ -n "$gomod" ] || { echo "go mod download gave no go.mod for $mod@$ver" >&2; return 1; }
@@ -209,6 +225,10 @@ wrapper_dir() {
       "$here/tools/wrapper.go.mod.in" >"$dir.tmp/go.mod"
     local -a flags
     mapfile -t flags < <(restated_replaces "$gomod" "$ver")
+    local replace
+    for replace in $replaces; do
+      flags+=("-replace=$replace")
+    done
     if [ ${#flags[@]} -gt 0 ]; then
       (cd "$dir.tmp" && go mod edit "${flags[@]}") || return 1
     fi
