@@ -1,5 +1,6 @@
 package dev.soko.operator.datatls;
 
+import java.io.IOException;
 import java.math.BigInteger;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
@@ -58,8 +59,7 @@ final class Issuer {
       X509v3CertificateBuilder builder =
           builder(subject, subject, now, CA_VALIDITY, keys)
               .addExtension(Extension.basicConstraints, true, new BasicConstraints(true))
-              .addExtension(
-                  Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign))
+              .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign))
               .addExtension(
                   Extension.subjectKeyIdentifier,
                   false,
@@ -143,7 +143,7 @@ final class Issuer {
   static X500Principal subject(String commonName) {
     try {
       return new X500Principal(name(commonName).getEncoded());
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw new IllegalStateException(e);
     }
   }

@@ -52,7 +52,9 @@ class DataTlsCertificatesTest {
     assertThat(caSecret.getData()).containsOnlyKeys("ca.crt", "ca.key");
     X509Certificate ca = only(text(caSecret, "ca.crt"));
     assertThat(ca.getBasicConstraints()).as("a CA").isGreaterThanOrEqualTo(0);
-    assertThat(ca.getKeyUsage()[5]).as("keyCertSign").isTrue();
+    assertThat(ca.getKeyUsage())
+        .as("keyCertSign only")
+        .containsExactly(false, false, false, false, false, true, false, false, false);
     assertThat(validity(ca)).isEqualTo(Duration.ofDays(365).plus(Issuer.BACKDATE));
     assertThat(ca.getSubjectX500Principal()).isEqualTo(ca.getIssuerX500Principal());
     assertP256(ca);
@@ -71,6 +73,8 @@ class DataTlsCertificatesTest {
           .isEqualTo(new X500Principal("CN=soko-" + component + ", O=soko.dev"));
       assertThat(leaf.getExtendedKeyUsage()).containsExactlyInAnyOrder(SERVER_AUTH, CLIENT_AUTH);
       assertThat(leaf.getBasicConstraints()).as("not a CA").isEqualTo(-1);
+      assertThat(leaf.getKeyUsage()[0]).as("digitalSignature").isTrue();
+      assertThat(leaf.getKeyUsage()[5]).as("keyCertSign").isFalse();
       assertThat(validity(leaf)).isEqualTo(Duration.ofDays(30).plus(Issuer.BACKDATE));
       assertThat(leaf.getNotBefore().toInstant()).isEqualTo(T0.minus(Issuer.BACKDATE));
       assertP256(leaf);
