@@ -38,11 +38,7 @@ public final class DataTlsCertificates {
    *     to a periodic reconcile
    */
   public DataTlsCertificates(Duration resync) {
-    this(new Issuer(new SecureRandom()), resync);
-  }
-
-  DataTlsCertificates(Issuer issuer, Duration resync) {
-    this.issuer = issuer;
+    this.issuer = new Issuer(new SecureRandom());
     this.resync = resync;
   }
 
