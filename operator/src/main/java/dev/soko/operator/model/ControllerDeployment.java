@@ -6,7 +6,9 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import java.util.ArrayList;
@@ -53,6 +55,8 @@ final class ControllerDeployment {
    * @param healthMonitor whether to run csi-external-health-monitor-controller (see {@link
    *     DesiredState#CONTROLLER_REPORTS_VOLUME_CONDITION})
    * @param groups whether to run csi-group-snapshotter ({@link DesiredState#groupSnapshotsEnabled})
+   * @param dataPath whether the driver calls the nodes' data ports with the controller's
+   *     certificate ({@link DataTls})
    */
   static Deployment build(
       Names n,
@@ -60,7 +64,8 @@ final class ControllerDeployment {
       ResolvedImages images,
       VersionsTable.Row row,
       boolean healthMonitor,
-      boolean groups) {
+      boolean groups,
+      boolean dataPath) {
     ControllerSpec ctrl =
         spec.getController() == null ? new ControllerSpec() : spec.getController();
     List<String> driverArgs = new ArrayList<>();
@@ -70,6 +75,9 @@ final class ControllerDeployment {
     driverArgs.add("--driver-name=" + spec.getDriver().getName());
     driverArgs.add("--log-level=" + spec.getDriver().getLogLevel());
     driverArgs.addAll(KubeletRegistration.controllerDriverArgs(spec));
+    if (dataPath) {
+      driverArgs.addAll(DataTls.controllerArgs());
+    }
     ContainerBuilder driver = new ContainerBuilder();
     Containers.metrics(spec, driverArgs, driver);
     if (spec.getDriver().getExtraArgs() != null) {
@@ -87,6 +95,18 @@ final class ControllerDeployment {
               .withValue(GROUP_SNAPSHOTTER_IDENTITY)
               .build());
     }
+    List<VolumeMount> driverMounts = new ArrayList<>(List.of(Containers.socketMount()));
+    List<Volume> volumes = new ArrayList<>();
+    volumes.add(
+        new VolumeBuilder()
+            .withName(Containers.SOCKET_VOLUME)
+            .withNewEmptyDir()
+            .endEmptyDir()
+            .build());
+    if (dataPath) {
+      driverMounts.add(DataTls.mount());
+      volumes.add(DataTls.volume(n, Names.CONTROLLER));
+    }
     List<Container> containers = new ArrayList<>();
     containers.add(
         driver
@@ -96,7 +116,7 @@ final class ControllerDeployment {
             .withArgs(driverArgs)
             .withEnv(env)
             .withResources(Containers.resources(ctrl, Component.DRIVER, spec))
-            .withVolumeMounts(Containers.socketMount())
+            .withVolumeMounts(driverMounts)
             .addToPorts(Containers.healthPort())
             .withLivenessProbe(Containers.driverLivenessProbe())
             .build());
@@ -146,12 +166,7 @@ final class ControllerDeployment {
         .withAffinity(ctrl.getAffinity())
         .withImagePullSecrets(Containers.pullSecrets(spec))
         .withContainers(containers)
-        .withVolumes(
-            new VolumeBuilder()
-                .withName(Containers.SOCKET_VOLUME)
-                .withNewEmptyDir()
-                .endEmptyDir()
-                .build())
+        .withVolumes(volumes)
         .endSpec()
         .endTemplate()
         .endSpec()

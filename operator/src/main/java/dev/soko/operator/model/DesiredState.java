@@ -57,8 +57,8 @@ public record DesiredState(
         facts.foreignNamespace() == null ? OperandNamespace.build(n) : null,
         Rbac.objects(n, snapshots, groups, capacity, health),
         StorageObjects.csiDriver(n, spec),
-        NodeDaemonSet.build(n, spec, images, row, snapshots),
-        ControllerDeployment.build(n, spec, images, row, health, groups),
+        NodeDaemonSet.build(n, spec, images, row, snapshots, DataTls.rendered(images)),
+        ControllerDeployment.build(n, spec, images, row, health, groups, DataTls.rendered(images)),
         StorageObjects.storageClasses(n, spec, facts.foreignDefaultStorageClass()),
         snapshots
             ? StorageObjects.snapshotClass(n, spec, facts.foreignDefaultSnapshotClass())

@@ -30,6 +30,12 @@ record DriverRelease(int major, int minor, int patch) implements Comparable<Driv
    */
   static final DriverRelease GROUP_SNAPSHOTS = new DriverRelease(0, 2, 0);
 
+  /**
+   * The node-to-node data path: the drivers' --data-address and --data-tls-dir, the mounted
+   * certificates and the node plugin's data port ({@link DataTls}).
+   */
+  static final DriverRelease DATA_PATH = new DriverRelease(0, 2, 0);
+
   /** What an image without a version tag is taken to be: newer than every release. */
   static final DriverRelease UNVERSIONED =
       new DriverRelease(Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE);

@@ -27,6 +27,18 @@ public record Names(String cluster, String namespace) {
     return cluster + "-" + component;
   }
 
+  /** The data path's certificate authority (Secret ca.crt, ca.key; never mounted). */
+  public String dataCa() {
+    return cluster + "-data-ca";
+  }
+
+  /**
+   * The data path's certificate, key and trusted CAs of one component (a kubernetes.io/tls Secret).
+   */
+  public String dataTls(String component) {
+    return cluster + "-" + component + "-data-tls";
+  }
+
   /** Name of a cluster-scoped RBAC object: "soko:NAME:ROLE". */
   public String clusterRole(String role) {
     return "soko:" + cluster + ":" + role;

@@ -50,13 +50,16 @@ final class NodeDaemonSet {
 
   /**
    * @param row the versions-table row the images come from: the feature gates its sidecars need
+   * @param dataPath whether the driver serves the data port with the node's certificate ({@link
+   *     DataTls})
    */
   static DaemonSet build(
       Names n,
       StorageClusterSpec spec,
       ResolvedImages images,
       VersionsTable.Row row,
-      boolean snapshots) {
+      boolean snapshots,
+      boolean dataPath) {
     NodePluginSpec node =
         spec.getNodePlugin() == null ? new NodePluginSpec() : spec.getNodePlugin();
     String kubeletDir = canonicalDir(node.getKubeletDir());
@@ -67,7 +70,7 @@ final class NodeDaemonSet {
     boolean nodeRequests = DriverRelease.of(images).has(DriverRelease.NODE_REQUESTS);
     List<Container> containers = new ArrayList<>();
     containers.add(
-        driver(n, spec, images, node, kubeletDir, socketOnHost, snapshots, nodeRequests));
+        driver(n, spec, images, node, kubeletDir, socketOnHost, snapshots, nodeRequests, dataPath));
     containers.add(provisioner(spec, images, row, node, nodeRequests));
     if (snapshots) {
       containers.add(snapshotter(spec, images, row, node));
@@ -83,6 +86,9 @@ final class NodeDaemonSet {
     volumes.add(hostPath("dev-dir", "/dev", "Directory"));
     if (nodeRequests) {
       volumes.add(hostPath(CGROUP_VOLUME, CGROUP_FS, "Directory"));
+    }
+    if (dataPath) {
+      volumes.add(DataTls.volume(n, Names.NODE));
     }
     for (PoolSpec pool : spec.getPools()) {
       // One pod template serves every node, so a pool with a node selector is mounted on the
@@ -128,7 +134,9 @@ final class NodeDaemonSet {
       String kubeletDir,
       String socketOnHost,
       boolean snapshots,
-      boolean nodeRequests) {
+      boolean nodeRequests,
+      boolean dataPath) {
+    ContainerBuilder container = new ContainerBuilder();
     List<String> args = new ArrayList<>();
     args.add("--mode=node");
     args.add("--endpoint=" + Containers.ENDPOINT);
@@ -150,7 +158,10 @@ final class NodeDaemonSet {
       // node that holds an imported snapshot gives its content that label (docs/snapshots.md).
       args.add("--label-imported-snapshots=true");
     }
-    ContainerBuilder container = new ContainerBuilder();
+    if (dataPath) {
+      args.addAll(DataTls.nodeArgs());
+      container.addToPorts(DataTls.port());
+    }
     Containers.metrics(spec, args, container);
     if (spec.getDriver().getExtraArgs() != null) {
       args.addAll(spec.getDriver().getExtraArgs());
@@ -169,11 +180,17 @@ final class NodeDaemonSet {
       mounts.add(mount("pool-" + pool.getName(), pool.getPath(), "Bidirectional"));
     }
     mounts.addAll(KubeletRegistration.nodeDriverMounts(spec));
+    if (dataPath) {
+      mounts.add(DataTls.mount());
+    }
     List<EnvVar> env = new ArrayList<>();
     env.add(Containers.fieldEnv("NODE_NAME", "spec.nodeName"));
     env.add(new EnvVarBuilder().withName(STORAGE_CLUSTER_ENV).withValue(n.cluster()).build());
     if (nodeRequests) {
       env.add(Containers.namespaceEnv());
+    }
+    if (dataPath) {
+      env.add(DataTls.podIpEnv());
     }
     return container
         .withName(Component.DRIVER.key())

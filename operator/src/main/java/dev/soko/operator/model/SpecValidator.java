@@ -69,6 +69,10 @@ public final class SpecValidator {
               + Containers.RESIZER_HTTP_PORT
               + ", the http endpoint (leader-election health) of the controller pod's csi-resizer");
     }
+    if (Integer.valueOf(DataTls.PORT).equals(metricsPort)) {
+      problems.add(
+          "driver.metricsPort must not be " + DataTls.PORT + ", the node plugin's data port");
+    }
     return problems;
   }
 }

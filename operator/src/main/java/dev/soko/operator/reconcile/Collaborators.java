@@ -1,5 +1,6 @@
 package dev.soko.operator.reconcile;
 
+import dev.soko.operator.datatls.DataTlsCertificates;
 import dev.soko.operator.nodeloss.NodeLoss;
 import dev.soko.operator.reconcile.apply.Applier;
 import dev.soko.operator.reconcile.apply.CsiDriverReplacer;
@@ -27,6 +28,7 @@ import dev.soko.operator.reconcile.status.RolloutProgress;
  * @param unclaimedSnapshots warns of imported snapshot contents no node took
  * @param rollouts remembers when the node plugin's rollout last moved
  * @param events records events on a StorageCluster
+ * @param dataTls keeps and renews the data path's certificates
  */
 public record Collaborators(
     ClusterObserver observer,
@@ -38,4 +40,5 @@ public record Collaborators(
     ReportCleanup reportCleanup,
     UnclaimedSnapshots unclaimedSnapshots,
     RolloutProgress rollouts,
-    EventRecorder events) {}
+    EventRecorder events,
+    DataTlsCertificates dataTls) {}

@@ -5,6 +5,7 @@ import static java.util.stream.Collectors.toSet;
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.api.v1alpha1.StorageClusterStatus;
 import dev.soko.api.v1alpha1.UninstallPolicy;
+import dev.soko.operator.datatls.DataTlsCertificates;
 import dev.soko.operator.model.ClusterFacts;
 import dev.soko.operator.model.Compatibility;
 import dev.soko.operator.model.DesiredState;
@@ -33,6 +34,7 @@ import dev.soko.operator.reconcile.status.StatusAggregator;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.storage.CSIDriver;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -49,6 +51,7 @@ import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -77,6 +80,7 @@ public final class StorageClusterReconciler
   private final RolloutProgress rollouts;
   private final ReportCleanup reportCleanup;
   private final UnclaimedSnapshots unclaimedSnapshots;
+  private final DataTlsCertificates dataTls;
   private final AtomicLong reconciles = new AtomicLong();
   private volatile IndexerResourceCache<StorageCluster> primaryCache;
 
@@ -101,6 +105,7 @@ public final class StorageClusterReconciler
     this.unclaimedSnapshots = collaborators.unclaimedSnapshots();
     this.rollouts = collaborators.rollouts();
     this.events = collaborators.events();
+    this.dataTls = collaborators.dataTls();
   }
 
   @Override
@@ -128,7 +133,11 @@ public final class StorageClusterReconciler
     ClusterFacts facts = observer.facts(sc, cache);
     cache.follow(facts);
     DesiredState desired = DesiredState.of(sc, table, facts);
-    List<HasMetadata> objects = applyDesired(sc, desired, facts, cache);
+    Instant issuedAt = Instant.now();
+    DataTlsCertificates.Desired certificates =
+        dataTls.desired(
+            desired.names(), ClusterObserver.dataTlsSecrets(desired.names(), cache), issuedAt);
+    List<HasMetadata> objects = applyDesired(sc, desired, certificates.secrets(), facts, cache);
 
     // Observe what the apply left: reads only.
     var workloads = observer.workloads(desired.names(), sc.getSpec().getDriver().getName(), cache);
@@ -167,20 +176,27 @@ public final class StorageClusterReconciler
     StorageClusterStatus status = aggregator.stalled(rollout.message()).build();
     UpdateControl<StorageCluster> control = finish(sc, status, ctx);
     // Again when a deletion of orphaned volumes or a rollout deadline is due, a fresh report would
-    // go stale, or an imported snapshot content's grace ends: no event tells that a driver stopped
-    // writing, or that no node took a content.
+    // go stale, an imported snapshot content's grace ends, or a certificate is due for renewal: no
+    // event tells that a driver stopped writing, that no node took a content, or that time passed.
     Duration next =
-        earliest(earliest(earliest(loss.next(), rollout.recheck()), pools.recheck()), unclaimed);
+        earliest(
+            earliest(
+                earliest(earliest(loss.next(), rollout.recheck()), pools.recheck()), unclaimed),
+            dataTls.recheck(certificates, issuedAt));
     return next == null ? control : control.rescheduleAfter(next);
   }
 
   /**
-   * Apply: recreates what changed an immutable field, applies every desired object in the
-   * registry's order and prunes what is no longer desired. Returns the desired objects in that
-   * order.
+   * Apply: recreates what changed an immutable field, applies every desired object and the data
+   * path's Secrets in the registry's order and prunes what is no longer desired. Returns the
+   * applied objects in that order.
    */
   private List<HasMetadata> applyDesired(
-      StorageCluster sc, DesiredState desired, ClusterFacts facts, ClusterCache cache) {
+      StorageCluster sc,
+      DesiredState desired,
+      List<Secret> secrets,
+      ClusterFacts facts,
+      ClusterCache cache) {
     String replaced = csiDriverReplacer.replaceIfImmutableChanged(desired.csiDriver(), cache);
     if (replaced != null) {
       events.normal(
@@ -197,7 +213,9 @@ public final class StorageClusterReconciler
             "VolumeGroupSnapshotClass recreated for immutable changes: " + recreated);
       }
     }
-    List<HasMetadata> objects = KindRegistry.inApplyOrder(desired.all());
+    List<HasMetadata> all = new ArrayList<>(desired.all());
+    all.addAll(secrets);
+    List<HasMetadata> objects = KindRegistry.inApplyOrder(all);
     int writes = 0;
     for (HasMetadata object : objects) {
       try {

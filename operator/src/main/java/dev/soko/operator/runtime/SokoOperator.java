@@ -1,5 +1,6 @@
 package dev.soko.operator.runtime;
 
+import dev.soko.operator.datatls.DataTlsCertificates;
 import dev.soko.operator.model.KubernetesVersion;
 import dev.soko.operator.model.VersionsTable;
 import dev.soko.operator.nodeloss.NodeLoss;
@@ -89,14 +90,17 @@ public final class SokoOperator implements AutoCloseable {
             resync);
     reconciler =
         new StorageClusterReconciler(
-            client, table, collaborators(client, observer, rolloutDeadline));
+            client, table, collaborators(client, observer, rolloutDeadline, resync));
     this.clusterGauges = new StorageClusterGauges(reconciler::cachedStorageClusters, registry);
     operator.register(reconciler, o -> o.withReconciliationMaxInterval(resync));
   }
 
   /** Every collaborator of the reconciler, built here and nowhere else. */
   private static Collaborators collaborators(
-      KubernetesClient client, ClusterObserver observer, Duration rolloutDeadline) {
+      KubernetesClient client,
+      ClusterObserver observer,
+      Duration rolloutDeadline,
+      Duration resync) {
     EventRecorder events = new EventRecorder(client);
     return new Collaborators(
         observer,
@@ -108,7 +112,8 @@ public final class SokoOperator implements AutoCloseable {
         new ReportCleanup(client),
         new UnclaimedSnapshots(events::warningOn),
         new RolloutProgress(rolloutDeadline, Instant::now),
-        events);
+        events,
+        new DataTlsCertificates(resync));
   }
 
   public void start() {

@@ -9,9 +9,12 @@ import dev.soko.operator.harness.Await;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.storage.CSIDriverBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -137,6 +140,51 @@ class StorageClusterLifecycleIT {
         .create();
   }
 
+  /**
+   * The data path's CA and the components' certificates, written by the operator under its own
+   * RBAC; each driver container that gets the data path mounts its component's Secret, never the
+   * CA's.
+   */
+  static void dataTlsSecretsAndMounts(String name, DaemonSet ds) {
+    String ns = "soko-" + name;
+    Secret ca = admin.secrets().inNamespace(ns).withName(name + "-data-ca").get();
+    assertThat(ca.getType()).isEqualTo("Opaque");
+    assertThat(ca.getData()).containsOnlyKeys("ca.crt", "ca.key");
+    assertThat(ca.getMetadata().getOwnerReferences())
+        .extracting(r -> r.getKind() + "/" + r.getName())
+        .containsExactly("StorageCluster/" + name);
+    var controller =
+        admin.apps().deployments().inNamespace(ns).withName(name + "-controller").get();
+    Map<String, PodSpec> pods =
+        Map.of(
+            "node", ds.getSpec().getTemplate().getSpec(),
+            "controller", controller.getSpec().getTemplate().getSpec());
+    pods.forEach(
+        (component, pod) -> {
+          Secret tls =
+              admin.secrets().inNamespace(ns).withName(name + "-" + component + "-data-tls").get();
+          assertThat(tls.getType()).isEqualTo("kubernetes.io/tls");
+          assertThat(tls.getData()).containsOnlyKeys("tls.crt", "tls.key", "ca.crt");
+          Container driver =
+              pod.getContainers().stream()
+                  .filter(c -> c.getName().equals("soko-driver"))
+                  .findFirst()
+                  .orElseThrow();
+          List<String> secretVolumes =
+              pod.getVolumes().stream()
+                  .filter(v -> v.getSecret() != null)
+                  .map(v -> v.getSecret().getSecretName())
+                  .toList();
+          if (driver.getArgs().contains("--data-tls-dir=/etc/soko/data-tls")) {
+            assertThat(secretVolumes).containsExactly(tls.getMetadata().getName());
+            assertThat(driver.getVolumeMounts())
+                .anyMatch(m -> m.getMountPath().equals("/etc/soko/data-tls") && m.getReadOnly());
+          } else {
+            assertThat(secretVolumes).isEmpty();
+          }
+        });
+  }
+
   @Test
   void createProducesEveryObjectAndAccurateStatus() {
     StorageCluster sc = create(Specs.cluster("alpha"));
@@ -169,6 +217,7 @@ class StorageClusterLifecycleIT {
                 .getSpec()
                 .getReplicas())
         .isEqualTo(1);
+    dataTlsSecretsAndMounts("alpha", ds);
     var sclass = admin.storage().v1().storageClasses().withName("alpha-sc").get();
     assertThat(sclass.getProvisioner()).isEqualTo("alpha.csi.soko.dev");
     assertThat(sclass.getVolumeBindingMode()).isEqualTo("WaitForFirstConsumer");
@@ -316,6 +365,15 @@ class StorageClusterLifecycleIT {
         "cluster role recreated",
         () -> admin.rbac().clusterRoles().withName("soko:beta:resizer").get(),
         r -> r != null);
+    // A deleted certificate is issued anew, by the CA that is still there.
+    var ca = admin.secrets().inNamespace("soko-beta").withName("beta-data-ca").get();
+    admin.secrets().inNamespace("soko-beta").withName("beta-node-data-tls").delete();
+    Secret reissued =
+        Await.until(
+            "node certificate reissued",
+            () -> admin.secrets().inNamespace("soko-beta").withName("beta-node-data-tls").get(),
+            t -> t != null);
+    assertThat(reissued.getData().get("ca.crt")).isEqualTo(ca.getData().get("ca.crt"));
   }
 
   @Test
@@ -374,6 +432,14 @@ class StorageClusterLifecycleIT {
                 .getItems())
         .isEmpty();
     assertThat(admin.apps().daemonSets().inNamespace("soko-gamma").list().getItems()).isEmpty();
+    assertThat(
+            admin
+                .secrets()
+                .inNamespace("soko-gamma")
+                .withLabel("soko.dev/storagecluster", "gamma")
+                .list()
+                .getItems())
+        .isEmpty();
     var ns = admin.namespaces().withName("soko-gamma").get();
     assertThat(ns == null || ns.getMetadata().getDeletionTimestamp() != null).isTrue();
   }

@@ -57,7 +57,12 @@ class DesiredStateTest {
     assertThat(ctrl.getArgs())
         .contains("--mode=controller", "--metrics-address=0.0.0.0:9809")
         .noneMatch(a -> a.startsWith("--pool") || a.startsWith("--max-volumes-per-node"));
-    assertThat(node.getPorts()).extracting("name").containsExactlyInAnyOrder("metrics", "healthz");
+    assertThat(node.getPorts())
+        .extracting("name")
+        .containsExactlyInAnyOrderElementsOf(
+            DataTls.rendered(d.images())
+                ? List.of("metrics", "healthz", DataTls.PORT_NAME)
+                : List.of("metrics", "healthz"));
     assertThat(ctrl.getPorts()).extracting("containerPort").contains(9809);
   }
 

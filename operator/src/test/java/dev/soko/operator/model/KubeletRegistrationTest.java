@@ -56,6 +56,8 @@ class KubeletRegistrationTest {
               assertThat(v.getHostPath().getType()).isEqualTo("Directory");
             });
     assertThat(driver.getPorts())
+        .as("the health port, beside the data path's own")
+        .filteredOn(p -> !p.getName().equals(DataTls.PORT_NAME))
         .singleElement()
         .satisfies(
             p -> {

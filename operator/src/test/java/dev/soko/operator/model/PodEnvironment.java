@@ -41,6 +41,7 @@ final class PodEnvironment {
               case "spec.nodeName" -> node;
               case "metadata.name" -> "pod-" + node;
               case "metadata.namespace" -> "namespace";
+              case "status.podIP" -> "10.0.0.7";
               default -> throw new AssertionError("no value for field " + field);
             });
       }

@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -58,6 +59,13 @@ public final class KindRegistry {
   public static final Kind NAMESPACE = owned(Namespace.class, 0, 100, Kind.Mapping.BY_LABEL, null);
   static final Kind SERVICE_ACCOUNT =
       owned(ServiceAccount.class, 1, 80, Kind.Mapping.BY_LABEL, IN_NAMESPACES);
+
+  /**
+   * The data path's CA and certificates ({@code datatls.DataTlsCertificates}). Watched by Soko's
+   * label only, so the cache holds these Secrets and no others; never in the support bundle.
+   */
+  public static final Kind SECRET = owned(Secret.class, 1, 85, Kind.Mapping.BY_LABEL, null);
+
   static final Kind CLUSTER_ROLE = owned(ClusterRole.class, 2, 70, Kind.Mapping.BY_LABEL, SOKOS);
   static final Kind CLUSTER_ROLE_BINDING =
       owned(ClusterRoleBinding.class, 3, 60, Kind.Mapping.BY_LABEL, SOKOS);
@@ -271,6 +279,7 @@ public final class KindRegistry {
       List.of(
           NAMESPACE,
           SERVICE_ACCOUNT,
+          SECRET,
           CLUSTER_ROLE,
           ROLE,
           CLUSTER_ROLE_BINDING,

@@ -3,6 +3,7 @@ package dev.soko.operator.reconcile.observe;
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.api.v1alpha1.StorageNode;
 import dev.soko.operator.model.ClusterFacts;
+import dev.soko.operator.model.DataTls;
 import dev.soko.operator.model.KubernetesVersion;
 import dev.soko.operator.model.Names;
 import dev.soko.operator.model.OperandNamespace;
@@ -13,6 +14,7 @@ import dev.soko.operator.reconcile.kinds.KindRegistry;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.storage.CSIDriver;
@@ -22,6 +24,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -68,6 +71,15 @@ public final class ClusterObserver {
         () -> KubernetesVersion.parse(client.getKubernetesVersion().getGitVersion()),
         resync,
         System::nanoTime);
+  }
+
+  /** The StorageCluster's data path Secrets the cache holds, by name ({@link DataTls}). */
+  public static Map<String, Secret> dataTlsSecrets(Names n, ClusterCache cache) {
+    Map<String, Secret> out = new HashMap<>();
+    for (String name : DataTls.secretNames(n)) {
+      cache.get(KindRegistry.SECRET, n.namespace(), name).ifPresent(s -> out.put(name, (Secret) s));
+    }
+    return out;
   }
 
   public ClusterFacts facts(StorageCluster sc, ClusterCache cache) {

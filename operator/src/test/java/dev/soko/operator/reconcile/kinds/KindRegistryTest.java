@@ -206,13 +206,14 @@ class KindRegistryTest {
 
   /**
    * The support bundle's kinds are the registry's: every owned kind but the Namespace (the bundle
-   * is organised by namespace), and kinds only the bundle reads, which the operator neither uses
-   * nor is granted.
+   * is organised by namespace) and the Secret (it never holds one), and kinds only the bundle
+   * reads, which the operator neither uses nor is granted.
    */
   @Test
   void theSupportBundleCollectsTheRegistrysKinds() {
     assertThat(KindRegistry.owned().stream().filter(k -> k.bundle() == null))
-        .containsExactly(KindRegistry.NAMESPACE);
+        .containsExactly(KindRegistry.NAMESPACE, KindRegistry.SECRET);
+    assertThat(KindRegistry.bundled()).extracting(Kind::kind).doesNotContain("Secret");
     assertThat(KindRegistry.ALL.stream().filter(k -> k.use() == Kind.Use.COLLECTED))
         .extracting(Kind::kind)
         .containsExactlyInAnyOrder(
