@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
@@ -53,6 +54,7 @@ final class ControllerDeployment {
    * @param healthMonitor whether to run csi-external-health-monitor-controller (see {@link
    *     DesiredState#CONTROLLER_REPORTS_VOLUME_CONDITION})
    * @param groups whether to run csi-group-snapshotter ({@link DesiredState#groupSnapshotsEnabled})
+   * @param snapshotMetadata whether to run csi-snapshot-metadata ({@link SnapshotMetadata})
    */
   static Deployment build(
       Names n,
@@ -60,7 +62,8 @@ final class ControllerDeployment {
       ResolvedImages images,
       VersionsTable.Row row,
       boolean healthMonitor,
-      boolean groups) {
+      boolean groups,
+      boolean snapshotMetadata) {
     ControllerSpec ctrl =
         spec.getController() == null ? new ControllerSpec() : spec.getController();
     List<String> driverArgs = new ArrayList<>();
@@ -126,6 +129,17 @@ final class ControllerDeployment {
       containers.add(groupSnapshotter(spec, images, row, ctrl));
     }
     containers.addAll(KubeletRegistration.controllerSidecars(spec, images, ctrl));
+    List<Volume> volumes = new ArrayList<>();
+    volumes.add(
+        new VolumeBuilder()
+            .withName(Containers.SOCKET_VOLUME)
+            .withNewEmptyDir()
+            .endEmptyDir()
+            .build());
+    if (snapshotMetadata) {
+      containers.add(SnapshotMetadata.sidecar(spec, images, ctrl));
+      volumes.add(SnapshotMetadata.tlsVolume(n));
+    }
 
     return new DeploymentBuilder()
         .withMetadata(Rbac.meta(n, n.workload(Names.CONTROLLER), n.namespace(), Names.CONTROLLER))
@@ -146,12 +160,7 @@ final class ControllerDeployment {
         .withAffinity(ctrl.getAffinity())
         .withImagePullSecrets(Containers.pullSecrets(spec))
         .withContainers(containers)
-        .withVolumes(
-            new VolumeBuilder()
-                .withName(Containers.SOCKET_VOLUME)
-                .withNewEmptyDir()
-                .endEmptyDir()
-                .build())
+        .withVolumes(volumes)
         .endSpec()
         .endTemplate()
         .endSpec()

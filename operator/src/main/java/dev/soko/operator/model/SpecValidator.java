@@ -69,6 +69,14 @@ public final class SpecValidator {
               + Containers.RESIZER_HTTP_PORT
               + ", the http endpoint (leader-election health) of the controller pod's csi-resizer");
     }
+    if (metricsPort != null
+        && (metricsPort == SnapshotMetadata.HTTP_PORT
+            || metricsPort == SnapshotMetadata.GRPC_PORT)) {
+      problems.add(
+          "driver.metricsPort must not be "
+              + metricsPort
+              + ", a port of the controller pod's csi-snapshot-metadata");
+    }
     return problems;
   }
 }
