@@ -116,7 +116,7 @@ tools-test: ## Build the pinned Go tools that the tests use
 .PHONY: tools-e2e
 tools-e2e: ## Build the pinned Go tools of the end-to-end test and the demo
 	bash hack/tools.sh kube-apiserver etcd kubectl kube-controller-manager csi-provisioner \
-	  csi-resizer csi-snapshotter snapshot-controller snapshot-crds
+	  csi-resizer csi-snapshotter csi-snapshot-metadata snapshot-controller snapshot-crds
 
 .PHONY: tools-node
 tools-node: tools-e2e ## Build the local cluster's node (kubelet, kube-scheduler, kube-proxy, containerd), helm and OLM

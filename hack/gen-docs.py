@@ -33,7 +33,10 @@ SIDECARS = [
     ("node-driver-registrar", "node-driver-registrar ¹"),
     ("liveness-probe", "livenessprobe ¹"),
     ("csi-external-health-monitor-controller", "health monitor"),
+    ("csi-snapshot-metadata", "snapshot metadata ²"),
 ]
+# Sidecars that only some rows have: the others show a dash.
+OPTIONAL_SIDECARS = {"csi-snapshot-metadata"}
 
 
 def fail(message):
@@ -57,7 +60,11 @@ def supported_kubernetes():
         span = f"1.{low} and newer" if i == 0 else f"1.{low} – 1.{minors[i - 1] - 1}"
         tags = []
         for key, _ in SIDECARS:
-            image = row["images"].get(key) or fail(f"{VERSIONS_TABLE}: 1.{low} has no {key}")
+            image = row["images"].get(key)
+            if image is None and key in OPTIONAL_SIDECARS:
+                tags.append("–")
+                continue
+            image = image or fail(f"{VERSIONS_TABLE}: 1.{low} has no {key}")
             tags.append(f"`{image.rsplit(':', 1)[1]}`")
         gates = [
             f"{sidecar}: {', '.join(f'{gate}={str(on).lower()}' for gate, on in g.items())}"
@@ -71,7 +78,10 @@ def supported_kubernetes():
     note = (
         f"Older clusters get the 1.{oldest} row and `Compatible=False`. ¹ Only with"
         " `spec.driver.registration: Sidecars`; by default the driver registers with the kubelet"
-        " and serves its health endpoint itself. Images are named without a registry: the"
+        " and serves its health endpoint itself. ² Changed block tracking, only where the cluster"
+        " serves the SnapshotMetadataService CRD (cbt.storage.k8s.io/v1beta1, an add-on) and"
+        " snapshots are on ([docs/backups.md](docs/backups.md)). Images are named without a"
+        " registry: the"
         " StorageCluster's `spec.images.registry`, or the operator's `--image-registry`, says"
         " where they come from."
     )

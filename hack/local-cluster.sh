@@ -80,7 +80,8 @@ NODE_DIRS=(/var/lib/kubelet /var/lib/containerd /var/log/pods /var/log/container
 # The kubelet sets these host-wide (they are not per network namespace); down puts them back.
 KUBELET_SYSCTLS=(kernel.panic kernel.panic_on_oops vm.overcommit_memory)
 NODE_TOOLS=(etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl
-  containerd containerd-shim-runc-v2 ctr csi-provisioner csi-resizer csi-snapshotter snapshot-controller)
+  containerd containerd-shim-runc-v2 ctr csi-provisioner csi-resizer csi-snapshotter csi-snapshot-metadata
+  snapshot-controller)
 
 # --- nodes ----------------------------------------------------------------------------------------
 
@@ -146,6 +147,8 @@ check_tools() {
   for tool in "${NODE_TOOLS[@]}"; do [ -x "$BIN/$tool" ] || missing+=("$tool"); done
   ((${#missing[@]} == 0)) || die "missing tools in $BIN: ${missing[*]} (run: hack/tools.sh ${missing[*]})"
   [ -d "$BIN/../crds/snapshot" ] || die "VolumeSnapshot CRDs missing (run: hack/tools.sh snapshot-crds)"
+  [ -f "$BIN/../crds/snapshot/cbt.storage.k8s.io_snapshotmetadataservices.yaml" ] ||
+    die "SnapshotMetadataService CRD missing (run: hack/tools.sh snapshot-crds)"
   for tool in runc nsenter unshare socat iptables mkfs.xfs; do
     command -v "$tool" >/dev/null || die "$tool is missing (run: hack/deps.sh)"
   done
@@ -166,11 +169,12 @@ build_node_images() {
   gcc -static -Os -s -o "$tmp/pause" "$ROOT/images/pause/pause.c" || die "cannot build the pause program"
   python3 "$ROOT/hack/oci-image.py" --name "$IMAGE_REGISTRY/pause:3.10" --out "$IMAGES_DIR/pause.oci.tar" \
     --file "$tmp/pause:/pause" --entrypoint /pause
-  for name in csi-provisioner csi-resizer csi-snapshotter; do
+  for name in csi-provisioner csi-resizer csi-snapshotter csi-snapshot-metadata; do
     case $name in
     csi-provisioner) version=$CSI_PROVISIONER_VERSION ;;
     csi-resizer) version=$CSI_RESIZER_VERSION ;;
     csi-snapshotter) version=$CSI_SNAPSHOTTER_VERSION ;;
+    csi-snapshot-metadata) version=$SNAPSHOT_METADATA_VERSION ;;
     esac
     python3 "$ROOT/hack/oci-image.py" --name "$(sidecar_image "$name" "$version")" \
       --out "$IMAGES_DIR/$name.oci.tar" --file "$(readlink -f "$BIN/$name"):/$name" --entrypoint "/$name"
@@ -668,6 +672,7 @@ start_control_plane() {
     --authentication-kubeconfig "$pki/scheduler.kubeconfig" \
     --authorization-kubeconfig "$pki/scheduler.kubeconfig" --bind-address 127.0.0.1 --profiling=false
   kc apply -f "$BIN/../crds/snapshot/" >/dev/null
+  # With them the SnapshotMetadataService CRD (changed block tracking), which hack/tools.sh puts there.
   kc wait --for condition=Established --timeout 60s crd --all >/dev/null || die "snapshot CRDs not established"
   # A cluster add-on, as on any cluster with snapshots. Distributed snapshotting: each
   # VolumeSnapshotContent is labelled with its volume's node for the node-local csi-snapshotter.
@@ -864,7 +869,9 @@ up() {
   require_root "the local cluster"
   check_tools
   ((NODE_COUNT >= 1 && NODE_COUNT <= MAX_NODES)) || die "SOKO_CLUSTER_NODES: 1 to $MAX_NODES, not '$NODE_COUNT'"
-  [ -f "$IMAGES_DIR/pause.oci.tar" ] || build_node_images
+  if [ ! -f "$IMAGES_DIR/pause.oci.tar" ] || [ ! -f "$IMAGES_DIR/csi-snapshot-metadata.oci.tar" ]; then
+    build_node_images
+  fi
   [ -f "$IMAGES_DIR/fio.oci.tar" ] || build_fio_image
   if [ ! -f "$IMAGES_DIR/olm.oci.tar" ] || [ "$(cat "$IMAGES_DIR/olm/version" 2>/dev/null)" != "$OLM_VERSION" ]; then
     build_olm_image

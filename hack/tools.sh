@@ -386,9 +386,26 @@ ensure_snapshot_crds() {
     chmod u+w "$dir.tmp"/*.yaml # the module cache is read-only
     rm -rf "$dir" && mv "$dir.tmp" "$dir"
   fi
+  ensure_snapshot_metadata_crd "$dir"
   [ "$(readlink "$cache/crds/snapshot" 2>/dev/null)" = "$dir" ] || {
     ln -sfn "$dir" "$cache/crds/.snapshot.tmp" && mv -Tf "$cache/crds/.snapshot.tmp" "$cache/crds/snapshot"
   }
+}
+
+# The SnapshotMetadataService CRD (cbt.storage.k8s.io v1beta1, changed block tracking) into folder $1
+# with the snapshot CRDs, so that whatever installs those installs it too. It comes from the pinned
+# k8s.io/kubernetes module (the storage e2e's copy, identical to external-snapshot-metadata's
+# client/config/crd at v1.0.0, whose client module the proxy does not serve).
+ensure_snapshot_metadata_crd() {
+  local name=cbt.storage.k8s.io_snapshotmetadataservices.yaml src
+  [ -f "$1/$name" ] && return 0
+  src=$(module_dir "$KUBERNETES_MODULE" "$KUBERNETES_VERSION") ||
+    fail "snapshot-crds: cannot download $KUBERNETES_MODULE@$KUBERNETES_VERSION"
+  src=$src/test/e2e/testing-manifests/storage-csi/external-snapshot-metadata/$name
+  [ -f "$src" ] || fail "snapshot-crds: $KUBERNETES_MODULE@$KUBERNETES_VERSION has no $name"
+  cp "$src" "$1/$name.tmp"
+  chmod u+w "$1/$name.tmp" # the module cache is read-only
+  mv "$1/$name.tmp" "$1/$name"
 }
 
 # Prints the folder of module $1@$2 in the module cache, downloading it through the proxy.

@@ -20,6 +20,15 @@ public class FeaturesSpec {
   @Default("false")
   private Boolean volumeHealthMonitor = false;
 
+  @JsonPropertyDescription(
+      "Changed block tracking for backup tools: the controller pod runs the snapshot metadata"
+          + " sidecar (external-snapshot-metadata) with its Service, TLS certificate and"
+          + " SnapshotMetadataService object, where snapshots are on and the cluster serves"
+          + " cbt.storage.k8s.io/v1beta1. status.changedBlockTracking says whether it runs and"
+          + " why not.")
+  @Default("true")
+  private Boolean changedBlockTracking = true;
+
   public Boolean getCapacityTracking() {
     return capacityTracking;
   }
@@ -34,5 +43,13 @@ public class FeaturesSpec {
 
   public void setVolumeHealthMonitor(Boolean volumeHealthMonitor) {
     this.volumeHealthMonitor = volumeHealthMonitor;
+  }
+
+  public Boolean getChangedBlockTracking() {
+    return changedBlockTracking;
+  }
+
+  public void setChangedBlockTracking(Boolean changedBlockTracking) {
+    this.changedBlockTracking = changedBlockTracking;
   }
 }

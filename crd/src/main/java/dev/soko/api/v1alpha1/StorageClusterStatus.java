@@ -68,6 +68,11 @@ public class StorageClusterStatus {
           + " there are none.")
   private OrphanedVolumes orphanedVolumes;
 
+  @JsonPropertyDescription(
+      "Whether the snapshot metadata sidecar (changed block tracking for backup tools) runs, and"
+          + " if not, why.")
+  private FeatureState changedBlockTracking;
+
   public Integer getMorePools() {
     return morePools;
   }
@@ -178,5 +183,13 @@ public class StorageClusterStatus {
 
   public void setOrphanedVolumes(OrphanedVolumes orphanedVolumes) {
     this.orphanedVolumes = orphanedVolumes;
+  }
+
+  public FeatureState getChangedBlockTracking() {
+    return changedBlockTracking;
+  }
+
+  public void setChangedBlockTracking(FeatureState changedBlockTracking) {
+    this.changedBlockTracking = changedBlockTracking;
   }
 }

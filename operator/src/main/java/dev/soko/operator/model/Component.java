@@ -8,7 +8,11 @@ public enum Component {
   SNAPSHOTTER("csi-snapshotter"),
   REGISTRAR("node-driver-registrar"),
   LIVENESS_PROBE("liveness-probe"),
-  HEALTH_MONITOR("csi-external-health-monitor-controller");
+  HEALTH_MONITOR("csi-external-health-monitor-controller"),
+  /**
+   * Only on rows that have it: the sidecar of changed block tracking ({@link SnapshotMetadata}).
+   */
+  SNAPSHOT_METADATA("csi-snapshot-metadata");
 
   private final String key;
 

@@ -57,6 +57,7 @@ final class ControllerDeployment {
    * @param groups whether to run csi-group-snapshotter ({@link DesiredState#groupSnapshotsEnabled})
    * @param dataPath whether the driver calls the nodes' data ports with the controller's
    *     certificate ({@link DataTls})
+   * @param snapshotMetadata whether to run csi-snapshot-metadata ({@link SnapshotMetadata})
    */
   static Deployment build(
       Names n,
@@ -65,7 +66,8 @@ final class ControllerDeployment {
       VersionsTable.Row row,
       boolean healthMonitor,
       boolean groups,
-      boolean dataPath) {
+      boolean dataPath,
+      boolean snapshotMetadata) {
     ControllerSpec ctrl =
         spec.getController() == null ? new ControllerSpec() : spec.getController();
     List<String> driverArgs = new ArrayList<>();
@@ -146,6 +148,10 @@ final class ControllerDeployment {
       containers.add(groupSnapshotter(spec, images, row, ctrl));
     }
     containers.addAll(KubeletRegistration.controllerSidecars(spec, images, ctrl));
+    if (snapshotMetadata) {
+      containers.add(SnapshotMetadata.sidecar(spec, images, ctrl));
+      volumes.add(SnapshotMetadata.tlsVolume(n));
+    }
 
     return new DeploymentBuilder()
         .withMetadata(Rbac.meta(n, n.workload(Names.CONTROLLER), n.namespace(), Names.CONTROLLER))

@@ -24,6 +24,9 @@ import java.util.List;
  * @param namespace null when the namespace exists and is not Soko's ({@link OperandNamespace})
  * @param snapshotClass null when snapshots are off
  * @param groupSnapshotClass null when group snapshots are off ({@link #groupSnapshotsEnabled})
+ * @param changedBlockTracking whether the snapshot metadata sidecar runs, and why not
+ * @param snapshotMetadata its objects besides the container ({@link SnapshotMetadata#objects});
+ *     empty when it does not run
  */
 public record DesiredState(
     Names names,
@@ -37,9 +40,37 @@ public record DesiredState(
     List<StorageClass> storageClasses,
     GenericKubernetesResource snapshotClass,
     GenericKubernetesResource groupSnapshotClass,
-    List<String> notices) {
+    List<String> notices,
+    SnapshotMetadata.Verdict changedBlockTracking,
+    List<HasMetadata> snapshotMetadata) {
 
+  /** A render that issues no certificate: changed block tracking must not run with it. */
   public static DesiredState of(StorageCluster sc, VersionsTable table, ClusterFacts facts) {
+    return of(sc, table, facts, ServingCertificates.NONE);
+  }
+
+  /**
+   * @param certificates the operator's CA, for the snapshot metadata sidecar's serving certificate
+   */
+  public static DesiredState of(
+      StorageCluster sc,
+      VersionsTable table,
+      ClusterFacts facts,
+      ServingCertificates certificates) {
+    return of(sc, table, facts, certificates, SnapshotMetadata.CONTROLLER_SERVES_SNAPSHOT_METADATA);
+  }
+
+  /**
+   * With the controller-mode driver's SnapshotMetadata service given rather than this release's
+   * ({@link SnapshotMetadata#CONTROLLER_SERVES_SNAPSHOT_METADATA}): for tests of the render that a
+   * release serving it makes.
+   */
+  public static DesiredState of(
+      StorageCluster sc,
+      VersionsTable table,
+      ClusterFacts facts,
+      ServingCertificates certificates,
+      boolean controllerServesSnapshotMetadata) {
     StorageClusterSpec spec = sc.getSpec();
     Names n = Names.of(sc);
     ResolvedImages images = ResolvedImages.resolve(spec, table, facts.version());
@@ -50,6 +81,9 @@ public record DesiredState(
     boolean health =
         CONTROLLER_REPORTS_VOLUME_CONDITION
             && Boolean.TRUE.equals(spec.getFeatures().getVolumeHealthMonitor());
+    SnapshotMetadata.Verdict cbt =
+        SnapshotMetadata.verdict(
+            spec, facts, row, images, snapshots, controllerServesSnapshotMetadata);
     return new DesiredState(
         n,
         KubeletRegistration.of(spec),
@@ -58,7 +92,8 @@ public record DesiredState(
         Rbac.objects(n, snapshots, groups, capacity, health),
         StorageObjects.csiDriver(n, spec),
         NodeDaemonSet.build(n, spec, images, row, snapshots, DataTls.rendered(images)),
-        ControllerDeployment.build(n, spec, images, row, health, groups, DataTls.rendered(images)),
+        ControllerDeployment.build(
+            n, spec, images, row, health, groups, DataTls.rendered(images), cbt.runs()),
         StorageObjects.storageClasses(n, spec, facts.foreignDefaultStorageClass()),
         snapshots
             ? StorageObjects.snapshotClass(n, spec, facts.foreignDefaultSnapshotClass())
@@ -66,7 +101,9 @@ public record DesiredState(
         groups
             ? StorageObjects.groupSnapshotClass(n, spec, facts.foreignDefaultGroupSnapshotClass())
             : null,
-        notices(spec, images, facts));
+        notices(spec, images, facts),
+        cbt,
+        cbt.runs() ? SnapshotMetadata.objects(n, spec, certificates) : List.of());
   }
 
   /** What the admin asked for but is not done as asked, for the status; empty when none. */
@@ -147,6 +184,7 @@ public record DesiredState(
       out.add(namespace);
     }
     out.addAll(rbac);
+    out.addAll(snapshotMetadata);
     out.add(csiDriver);
     out.add(controllerDeployment);
     out.add(nodeDaemonSet);

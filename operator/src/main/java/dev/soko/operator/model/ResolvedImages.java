@@ -40,6 +40,9 @@ public final class ResolvedImages {
         continue;
       }
       String fromTable = c == Component.DRIVER ? table.driverImage() : row.images().get(c.key());
+      if (fromTable == null && c == Component.SNAPSHOT_METADATA) {
+        continue; // a row of a Kubernetes that does not serve its API
+      }
       if (fromTable == null) {
         throw new IllegalStateException("versions table row has no image for " + c.key());
       }

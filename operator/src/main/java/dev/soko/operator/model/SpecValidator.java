@@ -73,6 +73,14 @@ public final class SpecValidator {
       problems.add(
           "driver.metricsPort must not be " + DataTls.PORT + ", the node plugin's data port");
     }
+    if (metricsPort != null
+        && (metricsPort == SnapshotMetadata.HTTP_PORT
+            || metricsPort == SnapshotMetadata.GRPC_PORT)) {
+      problems.add(
+          "driver.metricsPort must not be "
+              + metricsPort
+              + ", a port of the controller pod's csi-snapshot-metadata");
+    }
     return problems;
   }
 }

@@ -34,6 +34,9 @@ public final class VersionsTable {
    * feature gates the render sets on each of the row's sidecars (by image key) because that
    * release's default is not what Soko needs.
    *
+   * @param sidecarApis per sidecar (image key), the APIs that one sidecar needs beyond the row's
+   *     {@code requiredApis}: without them that sidecar alone does not run (add-on CRDs such as
+   *     cbt.storage.k8s.io's)
    * @param groupSnapshots whether the row's csi-snapshotter serves the v1 group snapshot API behind
    *     {@value #GROUP_SNAPSHOT_GATE}: then the controller pod runs one more of it for the groups
    *     ({@link #groupSnapshotterGateArgs}) where the cluster serves that API
@@ -43,13 +46,30 @@ public final class VersionsTable {
       Map<String, String> images,
       List<String> requiredApis,
       Map<String, Map<String, Boolean>> featureGates,
-      boolean groupSnapshots) {
+      boolean groupSnapshots,
+      Map<String, List<String>> sidecarApis) {
     public Row {
+      sidecarApis =
+          sidecarApis == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(sidecarApis));
       requiredApis = requiredApis == null ? List.of() : List.copyOf(requiredApis);
       featureGates =
           featureGates == null
               ? Map.of()
               : Collections.unmodifiableMap(new TreeMap<>(featureGates));
+    }
+
+    public Row(
+        int minMinor,
+        Map<String, String> images,
+        List<String> requiredApis,
+        Map<String, Map<String, Boolean>> featureGates,
+        boolean groupSnapshots) {
+      this(minMinor, images, requiredApis, featureGates, groupSnapshots, null);
+    }
+
+    /** The APIs one sidecar needs beyond the row's; empty when none. */
+    public List<String> apisOf(Component c) {
+      return sidecarApis.getOrDefault(c.key(), List.of());
     }
 
     /**
@@ -99,6 +119,7 @@ public final class VersionsTable {
     rows.forEach(r -> r.images().values().forEach(VersionsTable::requireRepositoryPath));
     rows.forEach(VersionsTable::requireGatesOfItsOwnSidecars);
     rows.forEach(VersionsTable::requireGroupSnapshotsOnASnapshotter);
+    rows.forEach(VersionsTable::requireApisOfItsOwnSidecars);
     this.driverImage = driverImage;
     this.rows = rows.stream().sorted(Comparator.comparingInt(Row::minMinor).reversed()).toList();
     this.defaultRegistry =
@@ -158,6 +179,22 @@ public final class VersionsTable {
                               + " has no value");
                     }
                   });
+            });
+  }
+
+  /** A sidecar's own APIs are those of a sidecar the row names. */
+  private static void requireApisOfItsOwnSidecars(Row row) {
+    row.sidecarApis().keySet().stream()
+        .filter(sidecar -> !row.images().containsKey(sidecar))
+        .findFirst()
+        .ifPresent(
+            sidecar -> {
+              throw new IllegalArgumentException(
+                  "versions table row 1."
+                      + row.minMinor()
+                      + " names APIs of "
+                      + sidecar
+                      + ", which it has no image for");
             });
   }
 

@@ -235,6 +235,10 @@ class StorageClusterLifecycleIT {
     assertThat(ds.getSpec().getTemplate().getSpec().getContainers())
         .extracting(Container::getName)
         .doesNotContain("csi-snapshotter");
+    // Nor changed block tracking, and the status says why.
+    assertThat(sc.getStatus().getChangedBlockTracking().running()).isFalse();
+    assertThat(sc.getStatus().getChangedBlockTracking().reason()).isEqualTo("SnapshotsDisabled");
+    assertThat(sc.getStatus().getImages()).doesNotContainKey("csi-snapshot-metadata");
     assertThat(sc.getStatus().getController().ready()).isZero();
 
     // What kubelet, the DaemonSet controller and the provisioner would report.

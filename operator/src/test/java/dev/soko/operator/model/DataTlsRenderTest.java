@@ -137,7 +137,7 @@ class DataTlsRenderTest {
     KubernetesVersion v = KubernetesVersion.parse("1.34");
     ResolvedImages images = ResolvedImages.resolve(sc.getSpec(), TABLE, v);
     return ControllerDeployment.build(
-            Names.of(sc), sc.getSpec(), images, TABLE.rowFor(v), false, true, dataPath)
+            Names.of(sc), sc.getSpec(), images, TABLE.rowFor(v), false, true, dataPath, false)
         .getSpec()
         .getTemplate()
         .getSpec();

@@ -36,7 +36,42 @@ class VersionsTableTest {
     assertThat(newestRow)
         .contains("sig-storage/csi-provisioner:" + pins.get("CSI_PROVISIONER_VERSION"))
         .contains("sig-storage/csi-resizer:" + pins.get("CSI_RESIZER_VERSION"))
-        .contains("sig-storage/csi-snapshotter:" + pins.get("CSI_SNAPSHOTTER_VERSION"));
+        .contains("sig-storage/csi-snapshotter:" + pins.get("CSI_SNAPSHOTTER_VERSION"))
+        .contains("sig-storage/csi-snapshot-metadata:" + pins.get("SNAPSHOT_METADATA_VERSION"));
+  }
+
+  /**
+   * The snapshot metadata sidecar needs the add-on SnapshotMetadataService CRD: that API is the
+   * sidecar's own, not the row's, so a cluster without it runs the rest of the row and is still
+   * Compatible. Only rows of Kubernetes with the SnapshotMetadata API (external-snapshot-metadata
+   * v1.0.0: v1beta1) have it.
+   */
+  @Test
+  void theSnapshotMetadataSidecarNeedsItsApiAloneAndIsOnTheNewestRowOnly() {
+    VersionsTable table = VersionsTable.load();
+    assertThat(table.rows())
+        .filteredOn(r -> r.images().containsKey(Component.SNAPSHOT_METADATA.key()))
+        .extracting(VersionsTable.Row::minMinor)
+        .containsExactly(34);
+    VersionsTable.Row newest = table.rowFor(KubernetesVersion.parse("1.34"));
+    assertThat(newest.apisOf(Component.SNAPSHOT_METADATA)).containsExactly(SnapshotMetadata.API);
+    assertThat(newest.requiredApis()).doesNotContain(SnapshotMetadata.API);
+    assertThat(newest.apisOf(Component.RESIZER)).isEmpty();
+  }
+
+  @Test
+  void apisOfASidecarTheRowHasNoImageForAreRefused() {
+    VersionsTable.Row row =
+        new VersionsTable.Row(
+            34,
+            Map.of("csi-resizer", "sig-storage/csi-resizer:v1"),
+            null,
+            null,
+            false,
+            Map.of("csi-snapshot-metadata", List.of(SnapshotMetadata.API)));
+    assertThatThrownBy(() -> new VersionsTable("soko-driver:v1", List.of(row)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("csi-snapshot-metadata");
   }
 
   @Test

@@ -5,6 +5,7 @@ import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.api.v1alpha1.StorageNode;
 import dev.soko.operator.model.ClusterFacts;
 import dev.soko.operator.model.Names;
+import dev.soko.operator.model.SnapshotMetadata;
 import dev.soko.operator.nodeloss.Slim;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Event;
@@ -17,6 +18,7 @@ import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -61,8 +63,10 @@ public final class KindRegistry {
       owned(ServiceAccount.class, 1, 80, Kind.Mapping.BY_LABEL, IN_NAMESPACES);
 
   /**
-   * The data path's CA and certificates ({@code datatls.DataTlsCertificates}). Watched by Soko's
-   * label only, so the cache holds these Secrets and no others; never in the support bundle.
+   * The data path's CA and certificates ({@code datatls.DataTlsCertificates}) and the snapshot
+   * metadata sidecar's TLS Secret ({@link SnapshotMetadata}). Watched by Soko's label only, so the
+   * cache holds these Secrets and no others; before the workloads, which mount them; never in the
+   * support bundle, as they hold private keys.
    */
   public static final Kind SECRET = owned(Secret.class, 1, 85, Kind.Mapping.BY_LABEL, null);
 
@@ -108,6 +112,28 @@ public final class KindRegistry {
           "VolumeGroupSnapshotClass",
           "volumegroupsnapshotclasses",
           ClusterFacts.VOLUME_GROUP_SNAPSHOT_CLASSES);
+
+  /** The snapshot metadata sidecar's Service, in front of the controller pods. */
+  static final Kind SERVICE = owned(Service.class, 5, 12, Kind.Mapping.BY_LABEL, IN_NAMESPACES);
+
+  /**
+   * The object that tells backup applications where the snapshot metadata sidecar is (named after
+   * the driver, cluster-scoped). Its CRD is an add-on, so its API is a gate of its own.
+   */
+  public static final Kind SNAPSHOT_METADATA_SERVICE =
+      new Kind(
+          GenericKubernetesResource.class,
+          "cbt.storage.k8s.io/v1beta1",
+          "SnapshotMetadataService",
+          "snapshotmetadataservices",
+          false,
+          SnapshotMetadata.API,
+          Kind.Use.OWNED,
+          6,
+          25,
+          Kind.Watch.of(Names.LABEL_CLUSTER, Kind.Mapping.BY_LABEL),
+          MANAGE,
+          Kind.Bundle.ofDrivers(o -> o.getMetadata().getName()));
 
   public static final Kind CSI_NODE =
       observed(
@@ -290,6 +316,8 @@ public final class KindRegistry {
           STORAGE_CLASS,
           VOLUME_SNAPSHOT_CLASS,
           VOLUME_GROUP_SNAPSHOT_CLASS,
+          SERVICE,
+          SNAPSHOT_METADATA_SERVICE,
           CSI_NODE,
           CSI_STORAGE_CAPACITY,
           POD,

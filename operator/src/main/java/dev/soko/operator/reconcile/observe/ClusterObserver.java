@@ -85,7 +85,12 @@ public final class ClusterObserver {
   public ClusterFacts facts(StorageCluster sc, ClusterCache cache) {
     KubernetesVersion v = version.get();
     List<String> checked = new ArrayList<>(KindRegistry.gates());
-    table.rowFor(v).requiredApis().stream().filter(a -> !checked.contains(a)).forEach(checked::add);
+    VersionsTable.Row row = table.rowFor(v);
+    row.requiredApis().stream().filter(a -> !checked.contains(a)).forEach(checked::add);
+    row.sidecarApis().values().stream()
+        .flatMap(List::stream)
+        .filter(a -> !checked.contains(a))
+        .forEach(checked::add);
     // The whole group API, not only its classes: one group-version, one discovery request.
     ClusterFacts.GROUP_SNAPSHOT_APIS.stream()
         .filter(a -> !checked.contains(a))

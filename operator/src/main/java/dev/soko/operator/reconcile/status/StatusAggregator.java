@@ -77,6 +77,7 @@ public final class StatusAggregator {
     s.setPools(previous.getPools());
     s.setMorePools(previous.getMorePools());
     s.setOrphanedVolumes(previous.getOrphanedVolumes());
+    s.setChangedBlockTracking(previous.getChangedBlockTracking());
   }
 
   /** Every desired object was applied (or already up to date). */
@@ -84,6 +85,7 @@ public final class StatusAggregator {
     s.setAppliedObjects(objects);
     s.setRegistration(desired.registration());
     s.setImages(usedImages(desired));
+    s.setChangedBlockTracking(desired.changedBlockTracking().state());
     warnings.addAll(desired.notices());
     return this;
   }

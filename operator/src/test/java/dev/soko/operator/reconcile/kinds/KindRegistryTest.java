@@ -6,6 +6,8 @@ import dev.soko.operator.model.ClusterFacts;
 import dev.soko.operator.model.DesiredState;
 import dev.soko.operator.model.Fixtures;
 import dev.soko.operator.model.KubernetesVersion;
+import dev.soko.operator.model.ServingCertificates;
+import dev.soko.operator.model.SnapshotMetadata;
 import dev.soko.operator.model.VersionsTable;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
@@ -118,14 +120,51 @@ class KindRegistryTest {
         .isEqualTo(KindRegistry.NAMESPACE);
   }
 
+  /**
+   * What changed block tracking adds where it runs (a release whose controller serves the
+   * SnapshotMetadata service) is owned and applied in order too: the Secret before the Deployment
+   * that mounts it.
+   */
+  @Test
+  void everyObjectOfChangedBlockTrackingIsAnOwnedKind() {
+    var sc = Fixtures.sample();
+    sc.getSpec().getSnapshots().setEnabled(true);
+    DesiredState desired =
+        DesiredState.of(
+            sc,
+            VersionsTable.load(),
+            ClusterFacts.offline(KubernetesVersion.parse("1.34")),
+            (cn, names) -> new ServingCertificates.ServingCertificate("crt", "key", "ca"),
+            true);
+    Set<String> kinds = new HashSet<>();
+    for (HasMetadata o : desired.snapshotMetadata()) {
+      Kind kind = KindRegistry.of(o);
+      assertThat(kind.use()).isEqualTo(Kind.Use.OWNED);
+      assertThat(kind.namespaced())
+          .as(o.getKind())
+          .isEqualTo(o.getMetadata().getNamespace() != null);
+      kinds.add(kind.kind());
+    }
+    assertThat(kinds)
+        .containsExactlyInAnyOrder(
+            "Secret", "Service", "SnapshotMetadataService", "ClusterRole", "ClusterRoleBinding");
+    List<HasMetadata> ordered = KindRegistry.inApplyOrder(desired.all());
+    assertThat(ordered.indexOf(desired.snapshotMetadata().get(0)))
+        .as("the Secret before the Deployment")
+        .isLessThan(ordered.indexOf(desired.controllerDeployment()));
+    assertThat(KindRegistry.SECRET.bundle()).as("a Secret holds a key: never bundled").isNull();
+  }
+
   @Test
   void theOptionalSnapshotApisAreGatesCheckedThroughDiscovery() {
     assertThat(KindRegistry.gates())
         .containsExactly(
             ClusterFacts.VOLUME_SNAPSHOT_CLASSES,
             ClusterFacts.VOLUME_GROUP_SNAPSHOT_CLASSES,
+            SnapshotMetadata.API,
             KindRegistry.STORAGE_NODES);
     var none = Fixtures.serving("1.34", Set.of());
+    assertThat(KindRegistry.SNAPSHOT_METADATA_SERVICE.served(none)).isFalse();
     assertThat(KindRegistry.VOLUME_SNAPSHOT_CLASS.served(none)).isFalse();
     assertThat(KindRegistry.VOLUME_GROUP_SNAPSHOT_CLASS.served(none)).isFalse();
     assertThat(KindRegistry.DAEMON_SET.served(none)).isTrue();
@@ -206,7 +245,7 @@ class KindRegistryTest {
 
   /**
    * The support bundle's kinds are the registry's: every owned kind but the Namespace (the bundle
-   * is organised by namespace) and the Secret (it never holds one), and kinds only the bundle
+   * is organised by namespace) and the Secret (it holds a private key), and kinds only the bundle
    * reads, which the operator neither uses nor is granted.
    */
   @Test
@@ -234,7 +273,8 @@ class KindRegistryTest {
             "VolumeGroupSnapshotClass",
             "PersistentVolume",
             "VolumeSnapshotContent",
-            "VolumeGroupSnapshotContent");
+            "VolumeGroupSnapshotContent",
+            "SnapshotMetadataService");
     assertThat(KindRegistry.bundled())
         .filteredOn(k -> k.bundle().scope() == Kind.Bundle.Scope.OF_DRIVERS)
         .allMatch(k -> k.bundle().driver() != null);

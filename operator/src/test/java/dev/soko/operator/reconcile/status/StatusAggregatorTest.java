@@ -128,6 +128,9 @@ class StatusAggregatorTest {
     if (raw == String.class) {
       return mapper.getNodeFactory().textNode("v");
     }
+    if (raw == Boolean.class) {
+      return mapper.getNodeFactory().booleanNode(true);
+    }
     if (List.class.isAssignableFrom(raw)) {
       return mapper.createArrayNode().add(sampleValue(type.getContentType(), mapper));
     }
