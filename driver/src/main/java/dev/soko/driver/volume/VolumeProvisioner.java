@@ -3,6 +3,7 @@ package dev.soko.driver.volume;
 import dev.soko.driver.backend.Backends;
 import dev.soko.driver.backend.StorageTraits;
 import dev.soko.driver.backend.VolumeBackend;
+import dev.soko.driver.extent.RangeCursor;
 import dev.soko.driver.model.AccessType;
 import dev.soko.driver.model.ContentSource;
 import dev.soko.driver.model.Volume;
@@ -40,6 +41,7 @@ final class VolumeProvisioner {
   private final Backends backends;
   private final Presentations presentations;
   private final VolumeCopier copier;
+  private final RemoteSnapshots remote;
 
   private final VolumeAttributes attributes;
 
@@ -49,20 +51,29 @@ final class VolumeProvisioner {
       Backends backends,
       Presentations presentations,
       VolumeCopier copier,
-      VolumeAttributes attributes) {
+      VolumeAttributes attributes,
+      RemoteSnapshots remote) {
     this.catalog = catalog;
     this.attributes = attributes;
     this.locks = locks;
     this.backends = backends;
     this.presentations = presentations;
     this.copier = copier;
+    this.remote = remote;
   }
 
   /**
    * What a new volume's content comes from, resolved and checked; {@code bytes} is the size of its
-   * image, which a copy can never be smaller than, and {@code shown} names it in messages.
+   * image, which a copy can never be smaller than, {@code shown} names it in messages and {@code
+   * copy} writes it into the new volume's storage.
    */
-  private record Origin(Path image, Pool pool, long bytes, VolumeRecord volume, String shown) {}
+  private record Origin(long bytes, String shown, Copy copy) {}
+
+  /** Writes an origin's content into {@code target}, a new volume's storage in {@code pool}. */
+  @FunctionalInterface
+  private interface Copy {
+    void into(Path target, Pool pool);
+  }
 
   Volume create(VolumeRequest request) {
     String name = Names.check("volume", request.name());
@@ -211,11 +222,7 @@ final class VolumeProvisioner {
       if (origin == null) {
         backend.create(pool, image, size);
       } else {
-        if (origin.volume() != null) {
-          copier.copyVolume(origin.volume(), origin.image(), image, pool, origin.pool() == pool);
-        } else {
-          copier.copy(origin.image(), image, pool, origin.pool() == pool);
-        }
+        origin.copy().into(image, pool);
         backend.grow(pool, image, size);
       }
       catalog.saveVolume(record);
@@ -246,35 +253,93 @@ final class VolumeProvisioner {
 
   private Origin origin(ContentSource source, AccessType accessType, String fsType, Pool target) {
     if (source instanceof ContentSource.FromSnapshot s) {
+      var held = catalog.snapshot(s.snapshotId());
+      if (held.isEmpty() && Ids.isSnapshotId(s.snapshotId())) {
+        // Not this node's: the node that holds it, if any, copies it over the data path.
+        var elsewhere = remote.find(s.snapshotId());
+        if (elsewhere.isPresent()) {
+          return remoteOrigin(elsewhere.get(), accessType, fsType, target);
+        }
+      }
       SnapshotRecord snapshot =
-          catalog
-              .snapshot(s.snapshotId())
-              .filter(r -> r.state() == RecordState.READY)
+          held.filter(r -> r.state() == RecordState.READY)
               .orElseThrow(
                   () ->
                       StorageException.notFound(
                           "snapshot %s does not exist", Catalog.shown(s.snapshotId())));
-      checkCopyable(catalog.pool(snapshot.pool()), target, "snapshot", snapshot.id());
+      Pool from = catalog.pool(snapshot.pool());
+      checkCopyable(from, target, "snapshot", snapshot.id());
       checkCompatible(snapshot.accessType(), snapshot.fsType(), accessType, fsType, "snapshot");
+      Path image = catalog.image(snapshot);
       return new Origin(
-          catalog.image(snapshot),
-          catalog.pool(snapshot.pool()),
           snapshot.sizeBytes(),
-          null,
-          "snapshot " + snapshot.id());
+          "snapshot " + snapshot.id(),
+          (into, pool) -> copier.copy(image, into, pool, from == pool));
     }
     if (source instanceof ContentSource.FromVolume v) {
       VolumeRecord volume = catalog.readyVolume(v.volumeId());
-      checkCopyable(catalog.pool(volume.pool()), target, "source volume", volume.id());
+      Pool from = catalog.pool(volume.pool());
+      checkCopyable(from, target, "source volume", volume.id());
       checkCompatible(volume.accessType(), volume.fsType(), accessType, fsType, "source volume");
+      Path image = catalog.image(volume);
       return new Origin(
-          catalog.image(volume),
-          catalog.pool(volume.pool()),
           volume.capacityBytes(),
-          volume,
-          "source volume " + volume.id());
+          "source volume " + volume.id(),
+          (into, pool) -> copier.copyVolume(volume, image, into, pool, from == pool));
     }
     return null;
+  }
+
+  /**
+   * A snapshot of another node, copied here as an image file: only a pool whose volumes are image
+   * files that can be copied between pools takes it, as a copy from another pool of this node.
+   */
+  private Origin remoteOrigin(
+      RemoteSnapshot snapshot, AccessType accessType, String fsType, Pool target) {
+    StorageTraits traits = backends.of(target).traits();
+    if (!traits.copiesAcrossPools()) {
+      throw StorageException.invalid(
+          "the snapshot %s is on node %s; a restore on another node is a copy of its image over"
+              + " the node-to-node data path, and pool %s (backend %s) does not take copies from"
+              + " other pools: restore it on node %s, or into a pool whose volumes are image files",
+          snapshot.id(), snapshot.node(), target.name(), traits.flagName(), snapshot.node());
+    }
+    String snapshotFs = Objects.requireNonNullElse(snapshot.fsType(), "");
+    checkCompatible(
+        snapshot.accessType(), snapshotFs, accessType, fsType, "snapshot " + snapshot.id());
+    return new Origin(
+        snapshot.sizeBytes(),
+        "snapshot " + snapshot.id() + " on node " + snapshot.node(),
+        (into, pool) -> copyRemote(snapshot, into, pool));
+  }
+
+  private void copyRemote(RemoteSnapshot snapshot, Path into, Pool pool) {
+    long started = System.nanoTime();
+    snapshot.copyTo(into);
+    LOG.atInfo()
+        .addKeyValue("snapshot", snapshot.id())
+        .addKeyValue("node", snapshot.node())
+        .addKeyValue("bytes", allocatedBytes(into, pool, snapshot.sizeBytes()))
+        .addKeyValue("size", snapshot.sizeBytes())
+        .addKeyValue("ms", (System.nanoTime() - started) / 1_000_000)
+        .log("copied a snapshot from node {} into pool {}", snapshot.node(), pool.name());
+  }
+
+  /** The bytes a copy wrote (its allocated ranges), for the log; -1 when they cannot be told. */
+  private long allocatedBytes(Path image, Pool pool, long size) {
+    var maps = backends.of(pool).blockMaps();
+    if (maps.isEmpty()) {
+      return -1;
+    }
+    long total = 0;
+    try (RangeCursor ranges = maps.get().allocated(image, 0, size)) {
+      for (var r = ranges.next(); r.isPresent(); r = ranges.next()) {
+        total += r.get().length();
+      }
+      return total;
+    } catch (RuntimeException e) {
+      return -1;
+    }
   }
 
   /**
