@@ -3,7 +3,6 @@ package dev.soko.driver.volume;
 import dev.soko.driver.backend.Backends;
 import dev.soko.driver.backend.StorageTraits;
 import dev.soko.driver.backend.VolumeBackend;
-import dev.soko.driver.extent.RangeCursor;
 import dev.soko.driver.model.AccessType;
 import dev.soko.driver.model.ContentSource;
 import dev.soko.driver.model.Volume;
@@ -41,7 +40,7 @@ final class VolumeProvisioner {
   private final Backends backends;
   private final Presentations presentations;
   private final VolumeCopier copier;
-  private final RemoteSnapshots remote;
+  private final RemoteCopies remote;
 
   private final VolumeAttributes attributes;
 
@@ -59,7 +58,7 @@ final class VolumeProvisioner {
     this.backends = backends;
     this.presentations = presentations;
     this.copier = copier;
-    this.remote = remote;
+    this.remote = new RemoteCopies(remote, backends);
   }
 
   /**
@@ -290,56 +289,17 @@ final class VolumeProvisioner {
     return null;
   }
 
-  /**
-   * A snapshot of another node, copied here as an image file: only a pool whose volumes are image
-   * files that can be copied between pools takes it, as a copy from another pool of this node.
-   */
+  /** A snapshot of another node, checked against the request and the target pool. */
   private Origin remoteOrigin(
       RemoteSnapshot snapshot, AccessType accessType, String fsType, Pool target) {
-    StorageTraits traits = backends.of(target).traits();
-    if (!traits.copiesAcrossPools()) {
-      throw StorageException.invalid(
-          "the snapshot %s is on node %s; a restore on another node is a copy of its image over"
-              + " the node-to-node data path, and pool %s (backend %s) does not take copies from"
-              + " other pools: restore it on node %s, or into a pool whose volumes are image files",
-          snapshot.id(), snapshot.node(), target.name(), traits.flagName(), snapshot.node());
-    }
+    remote.checkTarget(snapshot, target);
     String snapshotFs = Objects.requireNonNullElse(snapshot.fsType(), "");
     checkCompatible(
         snapshot.accessType(), snapshotFs, accessType, fsType, "snapshot " + snapshot.id());
     return new Origin(
         snapshot.sizeBytes(),
         "snapshot " + snapshot.id() + " on node " + snapshot.node(),
-        (into, pool) -> copyRemote(snapshot, into, pool));
-  }
-
-  private void copyRemote(RemoteSnapshot snapshot, Path into, Pool pool) {
-    long started = System.nanoTime();
-    snapshot.copyTo(into);
-    LOG.atInfo()
-        .addKeyValue("snapshot", snapshot.id())
-        .addKeyValue("node", snapshot.node())
-        .addKeyValue("bytes", allocatedBytes(into, pool, snapshot.sizeBytes()))
-        .addKeyValue("size", snapshot.sizeBytes())
-        .addKeyValue("ms", (System.nanoTime() - started) / 1_000_000)
-        .log("copied a snapshot from node {} into pool {}", snapshot.node(), pool.name());
-  }
-
-  /** The bytes a copy wrote (its allocated ranges), for the log; -1 when they cannot be told. */
-  private long allocatedBytes(Path image, Pool pool, long size) {
-    var maps = backends.of(pool).blockMaps();
-    if (maps.isEmpty()) {
-      return -1;
-    }
-    long total = 0;
-    try (RangeCursor ranges = maps.get().allocated(image, 0, size)) {
-      for (var r = ranges.next(); r.isPresent(); r = ranges.next()) {
-        total += r.get().length();
-      }
-      return total;
-    } catch (RuntimeException e) {
-      return -1;
-    }
+        (into, pool) -> remote.copy(snapshot, into, pool));
   }
 
   /**
