@@ -5,6 +5,9 @@ import dev.soko.driver.kube.KubeApi;
 import dev.soko.driver.pool.NodeLabels;
 import dev.soko.driver.report.ImportedSnapshots;
 import dev.soko.driver.report.NodeWatch;
+import dev.soko.driver.report.ReportIdentity;
+import dev.soko.driver.report.SnapshotHomes;
+import dev.soko.driver.volume.RemoteSnapshots;
 import dev.soko.driver.volume.SnapshotFilter;
 import dev.soko.driver.volume.VolumeManager;
 import java.io.IOException;
@@ -77,6 +80,30 @@ final class ClusterAccess implements AutoCloseable {
             config.nodeId(),
             id -> !volumes.listSnapshots(new SnapshotFilter(id, ""), "", 1).items().isEmpty());
     imports.start();
+  }
+
+  /**
+   * The snapshots other nodes hold, found through the API server ({@link SnapshotHomes}) and
+   * described by {@code describer} at their node's data endpoint; none without API access or
+   * outside a StorageCluster (no StorageNode names another node's endpoint), where a restore of a
+   * snapshot this node does not hold finds none, as before.
+   */
+  RemoteSnapshots snapshotHomes(DriverConfig config, SnapshotHomes.Describer describer) {
+    var log = LoggerFactory.getLogger(ClusterAccess.class);
+    Optional<ReportIdentity> id;
+    try {
+      id = ReportIdentity.fromEnvironment(System.getenv(), config.nodeId());
+    } catch (IllegalArgumentException e) {
+      id = Optional.empty();
+    }
+    if (api.isEmpty() || id.isEmpty()) {
+      log.info(
+          "restores copy no snapshot from other nodes: {}",
+          api.isEmpty() ? "no API server access" : ReportIdentity.ENV + " is not set");
+      return RemoteSnapshots.NONE;
+    }
+    return new SnapshotHomes(
+        api.get(), config.driverName(), config.nodeId(), id.get().storageCluster(), describer);
   }
 
   private static ClusterAccess without(String reason) {

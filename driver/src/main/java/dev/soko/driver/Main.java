@@ -24,9 +24,11 @@ import dev.soko.driver.metrics.RpcMetrics;
 import dev.soko.driver.metrics.StorageGauges;
 import dev.soko.driver.mount.PathPolicy;
 import dev.soko.driver.report.PoolReporter;
+import dev.soko.driver.report.SnapshotHomes;
 import dev.soko.driver.server.DriverServer;
 import dev.soko.driver.server.SideServer;
 import dev.soko.driver.volume.SnapshotOperations;
+import dev.soko.driver.volume.StorageException;
 import dev.soko.driver.volume.VolumeManager;
 import io.grpc.BindableService;
 import java.io.IOException;
@@ -46,6 +48,21 @@ public final class Main {
   static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(20);
 
   static final int RPC_THREADS = 16;
+
+  /**
+   * What describes another node's snapshot until this driver has a client of the data path: a
+   * restore of a snapshot found on another node fails UNAVAILABLE, saying why.
+   */
+  static final SnapshotHomes.Describer NO_DATA_PATH_CLIENT =
+      (node, endpoint, snapshotId) -> {
+        throw new StorageException(
+            StorageException.Reason.UNAVAILABLE,
+            "snapshot "
+                + snapshotId
+                + " is on node "
+                + node
+                + "; this driver cannot read other nodes' snapshots yet (no data path client)");
+      };
 
   private Main() {}
 
@@ -85,7 +102,9 @@ public final class Main {
       if (config.mode() == DriverConfig.Mode.NODE) {
         ClusterAccess cluster = ClusterAccess.connect(config);
         resources.cluster = cluster;
-        VolumeManager volumes = VolumeManagers.open(config, cluster.labels);
+        VolumeManager volumes =
+            VolumeManagers.open(
+                config, cluster.labels, cluster.snapshotHomes(config, NO_DATA_PATH_CLIENT));
         resources.volumes = volumes;
         if (prometheus != null) {
           StorageGauges gauges =

@@ -5,6 +5,7 @@ import dev.soko.driver.iolimit.CgroupThrottle;
 import dev.soko.driver.iolimit.PodThrottles;
 import dev.soko.driver.pool.NodeLabels;
 import dev.soko.driver.volume.LocalVolumeManager;
+import dev.soko.driver.volume.RemoteSnapshots;
 import dev.soko.driver.volume.VolumeManager;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -22,10 +23,11 @@ final class VolumeManagers {
   /**
    * The engine, applying volumes' IO limits to pods when this node has a block IO controller (the
    * node plugin mounts the host's cgroup filesystem at {@link #CGROUP_FS}); without one, limits are
-   * kept in the volumes' records but not applied, and the log says so once.
+   * kept in the volumes' records but not applied, and the log says so once. A restore of a snapshot
+   * this node does not hold copies it from the node {@code remote} finds.
    */
-  static VolumeManager open(DriverConfig config, NodeLabels labels) {
-    LocalVolumeManager engine = LocalVolumeManager.open(config, labels);
+  static VolumeManager open(DriverConfig config, NodeLabels labels, RemoteSnapshots remote) {
+    LocalVolumeManager engine = LocalVolumeManager.open(config, labels, remote);
     try {
       engine.limitIo(new PodThrottles(CgroupThrottle.detect(CGROUP_FS), PodThrottles.PERIOD));
     } catch (IOException e) {

@@ -78,8 +78,18 @@ public final class LocalVolumeManager implements VolumeManager {
    * for the pools' node selectors.
    */
   public static LocalVolumeManager open(DriverConfig config, NodeLabels labels) {
+    return open(config, labels, RemoteSnapshots.NONE);
+  }
+
+  /**
+   * As {@link #open(DriverConfig, NodeLabels)}, restoring the snapshots other nodes hold ({@code
+   * remote}) by copying them here.
+   */
+  public static LocalVolumeManager open(
+      DriverConfig config, NodeLabels labels, RemoteSnapshots remote) {
     Exec exec = new ProcessExec();
-    return new LocalVolumeManager(config, exec, new SystemMounter(exec), new Losetup(), labels);
+    return new LocalVolumeManager(
+        config, exec, new SystemMounter(exec), new Losetup(), labels, remote);
   }
 
   /** The production wiring without node labels: pools with a node selector are not selected. */
@@ -100,6 +110,20 @@ public final class LocalVolumeManager implements VolumeManager {
 
   public LocalVolumeManager(
       DriverConfig config, Exec exec, Mounter mounter, LoopDevices loops, NodeLabels labels) {
+    this(config, exec, mounter, loops, labels, RemoteSnapshots.NONE);
+  }
+
+  /**
+   * @param remote the snapshots of other nodes, which a restore of a snapshot this node does not
+   *     hold copies here ({@link RemoteSnapshots#NONE}: such a restore finds no snapshot)
+   */
+  public LocalVolumeManager(
+      DriverConfig config,
+      Exec exec,
+      Mounter mounter,
+      LoopDevices loops,
+      NodeLabels labels,
+      RemoteSnapshots remote) {
     this.config = config;
     this.exec = exec;
     this.catalog = new Catalog(config.pools().stream().map(PoolConfig::name).toList());
@@ -113,7 +137,7 @@ public final class LocalVolumeManager implements VolumeManager {
     this.health = new Health(catalog, mounter, backends, presentations);
     this.attributes = new VolumeAttributes(catalog, locks, backends);
     this.volumes =
-        new VolumeProvisioner(catalog, locks, backends, presentations, copier, attributes);
+        new VolumeProvisioner(catalog, locks, backends, presentations, copier, attributes, remote);
     this.snapshots = new SnapshotProvisioner(catalog, locks, copier, backends);
     this.groups = new GroupSnapshotProvisioner(catalog, locks, copier, snapshots, config.nodeId());
     this.blockMetadata = new BlockMetadataReader(catalog, backends, config.pools());

@@ -41,6 +41,7 @@ final class VolumeProvisioner {
   private final Backends backends;
   private final Presentations presentations;
   private final VolumeCopier copier;
+  private final RemoteCopies remote;
 
   private final VolumeAttributes attributes;
 
@@ -50,20 +51,29 @@ final class VolumeProvisioner {
       Backends backends,
       Presentations presentations,
       VolumeCopier copier,
-      VolumeAttributes attributes) {
+      VolumeAttributes attributes,
+      RemoteSnapshots remote) {
     this.catalog = catalog;
     this.attributes = attributes;
     this.locks = locks;
     this.backends = backends;
     this.presentations = presentations;
     this.copier = copier;
+    this.remote = new RemoteCopies(remote, backends);
   }
 
   /**
    * What a new volume's content comes from, resolved and checked; {@code bytes} is the size of its
-   * image, which a copy can never be smaller than, and {@code shown} names it in messages.
+   * image, which a copy can never be smaller than, {@code shown} names it in messages and {@code
+   * copy} writes it into the new volume's storage.
    */
-  private record Origin(Path image, Pool pool, long bytes, VolumeRecord volume, String shown) {}
+  private record Origin(long bytes, String shown, Copy copy) {}
+
+  /** Writes an origin's content into {@code target}, a new volume's storage in {@code pool}. */
+  @FunctionalInterface
+  private interface Copy {
+    void into(Path target, Pool pool);
+  }
 
   Volume create(VolumeRequest request) {
     String name = Names.check("volume", request.name());
@@ -212,11 +222,7 @@ final class VolumeProvisioner {
       if (origin == null) {
         backend.create(pool, image, size);
       } else {
-        if (origin.volume() != null) {
-          copier.copyVolume(origin.volume(), origin.image(), image, pool, origin.pool() == pool);
-        } else {
-          copier.copy(origin.image(), image, pool, origin.pool() == pool);
-        }
+        origin.copy().into(image, pool);
         backend.grow(pool, image, size);
       }
       catalog.saveVolume(record);
@@ -247,35 +253,54 @@ final class VolumeProvisioner {
 
   private Origin origin(ContentSource source, AccessType accessType, String fsType, Pool target) {
     if (source instanceof ContentSource.FromSnapshot s) {
+      var held = catalog.snapshot(s.snapshotId());
+      if (held.isEmpty() && Ids.isSnapshotId(s.snapshotId())) {
+        // Not this node's: the node that holds it, if any, copies it over the data path.
+        var elsewhere = remote.find(s.snapshotId());
+        if (elsewhere.isPresent()) {
+          return remoteOrigin(elsewhere.get(), accessType, fsType, target);
+        }
+      }
       SnapshotRecord snapshot =
-          catalog
-              .snapshot(s.snapshotId())
-              .filter(r -> r.state() == RecordState.READY)
+          held.filter(r -> r.state() == RecordState.READY)
               .orElseThrow(
                   () ->
                       StorageException.notFound(
                           "snapshot %s does not exist", Catalog.shown(s.snapshotId())));
-      checkCopyable(catalog.pool(snapshot.pool()), target, "snapshot", snapshot.id());
+      Pool from = catalog.pool(snapshot.pool());
+      checkCopyable(from, target, "snapshot", snapshot.id());
       checkCompatible(snapshot.accessType(), snapshot.fsType(), accessType, fsType, "snapshot");
+      Path image = catalog.image(snapshot);
       return new Origin(
-          catalog.image(snapshot),
-          catalog.pool(snapshot.pool()),
           snapshot.sizeBytes(),
-          null,
-          "snapshot " + snapshot.id());
+          "snapshot " + snapshot.id(),
+          (into, pool) -> copier.copy(image, into, pool, from == pool));
     }
     if (source instanceof ContentSource.FromVolume v) {
       VolumeRecord volume = catalog.readyVolume(v.volumeId());
-      checkCopyable(catalog.pool(volume.pool()), target, "source volume", volume.id());
+      Pool from = catalog.pool(volume.pool());
+      checkCopyable(from, target, "source volume", volume.id());
       checkCompatible(volume.accessType(), volume.fsType(), accessType, fsType, "source volume");
+      Path image = catalog.image(volume);
       return new Origin(
-          catalog.image(volume),
-          catalog.pool(volume.pool()),
           volume.capacityBytes(),
-          volume,
-          "source volume " + volume.id());
+          "source volume " + volume.id(),
+          (into, pool) -> copier.copyVolume(volume, image, into, pool, from == pool));
     }
     return null;
+  }
+
+  /** A snapshot of another node, checked against the request and the target pool. */
+  private Origin remoteOrigin(
+      RemoteSnapshot snapshot, AccessType accessType, String fsType, Pool target) {
+    remote.checkTarget(snapshot, target);
+    String snapshotFs = Objects.requireNonNullElse(snapshot.fsType(), "");
+    checkCompatible(
+        snapshot.accessType(), snapshotFs, accessType, fsType, "snapshot " + snapshot.id());
+    return new Origin(
+        snapshot.sizeBytes(),
+        "snapshot " + snapshot.id() + " on node " + snapshot.node(),
+        (into, pool) -> remote.copy(snapshot, into, pool));
   }
 
   /**

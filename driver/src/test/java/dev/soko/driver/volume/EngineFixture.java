@@ -61,6 +61,19 @@ final class EngineFixture {
     return open(Optional.empty(), false);
   }
 
+  /** An engine whose restores of snapshots it does not hold ask {@code remote}. */
+  LocalVolumeManager open(RemoteSnapshots remote) {
+    LinkedHashSet<String> fsTypes = new LinkedHashSet<>(List.of("ext4", "xfs"));
+    PoolConfig poolConfig = new PoolConfig("main", pool, capacity, 1.0, fsTypes, false, false);
+    return new LocalVolumeManager(
+        config(poolConfig, Optional.empty()),
+        exec,
+        mounter,
+        loops,
+        NodeLabels.unknownBecause("not read in this test"),
+        remote);
+  }
+
   /** With the root-filesystem check against {@code kubeletDir}, and requireMountPoint. */
   LocalVolumeManager open(Optional<Path> kubeletDir, boolean requireMountPoint) {
     LinkedHashSet<String> fsTypes = new LinkedHashSet<>(List.of("ext4", "xfs"));

@@ -66,6 +66,9 @@ final class Rbac {
                     "snapshot.storage.k8s.io",
                     List.of("volumesnapshots"),
                     List.of("get", "list", "watch", "update")),
+                // The driver, under the same account, lists them too: a restore of a snapshot
+                // its node does not hold finds the node that does by the managed-by label of
+                // the content naming it (with snapshots off as well, so no role of its own).
                 rule(
                     "snapshot.storage.k8s.io",
                     List.of("volumesnapshotcontents"),
@@ -75,7 +78,9 @@ final class Rbac {
     // The driver itself: it applies its node's StorageNode (server-side apply: get, create and
     // patch, no list or watch), records an Event when a pool is refused, and reads and watches its
     // own Node's labels for the pools' node selectors (a GET, then a watch with a field selector
-    // on its name: never a list). RBAC cannot narrow a ClusterRole to the pod's own node.
+    // on its name: never a list). A restore of a snapshot another node holds GETs that node's
+    // Node (is it gone?) and StorageNode (its data endpoint): the same two rules, by name. RBAC
+    // cannot narrow a ClusterRole to the pod's own node.
     out.add(
         clusterRole(
             n,

@@ -1,0 +1,77 @@
+package dev.soko.driver.volume;
+
+import dev.soko.driver.backend.Backends;
+import dev.soko.driver.backend.StorageTraits;
+import dev.soko.driver.extent.RangeCursor;
+import dev.soko.driver.pool.Pool;
+import java.nio.file.Path;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The restore's side of the node-to-node data path: which pools take another node's snapshot, and
+ * the copy itself, logged with the node and the bytes it wrote. {@link VolumeProvisioner} sizes,
+ * reserves, records and undoes the copy as it does a local one.
+ */
+final class RemoteCopies {
+  private static final Logger LOG = LoggerFactory.getLogger(RemoteCopies.class);
+
+  private final RemoteSnapshots snapshots;
+  private final Backends backends;
+
+  RemoteCopies(RemoteSnapshots snapshots, Backends backends) {
+    this.snapshots = snapshots;
+    this.backends = backends;
+  }
+
+  /** The snapshot as the node that holds it describes it; empty when no node is known to. */
+  Optional<RemoteSnapshot> find(String snapshotId) {
+    return snapshots.find(snapshotId);
+  }
+
+  /**
+   * Refuses a target pool that cannot take the copy: it arrives as an image file, which only a pool
+   * whose volumes are image files copied between pools takes (as a copy from another pool here).
+   */
+  void checkTarget(RemoteSnapshot snapshot, Pool target) {
+    StorageTraits traits = backends.of(target).traits();
+    if (!traits.copiesAcrossPools()) {
+      throw StorageException.invalid(
+          "the snapshot %s is on node %s; a restore on another node is a copy of its image over"
+              + " the node-to-node data path, and pool %s (backend %s) does not take copies from"
+              + " other pools: restore it on node %s, or into a pool whose volumes are image files",
+          snapshot.id(), snapshot.node(), target.name(), traits.flagName(), snapshot.node());
+    }
+  }
+
+  /** Writes the snapshot into {@code into}, a new volume's storage in {@code pool}. */
+  void copy(RemoteSnapshot snapshot, Path into, Pool pool) {
+    long started = System.nanoTime();
+    snapshot.copyTo(into);
+    LOG.atInfo()
+        .addKeyValue("snapshot", snapshot.id())
+        .addKeyValue("node", snapshot.node())
+        .addKeyValue("bytes", allocatedBytes(into, pool, snapshot.sizeBytes()))
+        .addKeyValue("size", snapshot.sizeBytes())
+        .addKeyValue("ms", (System.nanoTime() - started) / 1_000_000)
+        .log("copied a snapshot from node {} into pool {}", snapshot.node(), pool.name());
+  }
+
+  /** The bytes a copy wrote (its allocated ranges), for the log; -1 when they cannot be told. */
+  private long allocatedBytes(Path image, Pool pool, long size) {
+    var maps = backends.of(pool).blockMaps();
+    if (maps.isEmpty()) {
+      return -1;
+    }
+    long total = 0;
+    try (RangeCursor ranges = maps.get().allocated(image, 0, size)) {
+      for (var r = ranges.next(); r.isPresent(); r = ranges.next()) {
+        total += r.get().length();
+      }
+      return total;
+    } catch (RuntimeException e) {
+      return -1;
+    }
+  }
+}
