@@ -26,6 +26,9 @@ import dev.soko.driver.mount.PathPolicy;
 import dev.soko.driver.report.PoolReporter;
 import dev.soko.driver.server.DriverServer;
 import dev.soko.driver.server.SideServer;
+import dev.soko.driver.transfer.DataServer;
+import dev.soko.driver.transfer.DataTls;
+import dev.soko.driver.transfer.SnapshotReader;
 import dev.soko.driver.volume.SnapshotOperations;
 import dev.soko.driver.volume.VolumeManager;
 import io.grpc.BindableService;
@@ -33,6 +36,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,6 +86,8 @@ public final class Main {
       RpcMetrics metrics = prometheus == null ? RpcMetrics.NONE : prometheus;
       Readiness readiness = Readiness.ALWAYS;
       List<BindableService> services;
+      // Before the engine opens: credentials that cannot be used stop the start at once.
+      resources.dataTls = DataPort.credentials(config).orElse(null);
       if (config.mode() == DriverConfig.Mode.NODE) {
         ClusterAccess cluster = ClusterAccess.connect(config);
         resources.cluster = cluster;
@@ -93,7 +99,13 @@ public final class Main {
           prometheus.beforeScrape(gauges::refresh);
         }
         readiness = volumes::notReady;
-        resources.reporter = PoolReports.start(cluster.api, config, volumes);
+        resources.dataServer = DataPort.serve(config, resources.dataTls, volumes, metrics);
+        resources.reporter =
+            PoolReports.start(
+                cluster.api,
+                config,
+                volumes,
+                Optional.ofNullable(resources.dataServer).map(DataServer::endpoint));
         cluster.labelImportedSnapshots(config, volumes);
         resources.modifications =
             Handoffs.carryOut(cluster.api, config, volumes, System.getenv()).orElse(null);
@@ -134,6 +146,10 @@ public final class Main {
             .snapshots()
             .ifPresent(s -> controller.add(new GroupControllerService(s, GroupIds.AS_KEPT)));
         services = List.copyOf(controller);
+      }
+      if (resources.dataTls != null) {
+        // The caller's side of the data path, for a restore of a snapshot another node holds.
+        resources.snapshotReader = new SnapshotReader(resources.dataTls);
       }
       resources.server =
           DriverServer.start(
@@ -184,7 +200,7 @@ public final class Main {
   /**
    * What must be closed at shutdown, in order: the registration socket (the kubelet deregisters the
    * driver while it still serves), the HTTP endpoints (they run on the CSI server's threads), the
-   * CSI server, then the engine.
+   * data port and the channels to other nodes' ports, the CSI server, then the engine.
    */
   private static final class Resources {
     volatile SideServer registration;
@@ -194,6 +210,9 @@ public final class Main {
     volatile ClusterAccess cluster;
     volatile NodeRequestWatch modifications;
     volatile Handoffs.Controller handoffs;
+    volatile DataTls dataTls;
+    volatile DataServer dataServer;
+    volatile SnapshotReader snapshotReader;
     volatile List<HttpEndpoint> http = List.of();
 
     void close() {
@@ -219,6 +238,15 @@ public final class Main {
           cluster.close();
         }
         http.forEach(HttpEndpoint::close);
+        if (dataServer != null) {
+          dataServer.close();
+        }
+        if (snapshotReader != null) {
+          snapshotReader.close();
+        }
+        if (dataTls != null) {
+          dataTls.close();
+        }
         if (server != null) {
           server.shutdown(SHUTDOWN_GRACE);
         }
