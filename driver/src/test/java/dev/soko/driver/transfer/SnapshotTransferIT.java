@@ -12,6 +12,7 @@ import dev.soko.driver.model.AccessType;
 import dev.soko.driver.model.ContentSource;
 import dev.soko.driver.model.Snapshot;
 import dev.soko.driver.model.Volume;
+import dev.soko.driver.mount.Losetup;
 import dev.soko.driver.volume.HostFixture;
 import dev.soko.driver.volume.LocalVolumeManager;
 import dev.soko.driver.volume.PublishRequest;
@@ -247,6 +248,65 @@ class SnapshotTransferIT {
 
       assertThat(cut.reason()).isEqualTo(Reason.UNAVAILABLE);
       assertThat(cut.getMessage()).contains(snapshot.id(), "node-a", port.endpoint());
+    }
+  }
+
+  @Test
+  void aSnapshotOfABtrfsSubvolumePoolIsRefusedNamingThePool() throws Exception {
+    Path disk = host.base.resolve("btrfs.img");
+    try (java.io.RandomAccessFile file = new java.io.RandomAccessFile(disk.toFile(), "rw")) {
+      file.setLength(512 * MIB);
+    }
+    Path mountPoint = Files.createDirectories(host.base.resolve("btrfs"));
+    ProcessExec exec = new ProcessExec();
+    exec.check(List.of("mkfs.btrfs", "-q", disk.toString()), Exec.LONG);
+    exec.check(
+        List.of("mount", "-t", "btrfs", new Losetup().attach(disk), mountPoint.toString()),
+        Exec.LONG);
+    exec.check(List.of("btrfs", "quota", "enable", mountPoint.toString()), Exec.LONG);
+    Path pool = Files.createDirectories(mountPoint.resolve("pool"));
+    PoolConfig.Backend btrfs = PoolConfig.Backend.BTRFS_SUBVOLUME;
+    DriverConfig config =
+        DriverConfig.node(
+            "csi.soko.dev",
+            "node-c",
+            "unix:///tmp/unused-c.sock",
+            List.of(
+                new PoolConfig(
+                    "subvols",
+                    pool,
+                    256 * MIB,
+                    1.0,
+                    btrfs.fsTypes(),
+                    false,
+                    false,
+                    Map.of(),
+                    btrfs)),
+            List.of(host.kubelet),
+            8);
+    try (LocalVolumeManager nodeC = LocalVolumeManager.open(config);
+        DataServer portC =
+            DataServer.start("127.0.0.1:0", tlsA, nodeC, "node-c", RpcMetrics.NONE)) {
+      Volume v =
+          nodeC.createVolume(
+              new VolumeRequest(
+                  "sub",
+                  64 * MIB,
+                  0,
+                  "subvols",
+                  AccessType.FILESYSTEM,
+                  "",
+                  ContentSource.EMPTY,
+                  Map.of()));
+      Snapshot snapshot = nodeC.createSnapshot("sub-snap", v.id());
+
+      StorageException refused =
+          catchThrowableOfType(
+              StorageException.class,
+              () -> readerB.describe("node-c", portC.endpoint(), snapshot.id()));
+
+      assertThat(refused.reason()).isEqualTo(Reason.FAILED_PRECONDITION);
+      assertThat(refused.getMessage()).contains(snapshot.id(), "subvols", "another node");
     }
   }
 }
