@@ -171,6 +171,43 @@ class DataServerTest {
   }
 
   @Test
+  void aReaderThatTakesNothingMoreHoldsTheReadsNotTheServersMemory() throws Exception {
+    addLarge();
+    DataTls tls = DataTls.load(TestCertificates.directory(dir.resolve("slow"), ca, Roles.NODE));
+    closing.add(tls);
+    ManagedChannel channel =
+        NettyChannelBuilder.forTarget(server.endpoint(), tls.channelCredentials()).build();
+    closing.add(channel::shutdownNow);
+    java.util.concurrent.CountDownLatch first = new java.util.concurrent.CountDownLatch(1);
+    SnapshotDataGrpc.newStub(channel)
+        .read(
+            ReadRequest.newBuilder().setSnapshotId("snap-large").build(),
+            new io.grpc.stub.ClientResponseObserver<ReadRequest, ReadReply>() {
+              @Override
+              public void beforeStart(io.grpc.stub.ClientCallStreamObserver<ReadRequest> call) {
+                call.disableAutoRequestWithInitial(1);
+              }
+
+              @Override
+              public void onNext(ReadReply reply) {
+                first.countDown();
+              }
+
+              @Override
+              public void onError(Throwable t) {}
+
+              @Override
+              public void onCompleted() {}
+            });
+    assertThat(first.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    Thread.sleep(500);
+
+    // 64 chunks wait to be read; only what the stream's window holds was.
+    int read = images.presenceChecks.get();
+    assertThat(read).isBetween(1, 8);
+  }
+
+  @Test
   void aCertificateOfAnotherCaIsRefusedAndTheServerKeepsServing() throws Exception {
     TestCertificates.Ca stranger = TestCertificates.ca("soko-data-ca");
     StorageException refused =
