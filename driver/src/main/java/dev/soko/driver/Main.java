@@ -27,6 +27,9 @@ import dev.soko.driver.report.PoolReporter;
 import dev.soko.driver.report.SnapshotHomes;
 import dev.soko.driver.server.DriverServer;
 import dev.soko.driver.server.SideServer;
+import dev.soko.driver.transfer.DataServer;
+import dev.soko.driver.transfer.DataTls;
+import dev.soko.driver.transfer.SnapshotReader;
 import dev.soko.driver.volume.SnapshotOperations;
 import dev.soko.driver.volume.StorageException;
 import dev.soko.driver.volume.VolumeManager;
@@ -35,6 +38,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,10 +54,10 @@ public final class Main {
   static final int RPC_THREADS = 16;
 
   /**
-   * What describes another node's snapshot until this driver has a client of the data path: a
-   * restore of a snapshot found on another node fails UNAVAILABLE, saying why.
+   * What describes another node's snapshot on a node plugin started without the data path's
+   * credentials: a restore of a snapshot found on another node fails UNAVAILABLE, saying why.
    */
-  static final SnapshotHomes.Describer NO_DATA_PATH_CLIENT =
+  static final SnapshotHomes.Describer NO_DATA_PATH =
       (node, endpoint, snapshotId) -> {
         throw new StorageException(
             StorageException.Reason.UNAVAILABLE,
@@ -61,7 +65,7 @@ public final class Main {
                 + snapshotId
                 + " is on node "
                 + node
-                + "; this driver cannot read other nodes' snapshots yet (no data path client)");
+                + "; this node's driver runs without --data-tls-dir, so it cannot copy it");
       };
 
   private Main() {}
@@ -99,12 +103,19 @@ public final class Main {
       RpcMetrics metrics = prometheus == null ? RpcMetrics.NONE : prometheus;
       Readiness readiness = Readiness.ALWAYS;
       List<BindableService> services;
+      // Before the engine opens: credentials that cannot be used stop the start at once.
+      resources.dataTls = DataPort.credentials(config).orElse(null);
       if (config.mode() == DriverConfig.Mode.NODE) {
         ClusterAccess cluster = ClusterAccess.connect(config);
         resources.cluster = cluster;
+        SnapshotHomes.Describer describer = NO_DATA_PATH;
+        if (resources.dataTls != null) {
+          // The caller's side of the data path, for a restore of a snapshot another node holds.
+          resources.snapshotReader = new SnapshotReader(resources.dataTls);
+          describer = resources.snapshotReader::describe;
+        }
         VolumeManager volumes =
-            VolumeManagers.open(
-                config, cluster.labels, cluster.snapshotHomes(config, NO_DATA_PATH_CLIENT));
+            VolumeManagers.open(config, cluster.labels, cluster.snapshotHomes(config, describer));
         resources.volumes = volumes;
         if (prometheus != null) {
           StorageGauges gauges =
@@ -112,7 +123,13 @@ public final class Main {
           prometheus.beforeScrape(gauges::refresh);
         }
         readiness = volumes::notReady;
-        resources.reporter = PoolReports.start(cluster.api, config, volumes);
+        resources.dataServer = DataPort.serve(config, resources.dataTls, volumes, metrics);
+        resources.reporter =
+            PoolReports.start(
+                cluster.api,
+                config,
+                volumes,
+                Optional.ofNullable(resources.dataServer).map(DataServer::endpoint));
         cluster.labelImportedSnapshots(config, volumes);
         resources.modifications =
             Handoffs.carryOut(cluster.api, config, volumes, System.getenv()).orElse(null);
@@ -203,7 +220,7 @@ public final class Main {
   /**
    * What must be closed at shutdown, in order: the registration socket (the kubelet deregisters the
    * driver while it still serves), the HTTP endpoints (they run on the CSI server's threads), the
-   * CSI server, then the engine.
+   * data port and the channels to other nodes' ports, the CSI server, then the engine.
    */
   private static final class Resources {
     volatile SideServer registration;
@@ -213,6 +230,9 @@ public final class Main {
     volatile ClusterAccess cluster;
     volatile NodeRequestWatch modifications;
     volatile Handoffs.Controller handoffs;
+    volatile DataTls dataTls;
+    volatile DataServer dataServer;
+    volatile SnapshotReader snapshotReader;
     volatile List<HttpEndpoint> http = List.of();
 
     void close() {
@@ -238,6 +258,15 @@ public final class Main {
           cluster.close();
         }
         http.forEach(HttpEndpoint::close);
+        if (dataServer != null) {
+          dataServer.close();
+        }
+        if (snapshotReader != null) {
+          snapshotReader.close();
+        }
+        if (dataTls != null) {
+          dataTls.close();
+        }
         if (server != null) {
           server.shutdown(SHUTDOWN_GRACE);
         }

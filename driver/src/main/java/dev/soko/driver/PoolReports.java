@@ -18,8 +18,15 @@ import org.slf4j.LoggerFactory;
 final class PoolReports {
   private PoolReports() {}
 
-  /** The running reporter, or null when there is no API server to report to. */
-  static PoolReporter start(Optional<KubeApi> api, DriverConfig config, VolumeManager volumes) {
+  /**
+   * The running reporter, or null when there is no API server to report to; {@code dataEndpoint} is
+   * where this node's data port serves, when it does.
+   */
+  static PoolReporter start(
+      Optional<KubeApi> api,
+      DriverConfig config,
+      VolumeManager volumes,
+      Optional<String> dataEndpoint) {
     Optional<ReportIdentity> id;
     try {
       id = ReportIdentity.fromEnvironment(System.getenv(), config.nodeId());
@@ -45,6 +52,7 @@ final class PoolReports {
             api.get(),
             id.get(),
             Version.current(),
+            dataEndpoint,
             volumes::poolVerdicts,
             volumes::metricsView,
             Clock.systemUTC(),

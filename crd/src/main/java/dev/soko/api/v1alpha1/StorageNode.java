@@ -81,6 +81,14 @@ public class StorageNode extends CustomResource<Void, Void> {
   @Size(max = 64)
   private String driverVersion;
 
+  @JsonPropertyDescription(
+      "Where this node's data port serves (host:port): other nodes' drivers and the controller"
+          + " read the node's snapshots there, over mutual TLS. Absent when the node runs no data"
+          + " port.")
+  // A host name of at most 253 characters, ':' and a port of at most 5 digits.
+  @Size(max = 259)
+  private String dataEndpoint;
+
   @JsonPropertyDescription("Pools that are Ready on this node.")
   @Min(0)
   private Integer ready;
@@ -123,6 +131,14 @@ public class StorageNode extends CustomResource<Void, Void> {
 
   public void setDriverVersion(String driverVersion) {
     this.driverVersion = driverVersion;
+  }
+
+  public String getDataEndpoint() {
+    return dataEndpoint;
+  }
+
+  public void setDataEndpoint(String dataEndpoint) {
+    this.dataEndpoint = dataEndpoint;
   }
 
   public Integer getReady() {

@@ -182,6 +182,13 @@ public final class DriverCommand {
         !labelImports || mode == DriverConfig.Mode.NODE,
         "--label-imported-snapshots is only for node mode (the node that holds a snapshot labels"
             + " it)");
+    String dataAddress = checkAddress(Flag.DATA_ADDRESS);
+    Optional<Path> dataTlsDir =
+        Optional.ofNullable(value(Flag.DATA_TLS_DIR))
+            .map(dir -> cleanAbsolute(Flag.DATA_TLS_DIR, dir));
+    check(
+        dataAddress.isEmpty() || dataTlsDir.isPresent(),
+        "--data-address needs --data-tls-dir: the data port serves mutual TLS only");
     String node = value(Flag.NODE_ID) == null ? "" : value(Flag.NODE_ID);
     if (mode == DriverConfig.Mode.NODE || !node.isEmpty()) {
       check(!node.isEmpty(), "--node-id is required in node mode");
@@ -203,7 +210,9 @@ public final class DriverCommand {
         registration,
         kubeletDir,
         logLevel,
-        labelImports);
+        labelImports,
+        dataAddress,
+        dataTlsDir);
   }
 
   private boolean parseBoolean(Flag flag) {

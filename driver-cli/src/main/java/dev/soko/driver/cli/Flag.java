@@ -68,7 +68,7 @@ enum Flag {
       "",
       Use.ONCE,
       "Serve Prometheus metrics at http://HOST:PORT/metrics; empty or absent: off. Example:"
-          + " 0.0.0.0:9810."),
+          + " 0.0.0.0:9809."),
   HEALTH_ADDRESS(
       "--health-address",
       "HOST:PORT",
@@ -99,6 +99,27 @@ enum Flag {
           + " DIR/<driver-name>-reg.sock is made once CSI is served, a stale one is replaced, and"
           + " at SIGTERM it goes first, so the kubelet deregisters the driver before the CSI"
           + " server stops."),
+  DATA_ADDRESS(
+      "--data-address",
+      "HOST:PORT",
+      "",
+      Use.NODE_ONLY,
+      "Serve the node-to-node data port (gRPC soko.data.v1: other nodes and the controller read"
+          + " this node's snapshots) at HOST:PORT, with mutual TLS from --data-tls-dir, which it"
+          + " needs. HOST is also the address this node advertises in its StorageNode"
+          + " (dataEndpoint), so it must be one the other nodes reach, e.g. the pod's IP. Empty or"
+          + " absent: no data port."),
+  DATA_TLS_DIR(
+      "--data-tls-dir",
+      "DIR",
+      null,
+      Use.ONCE,
+      "The data port's credentials: DIR holds tls.crt and tls.key (PEM, this component's"
+          + " certificate, whose subject CN is its role, soko-node or soko-controller, and its"
+          + " PKCS#8 key) and ca.crt (PEM, the CA certificates peers are verified against). Used"
+          + " by the data port and by this driver's calls to other nodes' ports; re-read every"
+          + " minute, so a renewed certificate needs no restart. Absent: no data port, and no"
+          + " calls to other nodes."),
   LABEL_IMPORTED_SNAPSHOTS(
       "--label-imported-snapshots",
       "true|false",

@@ -17,6 +17,9 @@ import java.util.Optional;
  * @param logLevel one of {@link #LOG_LEVELS}
  * @param labelImportedSnapshots node mode: label the pre-provisioned VolumeSnapshotContents whose
  *     snapshot this node holds, so that this node's csi-snapshotter serves them
+ * @param dataAddress node mode: host:port of the node-to-node data port, empty when there is none
+ * @param dataTlsDir the directory of the data path's certificate, key and CA bundle; present
+ *     whenever {@code dataAddress} is given
  */
 public record DriverConfig(
     String driverName,
@@ -31,7 +34,42 @@ public record DriverConfig(
     Optional<KubeletRegistration> registration,
     Optional<Path> kubeletDir,
     String logLevel,
-    boolean labelImportedSnapshots) {
+    boolean labelImportedSnapshots,
+    String dataAddress,
+    Optional<Path> dataTlsDir) {
+
+  /** A configuration without the node-to-node data path (no data port, no credentials for it). */
+  public DriverConfig(
+      String driverName,
+      String nodeId,
+      Mode mode,
+      String endpoint,
+      List<PoolConfig> pools,
+      List<Path> allowedPathRoots,
+      int maxVolumesPerNode,
+      String metricsAddress,
+      String healthAddress,
+      Optional<KubeletRegistration> registration,
+      Optional<Path> kubeletDir,
+      String logLevel,
+      boolean labelImportedSnapshots) {
+    this(
+        driverName,
+        nodeId,
+        mode,
+        endpoint,
+        pools,
+        allowedPathRoots,
+        maxVolumesPerNode,
+        metricsAddress,
+        healthAddress,
+        registration,
+        kubeletDir,
+        logLevel,
+        labelImportedSnapshots,
+        "",
+        Optional.empty());
+  }
 
   /** The names {@code --log-level} takes, least verbose first. */
   public static final List<String> LOG_LEVELS = List.of("error", "warn", "info", "debug", "trace");
@@ -61,7 +99,9 @@ public record DriverConfig(
         Optional.empty(),
         Optional.empty(),
         "info",
-        false);
+        false,
+        "",
+        Optional.empty());
   }
 
   /** This configuration with the kubelet's root directory, so the root-filesystem check runs. */
@@ -79,7 +119,29 @@ public record DriverConfig(
         registration,
         Optional.of(dir),
         logLevel,
-        labelImportedSnapshots);
+        labelImportedSnapshots,
+        dataAddress,
+        dataTlsDir);
+  }
+
+  /** This configuration with the node-to-node data port at {@code address}, credentials in dir. */
+  public DriverConfig withDataPort(String address, Path tlsDir) {
+    return new DriverConfig(
+        driverName,
+        nodeId,
+        mode,
+        endpoint,
+        pools,
+        allowedPathRoots,
+        maxVolumesPerNode,
+        metricsAddress,
+        healthAddress,
+        registration,
+        kubeletDir,
+        logLevel,
+        labelImportedSnapshots,
+        address,
+        Optional.of(tlsDir));
   }
 
   /** Which CSI services this process serves. */

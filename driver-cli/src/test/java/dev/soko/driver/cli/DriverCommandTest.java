@@ -50,6 +50,8 @@ class DriverCommandTest {
             "--registration-dir",
             "/var/lib/kubelet/plugins_registry",
             "--label-imported-snapshots=true",
+            "--data-address=10.0.0.7:9810",
+            "--data-tls-dir=/etc/soko/data-tls",
             "--log-level=debug");
     assertThat(exit).isZero();
     DriverConfig config = launched.get();
@@ -78,6 +80,8 @@ class DriverCommandTest {
                 Path.of("/var/lib/kubelet/plugins/csi.example.com/csi.sock"),
                 Path.of("/var/lib/kubelet/plugins_registry/csi.example.com-reg.sock")));
     assertThat(config.labelImportedSnapshots()).isTrue();
+    assertThat(config.dataAddress()).isEqualTo("10.0.0.7:9810");
+    assertThat(config.dataTlsDir()).hasValue(Path.of("/etc/soko/data-tls"));
   }
 
   @Test
@@ -94,6 +98,23 @@ class DriverCommandTest {
     assertThat(config.registration()).isEmpty();
     assertThat(config.logLevel()).isEqualTo("info");
     assertThat(config.labelImportedSnapshots()).isFalse();
+    assertThat(config.dataAddress()).isEmpty();
+    assertThat(config.dataTlsDir()).isEmpty();
+  }
+
+  @Test
+  void theDataPortServesMutualTlsOnlyAndTheControllerMayHoldCredentialsWithoutAPort() {
+    assertThat(run("--node-id=n", "--pool=name=p,path=/p", "--data-address=10.0.0.7:9810"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("--data-address needs --data-tls-dir");
+    assertThat(launched.get()).isNull();
+    assertThat(run("--mode=controller", "--data-tls-dir=/etc/soko/data-tls")).isZero();
+    assertThat(launched.get().dataTlsDir()).hasValue(Path.of("/etc/soko/data-tls"));
+    assertThat(launched.get().dataAddress()).isEmpty();
+    launched.set(null);
+    assertThat(run("--mode=controller", "--data-tls-dir=/d", "--data-address=10.0.0.7:9810"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("--data-address is only for node mode");
   }
 
   @Test
@@ -253,6 +274,8 @@ class DriverCommandTest {
             List.of("--mode=controller", "--kubelet-dir=/var/lib/kubelet"),
             List.of("--node-id=n", "--pool=name=p,path=/p", "--label-imported-snapshots=yes"),
             List.of("--mode=controller", "--label-imported-snapshots=true"),
+            List.of("--node-id=n", "--pool=name=p,path=/p", "--data-address=nohost"),
+            List.of("--node-id=n", "--pool=name=p,path=/p", "--data-tls-dir=rel/tls"),
             List.of("--node-id=n", "--pool"));
     for (List<String> args : cases) {
       err.getBuffer().setLength(0);

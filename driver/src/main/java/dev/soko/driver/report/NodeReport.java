@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The objects the driver writes about its node, as JSON: its StorageNode (soko.dev/v1alpha1, the
@@ -28,10 +29,14 @@ final class NodeReport {
 
   private NodeReport() {}
 
-  /** The whole StorageNode for a server-side apply: every field the driver owns. */
+  /**
+   * The whole StorageNode for a server-side apply: every field the driver owns. Without a data
+   * port, {@code dataEndpoint} is left out, so an apply removes one an earlier run advertised.
+   */
   static String storageNode(
       ReportIdentity id,
       String version,
+      Optional<String> dataEndpoint,
       Instant now,
       Map<String, PoolVerdict> verdicts,
       MetricsView metrics) {
@@ -68,6 +73,7 @@ final class NodeReport {
     object.put("node", id.node());
     object.put("observedTime", time(now));
     object.put("driverVersion", cut(version, 64));
+    dataEndpoint.ifPresent(endpoint -> object.put("dataEndpoint", endpoint));
     object.put("ready", ready);
     object.put("refused", refused);
     object.put("volumes", volumes);

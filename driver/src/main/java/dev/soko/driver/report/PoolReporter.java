@@ -10,6 +10,7 @@ import java.util.ArrayDeque;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.Executors;
@@ -44,6 +45,7 @@ public final class PoolReporter implements AutoCloseable {
   private final KubeApi api;
   private final ReportIdentity id;
   private final String version;
+  private final Optional<String> dataEndpoint;
   private final Supplier<Map<String, PoolVerdict>> verdicts;
   private final Supplier<MetricsView> metrics;
   private final Clock clock;
@@ -57,6 +59,7 @@ public final class PoolReporter implements AutoCloseable {
   private long lastWrite = Long.MIN_VALUE;
 
   /**
+   * @param dataEndpoint where this node's data port serves ({@code host:port}), when it does
    * @param verdicts every configured pool's verdict, re-checked when old enough
    * @param metrics the open pools' readings
    */
@@ -64,6 +67,7 @@ public final class PoolReporter implements AutoCloseable {
       KubeApi api,
       ReportIdentity id,
       String version,
+      Optional<String> dataEndpoint,
       Supplier<Map<String, PoolVerdict>> verdicts,
       Supplier<MetricsView> metrics,
       Clock clock,
@@ -72,6 +76,7 @@ public final class PoolReporter implements AutoCloseable {
     this.api = api;
     this.id = id;
     this.version = version;
+    this.dataEndpoint = dataEndpoint;
     this.verdicts = verdicts;
     this.metrics = metrics;
     this.clock = clock;
@@ -181,7 +186,7 @@ public final class PoolReporter implements AutoCloseable {
               + id.name()
               + "?fieldManager=soko-driver&force=true",
           APPLY,
-          NodeReport.storageNode(id, version, clock.instant(), now, metrics.get()),
+          NodeReport.storageNode(id, version, dataEndpoint, clock.instant(), now, metrics.get()),
           "storagenode");
     } catch (RuntimeException e) {
       failed("reading pools", e.toString());

@@ -72,6 +72,25 @@ final class BlockMetadataReader implements SnapshotBlocks {
     return new BlockStream(capacity, ranges, () -> deleted(both));
   }
 
+  /** The ready snapshot's image, for a copy to another node; see {@link SnapshotImages}. */
+  SnapshotImage snapshotImage(String snapshotId) {
+    SnapshotRecord snapshot = readySnapshot(snapshotId);
+    Pool pool = catalog.pool(snapshot.pool());
+    if (backends.of(pool).blockMaps().isEmpty()) {
+      throw StorageException.precondition(
+          "snapshot %s is in pool %s of backend %s, which stores no block device images: it"
+              + " cannot be copied to another node",
+          snapshot.id(), pool.name(), backends.of(pool).traits().flagName());
+    }
+    return new SnapshotImage(
+        snapshot.id(),
+        snapshot.pool(),
+        snapshot.sizeBytes(),
+        snapshot.accessType(),
+        snapshot.fsType(),
+        catalog.image(snapshot));
+  }
+
   private SnapshotRecord readySnapshot(String id) {
     return catalog
         .snapshot(id)

@@ -42,12 +42,20 @@ public final class BlockStream implements AutoCloseable {
       }
       batch.add(range.get());
     }
+    checkPresent();
+    return batch;
+  }
+
+  /**
+   * Throws NOT_FOUND when a snapshot read was deleted since the stream was opened: a reader of the
+   * ranges' bytes asks between its reads, so that bytes of a deleted snapshot never pass as whole.
+   */
+  public void checkPresent() {
     gone.get()
         .ifPresent(
             why -> {
               throw StorageException.notFound("%s; the ranges sent so far are not complete", why);
             });
-    return batch;
   }
 
   @Override

@@ -332,6 +332,11 @@ public final class LocalVolumeManager implements VolumeManager {
   }
 
   @Override
+  public SnapshotImage snapshotImage(String snapshotId) {
+    return Failures.mapped(() -> blockMetadata.snapshotImage(snapshotId));
+  }
+
+  @Override
   public BlockStream changedBlocks(
       String baseSnapshotId, String targetSnapshotId, long startingOffset) {
     return Failures.mapped(

@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class NodeReportTest {
@@ -30,7 +31,7 @@ class NodeReportTest {
     verdicts.put("gpu", PoolVerdict.notSelected("node selector does not match"));
     MetricsView metrics = new MetricsView(List.of(row("fast", 3)), List.of());
 
-    String json = NodeReport.storageNode(ID, "0.1.0", NOW, verdicts, metrics);
+    String json = NodeReport.storageNode(ID, "0.1.0", Optional.empty(), NOW, verdicts, metrics);
 
     assertThat(json)
         .isEqualTo(
@@ -50,6 +51,15 @@ class NodeReportTest {
   }
 
   @Test
+  void aNodeWithADataPortAdvertisesItsEndpoint() {
+    String json =
+        NodeReport.storageNode(
+            ID, "v", Optional.of("10.0.0.7:9810"), NOW, Map.of(), MetricsView.EMPTY);
+
+    assertThat(json).contains("\"driverVersion\":\"v\",\"dataEndpoint\":\"10.0.0.7:9810\",");
+  }
+
+  @Test
   void listsAtMostThirtyTwoPoolsAndCountsTheRestButSumsAll() {
     Map<String, PoolVerdict> verdicts = new LinkedHashMap<>();
     List<MetricsView.PoolRow> rows = new java.util.ArrayList<>();
@@ -58,7 +68,9 @@ class NodeReportTest {
       rows.add(row("p" + i, 2));
     }
 
-    String json = NodeReport.storageNode(ID, "v", NOW, verdicts, new MetricsView(rows, List.of()));
+    String json =
+        NodeReport.storageNode(
+            ID, "v", Optional.empty(), NOW, verdicts, new MetricsView(rows, List.of()));
 
     assertThat(json.split("\"state\":", -1)).hasSize(NodeReport.MAX_POOLS + 1);
     assertThat(json).contains("\"name\":\"p31\"").doesNotContain("\"name\":\"p32\"");
@@ -69,7 +81,8 @@ class NodeReportTest {
   void cutsLongMessagesToTheSchemasLimit() {
     Map<String, PoolVerdict> verdicts = Map.of("p", PoolVerdict.refused("%s", "x".repeat(5000)));
 
-    String json = NodeReport.storageNode(ID, "v", NOW, verdicts, MetricsView.EMPTY);
+    String json =
+        NodeReport.storageNode(ID, "v", Optional.empty(), NOW, verdicts, MetricsView.EMPTY);
 
     int start = json.indexOf("\"message\":\"") + 11;
     String message = json.substring(start, json.indexOf("\"}", start));

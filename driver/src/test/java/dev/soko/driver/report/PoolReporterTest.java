@@ -11,6 +11,7 @@ import java.time.ZoneOffset;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -49,6 +50,7 @@ class PoolReporterTest {
             api.client(dir, "sa-token"),
             NodeReportTest.ID,
             "0.1.0",
+            Optional.empty(),
             verdicts::get,
             readings::get,
             CLOCK,
@@ -71,6 +73,7 @@ class PoolReporterTest {
             NodeReport.storageNode(
                 NodeReportTest.ID,
                 "0.1.0",
+                Optional.empty(),
                 CLOCK.instant(),
                 Map.of("fast", PoolVerdict.READY),
                 new MetricsView(List.of(NodeReportTest.row("fast", 2)), List.of())))
@@ -218,6 +221,7 @@ class PoolReporterTest {
             api.client(dir, "sa-token"),
             NodeReportTest.ID,
             "0.1.0",
+            Optional.empty(),
             () -> {
               asked.incrementAndGet();
               return verdicts.get();

@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -66,6 +67,7 @@ class StorageNodeReportIT {
             driverClient(),
             new ReportIdentity("soko", "node-1"),
             "0.1.0",
+            Optional.of("10.0.0.7:9810"),
             () -> verdicts,
             () ->
                 new MetricsView(
@@ -105,6 +107,7 @@ class StorageNodeReportIT {
     Map<String, Object> fields = node.getAdditionalProperties();
     assertThat(fields)
         .containsEntry("node", "node-1")
+        .containsEntry("dataEndpoint", "10.0.0.7:9810")
         .containsEntry("ready", 1)
         .containsEntry("refused", 1)
         .containsEntry("volumes", 3);

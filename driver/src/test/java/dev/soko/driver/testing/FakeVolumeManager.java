@@ -12,6 +12,7 @@ import dev.soko.driver.volume.ExpandResult;
 import dev.soko.driver.volume.Page;
 import dev.soko.driver.volume.PublishRequest;
 import dev.soko.driver.volume.SnapshotFilter;
+import dev.soko.driver.volume.SnapshotImage;
 import dev.soko.driver.volume.StageRequest;
 import dev.soko.driver.volume.StorageException;
 import dev.soko.driver.volume.VolumeManager;
@@ -316,5 +317,10 @@ public final class FakeVolumeManager implements VolumeManager {
   public BlockStream changedBlocks(
       String baseSnapshotId, String targetSnapshotId, long startingOffset) {
     throw StorageException.precondition("the fake engine has no block metadata");
+  }
+
+  @Override
+  public SnapshotImage snapshotImage(String snapshotId) {
+    throw StorageException.precondition("the fake engine has no snapshot images");
   }
 }

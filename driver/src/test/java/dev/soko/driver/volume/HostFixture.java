@@ -33,19 +33,20 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * <p>A JUnit extension, so that each test class states only how long it wants the host: on a static
  * field ({@code @RegisterExtension static final HostFixture host = new HostFixture()}) it is set up
  * once for the class; on an instance field, afresh for each test (JUnit calls only the per-test
- * callbacks of an extension held in an instance field).
+ * callbacks of an extension held in an instance field). Public for the tests of other packages that
+ * need a real pool (the data path's).
  */
-final class HostFixture
+public final class HostFixture
     implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
-  static final long MIB = 1L << 20;
+  public static final long MIB = 1L << 20;
   private static final String XFS_BACKING = "xfs-backing.img";
 
   final Exec exec = new ProcessExec();
   // Set by setUp(), before any test of the scope runs.
-  Path base;
-  Path kubelet;
-  Path xfsPool;
-  Path hostPool;
+  public Path base;
+  public Path kubelet;
+  public Path xfsPool;
+  public Path hostPool;
   private boolean forTheClass;
 
   @Override
@@ -108,7 +109,7 @@ final class HostFixture
         .isTrue();
   }
 
-  DriverConfig config(long xfsCapacity) {
+  public DriverConfig config(long xfsCapacity) {
     PoolConfig xfs =
         new PoolConfig(
             "xfs", xfsPool, xfsCapacity, 1.0, new LinkedHashSet<>(List.of("ext4", "xfs")));
@@ -124,7 +125,7 @@ final class HostFixture
         64);
   }
 
-  LocalVolumeManager open() {
+  public LocalVolumeManager open() {
     return LocalVolumeManager.open(config(4096 * MIB));
   }
 

@@ -23,14 +23,6 @@ import java.util.TreeMap;
  * run time ({@code datatls.DataTlsCertificates}); this class only shapes the objects.
  */
 public final class DataTls {
-  /**
-   * Whether the driver containers get the data path's flags, mount and port. The one switch: on
-   * only once the driver's command line parses {@code --data-address} and {@code --data-tls-dir}
-   * (DriverArgumentsTest parses every rendered argument list with it). The Secrets are issued
-   * either way.
-   */
-  static final boolean DRIVER_HAS_FLAGS = false;
-
   /** Where a driver container finds tls.crt, tls.key and ca.crt. */
   public static final String MOUNT_DIR = "/etc/soko/data-tls";
 
@@ -77,9 +69,13 @@ public final class DataTls {
     return "soko-" + component;
   }
 
-  /** Whether this driver's containers get the data path (see {@link #DRIVER_HAS_FLAGS}). */
+  /**
+   * Whether this driver's containers get the data path's flags, mount and port: drivers from the
+   * release whose command line has {@code --data-address} and {@code --data-tls-dir} on (an older
+   * pinned driver would refuse them). The Secrets are issued either way.
+   */
   static boolean rendered(ResolvedImages images) {
-    return DRIVER_HAS_FLAGS && DriverRelease.of(images).has(DriverRelease.DATA_PATH);
+    return DriverRelease.of(images).has(DriverRelease.DATA_PATH);
   }
 
   /** The CA Secret (Opaque): ca.crt, ca.key and, after a rotation, retired-ca.crt. */

@@ -205,42 +205,44 @@ class DriverArgumentsTest {
     List<Path> roots = new ArrayList<>(List.of(Path.of(kubeletDir)));
     roots.addAll(extraRoots(spec));
     return new DriverConfig(
-        driverName,
-        NODE,
-        DriverConfig.Mode.NODE,
-        "unix://" + socket,
-        spec.getPools().stream().map(DriverArgumentsTest::poolConfig).toList(),
-        roots,
-        spec.getDriver().getMaxVolumesPerNode() == null
-            ? 0
-            : spec.getDriver().getMaxVolumesPerNode(),
-        metricsAddress(spec),
-        builtIn ? PodEnvironment.probedAddress(driver) : "",
-        registration,
-        Optional.of(Path.of(kubeletDir)),
-        spec.getDriver().getLogLevel().name(),
-        snapshots);
+            driverName,
+            NODE,
+            DriverConfig.Mode.NODE,
+            "unix://" + socket,
+            spec.getPools().stream().map(DriverArgumentsTest::poolConfig).toList(),
+            roots,
+            spec.getDriver().getMaxVolumesPerNode() == null
+                ? 0
+                : spec.getDriver().getMaxVolumesPerNode(),
+            metricsAddress(spec),
+            builtIn ? PodEnvironment.probedAddress(driver) : "",
+            registration,
+            Optional.of(Path.of(kubeletDir)),
+            spec.getDriver().getLogLevel().name(),
+            snapshots)
+        .withDataPort(PodEnvironment.POD_IP + ":" + DataTls.PORT, Path.of(DataTls.MOUNT_DIR));
   }
 
   private static DriverConfig expectedController(StorageClusterSpec spec, PodSpec pod) {
     boolean builtIn = spec.getDriver().getRegistration() == Registration.BuiltIn;
     List<Path> roots = extraRoots(spec);
     return new DriverConfig(
-        spec.getDriver().getName(),
-        NODE,
-        DriverConfig.Mode.CONTROLLER,
-        "unix://" + sharedSocket(pod, Component.RESIZER.key()),
-        List.of(),
-        roots.isEmpty() ? List.of(Path.of("/var/lib/kubelet")) : roots,
-        0,
-        metricsAddress(spec),
-        builtIn
-            ? PodEnvironment.probedAddress(Fixtures.container(pod, Component.DRIVER.key()))
-            : "",
-        Optional.empty(),
-        Optional.empty(),
-        spec.getDriver().getLogLevel().name(),
-        false);
+            spec.getDriver().getName(),
+            NODE,
+            DriverConfig.Mode.CONTROLLER,
+            "unix://" + sharedSocket(pod, Component.RESIZER.key()),
+            List.of(),
+            roots.isEmpty() ? List.of(Path.of("/var/lib/kubelet")) : roots,
+            0,
+            metricsAddress(spec),
+            builtIn
+                ? PodEnvironment.probedAddress(Fixtures.container(pod, Component.DRIVER.key()))
+                : "",
+            Optional.empty(),
+            Optional.empty(),
+            spec.getDriver().getLogLevel().name(),
+            false)
+        .withDataPort("", Path.of(DataTls.MOUNT_DIR));
   }
 
   private static PoolConfig poolConfig(PoolSpec pool) {

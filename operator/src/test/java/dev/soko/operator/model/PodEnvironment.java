@@ -20,6 +20,9 @@ import java.util.regex.Pattern;
  * volumes.
  */
 final class PodEnvironment {
+  /** What the downward API gives a pod as status.podIP here. */
+  static final String POD_IP = "10.0.0.7";
+
   private static final Pattern REFERENCE = Pattern.compile("\\$\\(([A-Za-z_][A-Za-z0-9_]*)\\)");
 
   private PodEnvironment() {}
@@ -41,7 +44,7 @@ final class PodEnvironment {
               case "spec.nodeName" -> node;
               case "metadata.name" -> "pod-" + node;
               case "metadata.namespace" -> "namespace";
-              case "status.podIP" -> "10.0.0.7";
+              case "status.podIP" -> POD_IP;
               default -> throw new AssertionError("no value for field " + field);
             });
       }

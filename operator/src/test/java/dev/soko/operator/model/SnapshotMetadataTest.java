@@ -298,7 +298,7 @@ class SnapshotMetadataTest {
         .doesNotContain("csi-snapshot-metadata");
     assertThat(Fixtures.controllerPod(d).getVolumes())
         .extracting(Volume::getName)
-        .containsExactly("socket-dir");
+        .containsExactly("socket-dir", DataTls.VOLUME);
     assertThat(d.snapshotMetadata()).isEmpty();
     assertThat(d.all())
         .noneMatch(o -> o.getMetadata().getName().contains("snapshot-metadata"))

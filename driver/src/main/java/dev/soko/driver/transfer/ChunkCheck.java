@@ -1,0 +1,98 @@
+package dev.soko.driver.transfer;
+
+import dev.soko.data.v1.DataProto.Chunk;
+import dev.soko.data.v1.DataProto.End;
+import dev.soko.driver.volume.StorageException;
+import java.util.zip.CRC32C;
+
+/**
+ * What a reader of a Read stream accepts: chunks in increasing order inside the snapshot, each
+ * matching its CRC32C, then one End whose size and count match what was described and received. A
+ * stream is complete only with that End; everything else is a failure that names the snapshot and
+ * its source, never a short copy. Pure: the copy writes what this passed.
+ */
+final class ChunkCheck {
+  private final String source;
+  private final long sizeBytes;
+  private long next;
+  private long chunks;
+  private boolean ended;
+
+  /**
+   * @param source the snapshot and where it is read from, for messages ("snapshot X of node N at
+   *     E")
+   * @param sizeBytes the snapshot's size as described
+   * @param startingOffset where the read started
+   */
+  ChunkCheck(String source, long sizeBytes, long startingOffset) {
+    this.source = source;
+    this.sizeBytes = sizeBytes;
+    this.next = startingOffset;
+  }
+
+  /** Checks {@code chunk} before it is written; throws INTERNAL for one that must not be. */
+  void accept(Chunk chunk) {
+    if (ended) {
+      throw corrupt("a chunk came after the end of the stream");
+    }
+    long offset = chunk.getOffset();
+    int length = chunk.getData().size();
+    if (length == 0 || length > ChunkReader.MAX_CHUNK) {
+      throw corrupt("a chunk at offset " + offset + " holds " + length + " bytes");
+    }
+    if (offset < next || offset > sizeBytes - length) {
+      throw corrupt(
+          "a chunk of "
+              + length
+              + " bytes at offset "
+              + offset
+              + " is out of order or outside the snapshot's "
+              + sizeBytes
+              + " bytes");
+    }
+    CRC32C crc = new CRC32C();
+    crc.update(chunk.getData().asReadOnlyByteBuffer());
+    if ((int) crc.getValue() != chunk.getCrc32C()) {
+      throw corrupt(
+          String.format(
+              "the chunk at offset %d failed its CRC32C check (sent %08x, received data has"
+                  + " %08x): it was corrupted on the way",
+              offset, chunk.getCrc32C(), (int) crc.getValue()));
+    }
+    next = offset + length;
+    chunks++;
+  }
+
+  /** Checks the stream's End against what was described and received. */
+  void end(End end) {
+    if (ended) {
+      throw corrupt("the stream ended twice");
+    }
+    if (end.getSizeBytes() != sizeBytes) {
+      throw corrupt(
+          "the stream's end gives " + end.getSizeBytes() + " bytes, the description " + sizeBytes);
+    }
+    if (end.getChunks() != chunks) {
+      throw corrupt(
+          "the stream's end counts " + end.getChunks() + " chunks sent, " + chunks + " arrived");
+    }
+    ended = true;
+  }
+
+  /** Once the stream closed without an error: throws unless its End arrived. */
+  void complete() {
+    if (!ended) {
+      throw corrupt(
+          "the stream closed after " + chunks + " chunks without its end: the copy is incomplete");
+    }
+  }
+
+  long chunks() {
+    return chunks;
+  }
+
+  private StorageException corrupt(String what) {
+    return new StorageException(
+        StorageException.Reason.INTERNAL, "copy of " + source + " failed: " + what);
+  }
+}

@@ -1,0 +1,131 @@
+package dev.soko.driver.transfer;
+
+import dev.soko.data.v1.SnapshotDataGrpc;
+import dev.soko.driver.cli.HostPort;
+import dev.soko.driver.metrics.RpcMetrics;
+import dev.soko.driver.server.RpcInterceptor;
+import dev.soko.driver.volume.SnapshotImages;
+import io.grpc.Server;
+import io.grpc.ServerInterceptors;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node's data port: the SnapshotData service over TCP with mutual TLS ({@link DataTls}), each
+ * method open to the roles that need it ({@link RoleCheck}) and behind the driver's error boundary,
+ * logs and metrics ({@link RpcInterceptor}). Its calls run on a few threads of their own, so a
+ * large copy never takes a thread the CSI calls need.
+ */
+public final class DataServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(DataServer.class);
+
+  /** Node plugins read each other's snapshots; the controller reads them for its relay. */
+  static final Map<String, Set<String>> ROLES_BY_METHOD =
+      Map.of(
+          SnapshotDataGrpc.getDescribeMethod().getFullMethodName(), Roles.ALL,
+          SnapshotDataGrpc.getReadMethod().getFullMethodName(), Roles.ALL);
+
+  /** The most calls that read at once; more wait. Each holds about one chunk (1 MiB) in flight. */
+  static final int THREADS = 4;
+
+  /** Requests are a snapshot ID and an offset; anything larger is not a caller of ours. */
+  static final int MAX_REQUEST_BYTES = 16 * 1024;
+
+  static final Duration GRACE = Duration.ofSeconds(5);
+
+  private final Server server;
+  private final ExecutorService executor;
+  private final String endpoint;
+
+  private DataServer(Server server, ExecutorService executor, String endpoint) {
+    this.server = server;
+    this.executor = executor;
+    this.endpoint = endpoint;
+  }
+
+  /**
+   * Serves at {@code address} ({@code host:port}; port 0 picks a free one) for {@code node}'s
+   * snapshots.
+   */
+  public static DataServer start(
+      String address, DataTls tls, SnapshotImages images, String node, RpcMetrics metrics)
+      throws IOException {
+    InetSocketAddress unresolved = HostPort.parse(address);
+    InetSocketAddress bind =
+        new InetSocketAddress(unresolved.getHostString(), unresolved.getPort());
+    if (bind.isUnresolved()) {
+      throw new IOException("--data-address: cannot resolve " + unresolved.getHostString());
+    }
+    ThreadPoolExecutor executor =
+        new ThreadPoolExecutor(
+            THREADS, THREADS, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), daemonThreads());
+    executor.allowCoreThreadTimeOut(true);
+    Server server =
+        NettyServerBuilder.forAddress(bind, tls.serverCredentials())
+            .addService(
+                // The role check runs inside the error boundary, so a refusal is logged and
+                // counted like every other answer.
+                ServerInterceptors.intercept(
+                    new SnapshotDataService(images, node),
+                    new RoleCheck(ROLES_BY_METHOD),
+                    new RpcInterceptor(metrics)))
+            .executor(executor)
+            .maxInboundMessageSize(MAX_REQUEST_BYTES)
+            .build();
+    try {
+      server.start();
+    } catch (IOException e) {
+      executor.shutdownNow();
+      throw new IOException("cannot serve the data port at " + address + ": " + e.getMessage(), e);
+    }
+    String endpoint = hostPart(address) + ":" + server.getPort();
+    LOG.atInfo().addKeyValue("endpoint", endpoint).log("serving the data port (mutual TLS)");
+    return new DataServer(server, executor, endpoint);
+  }
+
+  /** Where peers reach this port: the host as given, the port as bound. */
+  public String endpoint() {
+    return endpoint;
+  }
+
+  private static String hostPart(String address) {
+    return address.substring(0, address.lastIndexOf(':'));
+  }
+
+  /** Stops taking calls, lets running reads finish for {@link #GRACE}, then cuts the rest. */
+  @Override
+  public void close() {
+    server.shutdown();
+    try {
+      if (!server.awaitTermination(GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
+        server.shutdownNow();
+        server.awaitTermination(GRACE.toMillis(), TimeUnit.MILLISECONDS);
+      }
+    } catch (InterruptedException e) {
+      server.shutdownNow();
+      Thread.currentThread().interrupt();
+    }
+    executor.shutdownNow();
+    LOG.atInfo().addKeyValue("endpoint", endpoint).log("stopped serving the data port");
+  }
+
+  private static java.util.concurrent.ThreadFactory daemonThreads() {
+    AtomicInteger counter = new AtomicInteger();
+    return runnable -> {
+      Thread thread = new Thread(runnable, "data-rpc-" + counter.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+}

@@ -1,0 +1,131 @@
+package dev.soko.driver.transfer;
+
+import dev.soko.data.v1.DataProto.SnapshotFacts;
+import dev.soko.data.v1.DataProto.SnapshotRef;
+import dev.soko.data.v1.SnapshotDataGrpc;
+import dev.soko.driver.model.AccessType;
+import dev.soko.driver.volume.RemoteSnapshot;
+import dev.soko.driver.volume.StorageException;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * The caller's side of the data path: asks a node's data port what it holds of a snapshot, and
+ * hands back a {@link RemoteSnapshot} that copies it from there. One channel per endpoint, kept for
+ * later calls and closed with this reader; this component's certificate ({@link DataTls}) names its
+ * role.
+ */
+public final class SnapshotReader implements AutoCloseable {
+  /** A Describe is one lookup in a map: a node that takes longer is not answering. */
+  static final Duration DESCRIBE_DEADLINE = Duration.ofSeconds(10);
+
+  /** A copy may take as long as it needs while data arrives; this long without any, it is cut. */
+  static final Duration STALL = Duration.ofSeconds(60);
+
+  /** A chunk's message: 1 MiB of data and a few bytes around it. */
+  static final int MAX_REPLY_BYTES = ChunkReader.MAX_CHUNK + 64 * 1024;
+
+  private final Function<String, ManagedChannel> dial;
+  private final Duration stall;
+  private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
+  private final ScheduledExecutorService timer =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "data-copy-watch");
+            t.setDaemon(true);
+            return t;
+          });
+
+  /** A reader that dials endpoints ({@code host:port}) with {@code tls}. */
+  public SnapshotReader(DataTls tls) {
+    this(
+        endpoint ->
+            NettyChannelBuilder.forTarget(endpoint, tls.channelCredentials())
+                .maxInboundMessageSize(MAX_REPLY_BYTES)
+                .build(),
+        STALL);
+  }
+
+  SnapshotReader(Function<String, ManagedChannel> dial, Duration stall) {
+    this.dial = dial;
+    this.stall = stall;
+  }
+
+  /**
+   * The snapshot as {@code node}, at {@code endpoint}, describes it; empty when it answers that it
+   * holds no such snapshot. UNAVAILABLE, naming the node and endpoint, when it cannot be reached.
+   */
+  public Optional<RemoteSnapshot> describe(String node, String endpoint, String snapshotId) {
+    ManagedChannel channel = channels.computeIfAbsent(endpoint, dial);
+    String what = "describing snapshot " + snapshotId;
+    SnapshotFacts facts;
+    try {
+      facts =
+          SnapshotDataGrpc.newBlockingStub(channel)
+              .withDeadlineAfter(DESCRIBE_DEADLINE.toMillis(), TimeUnit.MILLISECONDS)
+              .describe(SnapshotRef.newBuilder().setSnapshotId(snapshotId).build());
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+        return Optional.empty();
+      }
+      throw RemoteFailures.of(e.getStatus(), what, node, endpoint);
+    }
+    if (!facts.getNode().equals(node)) {
+      throw new StorageException(
+          StorageException.Reason.UNAVAILABLE,
+          what
+              + ": the data port at "
+              + endpoint
+              + " is node "
+              + facts.getNode()
+              + "'s, not node "
+              + node
+              + "'s (an endpoint no longer current)");
+    }
+    return Optional.of(
+        new StreamedSnapshot(
+            channel,
+            snapshotId,
+            node,
+            endpoint,
+            facts.getSizeBytes(),
+            accessType(facts, what, node),
+            facts.getFsType(),
+            stall,
+            timer));
+  }
+
+  private static AccessType accessType(SnapshotFacts facts, String what, String node) {
+    return switch (facts.getAccessType()) {
+      case BLOCK -> AccessType.BLOCK;
+      case MOUNT -> AccessType.FILESYSTEM;
+      default ->
+          throw new StorageException(
+              StorageException.Reason.INTERNAL,
+              what
+                  + ": node "
+                  + node
+                  + " gave no known access type ("
+                  + facts.getAccessType()
+                  + ")");
+    };
+  }
+
+  /** Closes every channel (calls still running on them fail) and the copies' watch. */
+  @Override
+  public void close() {
+    channels.values().forEach(ManagedChannel::shutdownNow);
+    channels.clear();
+    timer.shutdownNow();
+  }
+}

@@ -1,0 +1,163 @@
+package dev.soko.driver.transfer;
+
+import dev.soko.data.v1.DataProto.ReadReply;
+import dev.soko.data.v1.DataProto.ReadRequest;
+import dev.soko.data.v1.SnapshotDataGrpc;
+import dev.soko.driver.model.AccessType;
+import dev.soko.driver.volume.RemoteSnapshot;
+import dev.soko.driver.volume.StorageException;
+import io.grpc.Channel;
+import io.grpc.Context;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * A snapshot as another node described it, copied by streaming its Read: each chunk written at its
+ * offset (holes stay holes), checked as {@link ChunkCheck} says, the file set to the snapshot's
+ * size and synced only after the stream's End.
+ */
+final class StreamedSnapshot implements RemoteSnapshot {
+  private final Channel channel;
+  private final String id;
+  private final String node;
+  private final String endpoint;
+  private final long sizeBytes;
+  private final AccessType accessType;
+  private final String fsType;
+  private final Duration stall;
+  private final ScheduledExecutorService timer;
+
+  StreamedSnapshot(
+      Channel channel,
+      String id,
+      String node,
+      String endpoint,
+      long sizeBytes,
+      AccessType accessType,
+      String fsType,
+      Duration stall,
+      ScheduledExecutorService timer) {
+    this.channel = channel;
+    this.id = id;
+    this.node = node;
+    this.endpoint = endpoint;
+    this.sizeBytes = sizeBytes;
+    this.accessType = accessType;
+    this.fsType = fsType;
+    this.stall = stall;
+    this.timer = timer;
+  }
+
+  @Override
+  public String id() {
+    return id;
+  }
+
+  @Override
+  public String node() {
+    return node;
+  }
+
+  @Override
+  public long sizeBytes() {
+    return sizeBytes;
+  }
+
+  @Override
+  public AccessType accessType() {
+    return accessType;
+  }
+
+  @Override
+  public String fsType() {
+    return fsType;
+  }
+
+  @Override
+  public void copyTo(Path target) {
+    String what = "copy of snapshot " + id;
+    ChunkCheck check =
+        new ChunkCheck("snapshot " + id + " of node " + node + " at " + endpoint, sizeBytes, 0);
+    try {
+      Files.createFile(target);
+    } catch (IOException e) {
+      throw StorageException.internal(
+          what + ": cannot create its file: " + e.getClass().getSimpleName(), e);
+    }
+    try (RandomAccessFile file = new RandomAccessFile(target.toFile(), "rw")) {
+      FileChannel out = file.getChannel();
+      stream(check, out);
+      check.complete();
+      // Holes after the last chunk (a snapshot's unwritten end) are part of it.
+      file.setLength(sizeBytes);
+      out.force(true);
+    } catch (IOException e) {
+      throw StorageException.internal(
+          what + ": cannot write its file: " + e.getClass().getSimpleName(), e);
+    }
+  }
+
+  /** Reads the whole stream into {@code out}, cancelled when it stalls for {@link #stall}. */
+  private void stream(ChunkCheck check, FileChannel out) throws IOException {
+    Context.CancellableContext call = Context.current().withCancellation();
+    ProgressWatch watch = new ProgressWatch(call, stall, System::nanoTime).start(timer);
+    Context previous = call.attach();
+    try {
+      Iterator<ReadReply> replies =
+          SnapshotDataGrpc.newBlockingStub(channel)
+              .read(ReadRequest.newBuilder().setSnapshotId(id).setStartingOffset(0).build());
+      while (replies.hasNext()) {
+        ReadReply reply = replies.next();
+        watch.progress();
+        switch (reply.getPartCase()) {
+          case CHUNK -> {
+            check.accept(reply.getChunk());
+            write(
+                out,
+                reply.getChunk().getOffset(),
+                reply.getChunk().getData().asReadOnlyByteBuffer());
+          }
+          case END -> check.end(reply.getEnd());
+          default ->
+              throw new StorageException(
+                  StorageException.Reason.INTERNAL,
+                  "copy of snapshot "
+                      + id
+                      + " from node "
+                      + node
+                      + " at "
+                      + endpoint
+                      + " failed: a message of no known kind arrived");
+        }
+      }
+    } catch (StatusRuntimeException e) {
+      Status status =
+          watch.stalled()
+              ? Status.UNAVAILABLE.withDescription(
+                  "nothing arrived for " + stall.toMillis() + " ms")
+              : e.getStatus();
+      throw RemoteFailures.of(status, "copy of snapshot " + id, node, endpoint);
+    } finally {
+      call.detach(previous);
+      // Ends the call however the loop left it (a bad chunk leaves it open otherwise).
+      call.cancel(null);
+      watch.close();
+    }
+  }
+
+  private static void write(FileChannel out, long offset, ByteBuffer data) throws IOException {
+    long at = offset;
+    while (data.hasRemaining()) {
+      at += out.write(data, at);
+    }
+  }
+}

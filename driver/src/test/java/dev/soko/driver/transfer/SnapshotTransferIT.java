@@ -1,0 +1,312 @@
+package dev.soko.driver.transfer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.soko.driver.config.DriverConfig;
+import dev.soko.driver.config.PoolConfig;
+import dev.soko.driver.exec.Exec;
+import dev.soko.driver.exec.ProcessExec;
+import dev.soko.driver.metrics.RpcMetrics;
+import dev.soko.driver.model.AccessType;
+import dev.soko.driver.model.ContentSource;
+import dev.soko.driver.model.Snapshot;
+import dev.soko.driver.model.Volume;
+import dev.soko.driver.mount.Losetup;
+import dev.soko.driver.volume.HostFixture;
+import dev.soko.driver.volume.LocalVolumeManager;
+import dev.soko.driver.volume.PublishRequest;
+import dev.soko.driver.volume.RemoteSnapshot;
+import dev.soko.driver.volume.StageRequest;
+import dev.soko.driver.volume.StorageException;
+import dev.soko.driver.volume.StorageException.Reason;
+import dev.soko.driver.volume.VolumeRequest;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The data path between two nodes' data ports on loopback, in front of real pools (root, loop
+ * devices): node A's engine holds block volumes written through their loop devices and snapshotted
+ * on an XFS pool; node B's reader copies them through Describe and Read over mutual TLS with
+ * certificates made here.
+ */
+class SnapshotTransferIT {
+  static final long MIB = HostFixture.MIB;
+  static final long K = 4096;
+
+  @RegisterExtension static final HostFixture host = new HostFixture();
+
+  static TestCertificates.Ca ca;
+  static LocalVolumeManager nodeA;
+  static LocalVolumeManager nodeB;
+  static DataTls tlsA;
+  static DataTls tlsB;
+  static DataServer portA;
+  static DataServer portB;
+  static SnapshotReader readerB;
+
+  @BeforeAll
+  static void twoNodes() throws Exception {
+    ca = TestCertificates.ca("soko-data-ca");
+    nodeA = host.open();
+    Path poolB = Files.createDirectories(host.base.resolve("pool-b"));
+    nodeB =
+        LocalVolumeManager.open(
+            DriverConfig.node(
+                "csi.soko.dev",
+                "node-b",
+                "unix:///tmp/unused-b.sock",
+                List.of(
+                    new PoolConfig(
+                        "b", poolB, 1024 * MIB, 1.0, new LinkedHashSet<>(List.of("ext4", "xfs")))),
+                List.of(host.kubelet),
+                64));
+    tlsA = DataTls.load(TestCertificates.directory(host.base.resolve("tls-a"), ca, Roles.NODE));
+    tlsB = DataTls.load(TestCertificates.directory(host.base.resolve("tls-b"), ca, Roles.NODE));
+    portA = DataServer.start("127.0.0.1:0", tlsA, nodeA, "node-a", RpcMetrics.NONE);
+    portB = DataServer.start("127.0.0.1:0", tlsB, nodeB, "node-b", RpcMetrics.NONE);
+    readerB = new SnapshotReader(tlsB);
+  }
+
+  @AfterAll
+  static void stop() {
+    for (AutoCloseable c : new AutoCloseable[] {readerB, portA, portB, tlsA, tlsB, nodeA, nodeB}) {
+      try {
+        if (c != null) {
+          c.close();
+        }
+      } catch (Exception e) {
+        // the fixture takes down what is left
+      }
+    }
+  }
+
+  /** A block volume of node A, published, with its device's path. */
+  static Path blockVolume(String name, long bytes) {
+    Volume v =
+        nodeA.createVolume(
+            new VolumeRequest(
+                name, bytes, 0, "xfs", AccessType.BLOCK, "", ContentSource.EMPTY, Map.of()));
+    Path staging = host.kubelet.resolve("plugins/csi.soko.dev/staging/" + name);
+    Path target = host.kubelet.resolve("pods/pod-" + name + "/volumes/" + name + "/dev");
+    nodeA.stage(new StageRequest(v.id(), staging, v.accessType(), "", List.of()));
+    nodeA.publish(new PublishRequest(v.id(), staging, target, false, v.accessType(), List.of()));
+    return target;
+  }
+
+  static String volumeId(String name) {
+    return nodeA.listVolumes("", 1000).items().stream()
+        .filter(v -> v.name().equals(name))
+        .findFirst()
+        .orElseThrow()
+        .id();
+  }
+
+  static void write(Path device, long offset, int length) throws IOException {
+    byte[] bytes = new byte[length];
+    new Random(offset).nextBytes(bytes);
+    try (FileChannel channel = FileChannel.open(device, StandardOpenOption.WRITE)) {
+      ByteBuffer buffer = ByteBuffer.wrap(bytes);
+      while (buffer.hasRemaining()) {
+        channel.write(buffer, offset + buffer.position());
+      }
+      channel.force(true);
+    }
+  }
+
+  static String sha256(Path file) throws Exception {
+    MessageDigest digest = MessageDigest.getInstance("SHA-256");
+    try (InputStream in = Files.newInputStream(file)) {
+      byte[] buffer = new byte[1 << 20];
+      for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+        digest.update(buffer, 0, n);
+      }
+    }
+    return HexFormat.of().formatHex(digest.digest());
+  }
+
+  /** The bytes the file's blocks take on disk. */
+  static long allocated(Path file) {
+    String blocks =
+        new ProcessExec()
+            .check(List.of("stat", "-c", "%b", file.toString()), Exec.SHORT)
+            .stdout()
+            .trim();
+    return Long.parseLong(blocks) * 512;
+  }
+
+  static Map<String, String> poolFiles(Path pool) throws IOException {
+    Map<String, String> files = new TreeMap<>();
+    try (Stream<Path> walk = Files.walk(pool)) {
+      for (Path p : walk.filter(Files::isRegularFile).toList()) {
+        files.put(p.toString(), Files.size(p) + "@" + Files.getLastModifiedTime(p).toMillis());
+      }
+    }
+    return files;
+  }
+
+  @Test
+  void aBlockSnapshotIsCopiedToAnotherNodeAsItsBytesWithItsHolesKept() throws Exception {
+    Path device = blockVolume("moved", 256 * MIB);
+    write(device, 0, (int) (MIB + K));
+    write(device, 100 * MIB, (int) K);
+    write(device, 200 * MIB, (int) (3 * MIB));
+    Snapshot snapshot = nodeA.createSnapshot("moved-snap", volumeId("moved"));
+    Path source = nodeA.snapshotImage(snapshot.id()).path();
+    Map<String, String> before = poolFiles(host.xfsPool);
+
+    RemoteSnapshot remote =
+        readerB.describe("node-a", portA.endpoint(), snapshot.id()).orElseThrow();
+    Path copy = host.base.resolve("copy.img");
+    remote.copyTo(copy);
+
+    assertThat(remote.sizeBytes()).isEqualTo(256 * MIB);
+    assertThat(remote.accessType()).isEqualTo(AccessType.BLOCK);
+    assertThat(remote.fsType()).isEmpty();
+    assertThat(Files.size(copy)).isEqualTo(256 * MIB);
+    assertThat(sha256(copy)).isEqualTo(sha256(source));
+    // Only the data travelled and was written: the copy is as sparse as its source.
+    assertThat(allocated(copy)).isBetween(allocated(source) - MIB, allocated(source) + MIB);
+    assertThat(allocated(copy)).isLessThan(8 * MIB);
+    assertThat(poolFiles(host.xfsPool)).isEqualTo(before);
+    // Node B holds no such snapshot, and says so.
+    assertThat(readerB.describe("node-b", portB.endpoint(), snapshot.id())).isEmpty();
+  }
+
+  @Test
+  void callersWithoutACertificateOfTheCaOrOfARoleAreRefused() throws Exception {
+    TestCertificates.Ca stranger = TestCertificates.ca("soko-data-ca");
+    try (DataTls strangerTls =
+            DataTls.load(
+                TestCertificates.directory(host.base.resolve("tls-x"), stranger, Roles.NODE, ca));
+        DataTls userTls =
+            DataTls.load(
+                TestCertificates.directory(host.base.resolve("tls-u"), ca, "backup-tool"));
+        SnapshotReader strangers = new SnapshotReader(strangerTls);
+        SnapshotReader users = new SnapshotReader(userTls)) {
+      StorageException refused =
+          catchThrowableOfType(
+              StorageException.class,
+              () -> strangers.describe("node-a", portA.endpoint(), "snap-unknown"));
+      StorageException denied =
+          catchThrowableOfType(
+              StorageException.class,
+              () -> users.describe("node-a", portA.endpoint(), "snap-unknown"));
+
+      assertThat(refused.reason()).isEqualTo(Reason.UNAVAILABLE);
+      assertThat(refused.getMessage()).contains("node-a", portA.endpoint());
+      assertThat(denied.reason()).isEqualTo(Reason.FAILED_PRECONDITION);
+      assertThat(denied.getMessage()).contains("backup-tool", "may not call");
+    }
+    assertThat(readerB.describe("node-a", portA.endpoint(), "snap-unknown")).isEmpty();
+  }
+
+  @Test
+  void aPortStoppedMidStreamFailsTheCopy() throws Exception {
+    Path device = blockVolume("cut", 128 * MIB);
+    for (long at = 0; at < 64 * MIB; at += 8 * MIB) {
+      write(device, at, (int) (8 * MIB));
+    }
+    Snapshot snapshot = nodeA.createSnapshot("cut-snap", volumeId("cut"));
+    DataServer port = DataServer.start("127.0.0.1:0", tlsA, nodeA, "node-a", RpcMetrics.NONE);
+    Function<String, ManagedChannel> dial =
+        endpoint ->
+            new HookedChannel(
+                NettyChannelBuilder.forTarget(endpoint, tlsB.channelCredentials())
+                    .maxInboundMessageSize(SnapshotReader.MAX_REPLY_BYTES)
+                    .build(),
+                2,
+                port::close);
+    try (SnapshotReader reader = new SnapshotReader(dial, Duration.ofSeconds(30))) {
+      RemoteSnapshot remote =
+          reader.describe("node-a", port.endpoint(), snapshot.id()).orElseThrow();
+
+      StorageException cut =
+          catchThrowableOfType(
+              StorageException.class, () -> remote.copyTo(host.base.resolve("cut.img")));
+
+      assertThat(cut.reason()).isEqualTo(Reason.UNAVAILABLE);
+      assertThat(cut.getMessage()).contains(snapshot.id(), "node-a", port.endpoint());
+    }
+  }
+
+  @Test
+  void aSnapshotOfABtrfsSubvolumePoolIsRefusedNamingThePool() throws Exception {
+    Path disk = host.base.resolve("btrfs.img");
+    try (java.io.RandomAccessFile file = new java.io.RandomAccessFile(disk.toFile(), "rw")) {
+      file.setLength(512 * MIB);
+    }
+    Path mountPoint = Files.createDirectories(host.base.resolve("btrfs"));
+    ProcessExec exec = new ProcessExec();
+    exec.check(List.of("mkfs.btrfs", "-q", disk.toString()), Exec.LONG);
+    exec.check(
+        List.of("mount", "-t", "btrfs", new Losetup().attach(disk), mountPoint.toString()),
+        Exec.LONG);
+    exec.check(List.of("btrfs", "quota", "enable", mountPoint.toString()), Exec.LONG);
+    Path pool = Files.createDirectories(mountPoint.resolve("pool"));
+    PoolConfig.Backend btrfs = PoolConfig.Backend.BTRFS_SUBVOLUME;
+    DriverConfig config =
+        DriverConfig.node(
+            "csi.soko.dev",
+            "node-c",
+            "unix:///tmp/unused-c.sock",
+            List.of(
+                new PoolConfig(
+                    "subvols",
+                    pool,
+                    256 * MIB,
+                    1.0,
+                    btrfs.fsTypes(),
+                    false,
+                    false,
+                    Map.of(),
+                    btrfs)),
+            List.of(host.kubelet),
+            8);
+    try (LocalVolumeManager nodeC = LocalVolumeManager.open(config);
+        DataServer portC =
+            DataServer.start("127.0.0.1:0", tlsA, nodeC, "node-c", RpcMetrics.NONE)) {
+      Volume v =
+          nodeC.createVolume(
+              new VolumeRequest(
+                  "sub",
+                  64 * MIB,
+                  0,
+                  "subvols",
+                  AccessType.FILESYSTEM,
+                  "",
+                  ContentSource.EMPTY,
+                  Map.of()));
+      Snapshot snapshot = nodeC.createSnapshot("sub-snap", v.id());
+
+      StorageException refused =
+          catchThrowableOfType(
+              StorageException.class,
+              () -> readerB.describe("node-c", portC.endpoint(), snapshot.id()));
+
+      assertThat(refused.reason()).isEqualTo(Reason.FAILED_PRECONDITION);
+      assertThat(refused.getMessage()).contains(snapshot.id(), "subvols", "another node");
+    }
+  }
+}
