@@ -13,7 +13,7 @@ import java.util.List;
  * Changed block tracking (CSI SnapshotMetadata): the allocated ranges of a snapshot and the ranges
  * that differ between two snapshots of one volume, as byte extents of the volume's block device
  * (variable length, the form a filesystem's extent map has). Answers stream at the pace the client
- * reads ({@link BlockStreamReply}), so a large volume costs one batch of memory.
+ * reads ({@link dev.soko.driver.server.PacedReply}), so a large volume costs one batch of memory.
  */
 public final class SnapshotMetadataService extends SnapshotMetadataGrpc.SnapshotMetadataImplBase {
   /** Ranges per message when the client leaves it to the plugin: about 24 KiB of message. */
