@@ -75,6 +75,7 @@ bench: deps build ## Benchmarks: the driver beside csi-driver-host-path (HOSTPAT
 	bash hack/bench.sh
 	bash hack/bench-data.sh
 	bash hack/bench-cbt.sh
+	bash hack/bench-restore.sh
 	bash hack/bench-btrfs-qgroup.sh
 	bash hack/bench-operator.sh
 	bash hack/bench-provision.sh
@@ -82,6 +83,10 @@ bench: deps build ## Benchmarks: the driver beside csi-driver-host-path (HOSTPAT
 .PHONY: bench-cbt
 bench-cbt: deps build ## Changed block tracking: GetMetadataDelta on 1 and 10 GiB volumes with 1 % rewritten, beside a full read (root)
 	bash hack/bench-cbt.sh
+
+.PHONY: bench-restore
+bench-restore: deps build ## A restore on another node: a snapshot holding 512 MiB copied over the data path, beside cp (root)
+	bash hack/bench-restore.sh
 
 .PHONY: bench-provision
 bench-provision: deps build tools-node images ## Provisioning at scale on the local cluster: 100 and 300 claims with pods, Soko beside local-path-provisioner, then Soko's deletion (root)

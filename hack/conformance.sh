@@ -136,23 +136,27 @@ import_suite_images() {
       --out "$images/e2e-busybox.oci.tar" --file /bin/busybox:/bin/busybox "${links[@]}" \
       --dir /tmp:1777 --cmd sh
   fi
-  for name in agnhost busybox glibc; do
-    bash "$cluster" ctr images import --platform linux/amd64 "$images/e2e-$name.oci.tar" >/dev/null 2>>"$REPORTS/ctr.log" ||
-      die "cannot import $images/e2e-$name.oci.tar ($REPORTS/ctr.log)"
-  done
   tmp=$(mktemp)
   KUBE_TEST_REPO_LIST=$SUITE/repo-list.yaml "$BIN/e2e.test" -list-images >"$tmp"
-  while read -r ref; do
-    case $ref in
-    */agnhost:*) name=soko.local/e2e-stand-in/agnhost:latest ;;
-    */pause:*) name=$SOKO_CLUSTER_IMAGE_REGISTRY/pause:3.10 ;;
-    */glibc-dns-testing:*) name=soko.local/e2e-stand-in/glibc:latest ;;
-    *) name=soko.local/e2e-stand-in/busybox:latest ;;
-    esac
-    bash "$cluster" ctr images tag --force "$name" "$ref" >/dev/null 2>>"$REPORTS/ctr.log" ||
-      die "cannot name $name $ref ($REPORTS/ctr.log)"
-  done <"$tmp"
-  say "$(wc -l <"$tmp") suite images named on the node"
+  local node
+  # Every node: the scheduler may put any spec's pod on any of them.
+  while read -r node; do
+    for name in agnhost busybox glibc; do
+      bash "$cluster" ctr --node "$node" images import --platform linux/amd64 "$images/e2e-$name.oci.tar" \
+        </dev/null >/dev/null 2>>"$REPORTS/ctr.log" || die "cannot import $images/e2e-$name.oci.tar ($REPORTS/ctr.log)"
+    done
+    while read -r ref; do
+      case $ref in
+      */agnhost:*) name=soko.local/e2e-stand-in/agnhost:latest ;;
+      */pause:*) name=$SOKO_CLUSTER_IMAGE_REGISTRY/pause:3.10 ;;
+      */glibc-dns-testing:*) name=soko.local/e2e-stand-in/glibc:latest ;;
+      *) name=soko.local/e2e-stand-in/busybox:latest ;;
+      esac
+      bash "$cluster" ctr --node "$node" images tag --force "$name" "$ref" </dev/null >/dev/null 2>>"$REPORTS/ctr.log" ||
+        die "cannot name $name $ref ($REPORTS/ctr.log)"
+    done <"$tmp"
+  done < <(bash "$cluster" nodes)
+  say "$(wc -l <"$tmp") suite images named on each of $SOKO_CLUSTER_NODES nodes"
   rm -f "$tmp"
 }
 
@@ -199,7 +203,10 @@ main() {
   trap 'bash "$cluster" down' EXIT
   SOKO_CLUSTER_POOL_SIZE=${SOKO_CLUSTER_POOL_SIZE:-24G} bash "$cluster" up >/dev/null
   eval "$(bash "$cluster" env)"
-  bash "$cluster" mount-disk "$SOKO_CLUSTER_NODE" /var/lib/soko/fast 4G btrfs
+  local node
+  while read -r node; do
+    bash "$cluster" mount-disk "$node" /var/lib/soko/fast 4G btrfs </dev/null
+  done < <(bash "$cluster" nodes)
   import_suite_images
   install_soko
   local definition file

@@ -32,15 +32,15 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
  * certificate whose subject CN is the role, with both serverAuth and clientAuth, written as the
  * mounted Secret holds them ({@code tls.crt}, PKCS#8 {@code tls.key}, {@code ca.crt}).
  */
-final class TestCertificates {
+public final class TestCertificates {
   private static final AtomicLong SERIAL = new AtomicLong(System.currentTimeMillis());
 
   /** A CA: its key and self-signed certificate. */
-  record Ca(KeyPair keys, X509Certificate certificate) {}
+  public record Ca(KeyPair keys, X509Certificate certificate) {}
 
   private TestCertificates() {}
 
-  static Ca ca(String name) throws Exception {
+  public static Ca ca(String name) throws Exception {
     KeyPair keys = keyPair();
     X500Name subject = new X500Name("CN=" + name);
     X509v3CertificateBuilder builder = builder(subject, subject, keys);
@@ -76,7 +76,7 @@ final class TestCertificates {
   }
 
   /** As above, trusting the CA that signed it. */
-  static Path directory(Path dir, Ca ca, String cn) throws Exception {
+  public static Path directory(Path dir, Ca ca, String cn) throws Exception {
     return directory(dir, ca, cn, ca);
   }
 
