@@ -29,6 +29,7 @@ import dev.soko.driver.server.DriverServer;
 import dev.soko.driver.server.SideServer;
 import dev.soko.driver.transfer.DataServer;
 import dev.soko.driver.transfer.DataTls;
+import dev.soko.driver.transfer.SnapshotMetadataRelay;
 import dev.soko.driver.transfer.SnapshotReader;
 import dev.soko.driver.volume.SnapshotOperations;
 import dev.soko.driver.volume.StorageException;
@@ -154,13 +155,16 @@ public final class Main {
       } else {
         Handoffs.Controller handoffs = Handoffs.route(config, System.getenv());
         resources.handoffs = handoffs;
+        resources.metadataRelay =
+            MetadataRelays.start(config, resources.dataTls, System.getenv()).orElse(null);
         List<BindableService> controller = new ArrayList<>();
         controller.add(
             new IdentityService(
                 config.driverName(),
                 Version.current(),
                 readiness,
-                handoffs.snapshots().isPresent()));
+                handoffs.snapshots().isPresent(),
+                resources.metadataRelay != null));
         controller.add(
             new ClusterControllerService(
                 handoffs.expander(),
@@ -169,6 +173,9 @@ public final class Main {
         handoffs
             .snapshots()
             .ifPresent(s -> controller.add(new GroupControllerService(s, GroupIds.AS_KEPT)));
+        if (resources.metadataRelay != null) {
+          controller.add(resources.metadataRelay);
+        }
         services = List.copyOf(controller);
       }
       resources.server =
@@ -233,6 +240,7 @@ public final class Main {
     volatile DataTls dataTls;
     volatile DataServer dataServer;
     volatile SnapshotReader snapshotReader;
+    volatile SnapshotMetadataRelay metadataRelay;
     volatile List<HttpEndpoint> http = List.of();
 
     void close() {
@@ -263,6 +271,9 @@ public final class Main {
         }
         if (snapshotReader != null) {
           snapshotReader.close();
+        }
+        if (metadataRelay != null) {
+          metadataRelay.close();
         }
         if (dataTls != null) {
           dataTls.close();

@@ -46,6 +46,15 @@ public final class SnapshotHomes implements RemoteSnapshots {
     Optional<RemoteSnapshot> describe(String node, String endpoint, String snapshotId);
   }
 
+  /** Where a snapshot lives: its node and the data endpoint that node's StorageNode names. */
+  public record Home(String node, String endpoint) {}
+
+  /** Describes nothing: for a lookup that only asks {@link #homeOf}. */
+  private static final Describer NO_DESCRIBER =
+      (node, endpoint, snapshotId) -> {
+        throw new IllegalStateException("a lookup of homes only describes no snapshot");
+      };
+
   private final KubeApi api;
   private final String driver;
   private final String thisNode;
@@ -66,6 +75,14 @@ public final class SnapshotHomes implements RemoteSnapshots {
     this.describer = describer;
   }
 
+  /**
+   * A lookup of where snapshots live, for a caller on no node (the controller's relay of block
+   * metadata): {@link #homeOf} only.
+   */
+  public static SnapshotHomes lookup(KubeApi api, String driver, String storageCluster) {
+    return new SnapshotHomes(api, driver, "", storageCluster, NO_DESCRIBER);
+  }
+
   @Override
   public Optional<RemoteSnapshot> find(String snapshotId) {
     Optional<String> node = nodeOf(snapshotId);
@@ -73,9 +90,22 @@ public final class SnapshotHomes implements RemoteSnapshots {
       // This node's own snapshot would have been in its catalog: it is gone, not elsewhere.
       return Optional.empty();
     }
-    requireNode(snapshotId, node.get());
-    String endpoint = endpointOf(snapshotId, node.get());
-    return describer.describe(node.get(), endpoint, snapshotId);
+    Home home = homeOn(snapshotId, node.get());
+    return describer.describe(home.node(), home.endpoint(), snapshotId);
+  }
+
+  /**
+   * The node that holds {@code snapshotId} and its data endpoint; empty when no content of this
+   * driver names the snapshot with a node. UNAVAILABLE, saying why, when that node is gone or
+   * serves no data path.
+   */
+  public Optional<Home> homeOf(String snapshotId) {
+    return nodeOf(snapshotId).map(node -> homeOn(snapshotId, node));
+  }
+
+  private Home homeOn(String snapshotId, String node) {
+    requireNode(snapshotId, node);
+    return new Home(node, endpointOf(snapshotId, node));
   }
 
   /** The node the label of the content naming {@code snapshotId} gives; empty when none does. */

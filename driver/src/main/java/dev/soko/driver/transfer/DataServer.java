@@ -1,12 +1,16 @@
 package dev.soko.driver.transfer;
 
+import csi.v1.SnapshotMetadataGrpc;
 import dev.soko.data.v1.SnapshotDataGrpc;
 import dev.soko.driver.cli.HostPort;
+import dev.soko.driver.csi.SnapshotMetadataService;
 import dev.soko.driver.metrics.RpcMetrics;
 import dev.soko.driver.server.RpcInterceptor;
+import dev.soko.driver.volume.SnapshotBlocks;
 import dev.soko.driver.volume.SnapshotImages;
 import io.grpc.Server;
 import io.grpc.ServerInterceptors;
+import io.grpc.ServerServiceDefinition;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -22,19 +26,29 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The node's data port: the SnapshotData service over TCP with mutual TLS ({@link DataTls}), each
- * method open to the roles that need it ({@link RoleCheck}) and behind the driver's error boundary,
- * logs and metrics ({@link RpcInterceptor}). Its calls run on a few threads of their own, so a
- * large copy never takes a thread the CSI calls need.
+ * The node's data port: the SnapshotData service, and where the node serves block metadata the CSI
+ * SnapshotMetadata service for the controller's {@link SnapshotMetadataRelay}, over TCP with mutual
+ * TLS ({@link DataTls}), each method open to the roles that need it ({@link RoleCheck}) and behind
+ * the driver's error boundary, logs and metrics ({@link RpcInterceptor}). Its calls run on a few
+ * threads of their own, so a large copy never takes a thread the CSI calls need.
  */
 public final class DataServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DataServer.class);
 
-  /** Node plugins read each other's snapshots; the controller reads them for its relay. */
+  /**
+   * Node plugins read each other's snapshots; the controller reads them, and relays the block
+   * metadata of a node's snapshots to the sidecar, which only it talks to.
+   */
   static final Map<String, Set<String>> ROLES_BY_METHOD =
       Map.of(
-          SnapshotDataGrpc.getDescribeMethod().getFullMethodName(), Roles.ALL,
-          SnapshotDataGrpc.getReadMethod().getFullMethodName(), Roles.ALL);
+          SnapshotDataGrpc.getDescribeMethod().getFullMethodName(),
+          Roles.ALL,
+          SnapshotDataGrpc.getReadMethod().getFullMethodName(),
+          Roles.ALL,
+          SnapshotMetadataGrpc.getGetMetadataAllocatedMethod().getFullMethodName(),
+          Set.of(Roles.CONTROLLER),
+          SnapshotMetadataGrpc.getGetMetadataDeltaMethod().getFullMethodName(),
+          Set.of(Roles.CONTROLLER));
 
   /** The most calls that read at once; more wait. Each holds about one chunk (1 MiB) in flight. */
   static final int THREADS = 4;
@@ -61,6 +75,22 @@ public final class DataServer implements AutoCloseable {
   public static DataServer start(
       String address, DataTls tls, SnapshotImages images, String node, RpcMetrics metrics)
       throws IOException {
+    return start(address, tls, images, null, node, metrics);
+  }
+
+  /**
+   * As {@link #start(String, DataTls, SnapshotImages, String, RpcMetrics)}, serving also the
+   * SnapshotMetadata service over {@code blocks} unless it is null (a node whose pools give no
+   * block metadata: the relayed call then answers UNIMPLEMENTED).
+   */
+  public static DataServer start(
+      String address,
+      DataTls tls,
+      SnapshotImages images,
+      SnapshotBlocks blocks,
+      String node,
+      RpcMetrics metrics)
+      throws IOException {
     InetSocketAddress unresolved = HostPort.parse(address);
     InetSocketAddress bind =
         new InetSocketAddress(unresolved.getHostString(), unresolved.getPort());
@@ -71,18 +101,13 @@ public final class DataServer implements AutoCloseable {
         new ThreadPoolExecutor(
             THREADS, THREADS, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), daemonThreads());
     executor.allowCoreThreadTimeOut(true);
-    Server server =
+    NettyServerBuilder builder =
         NettyServerBuilder.forAddress(bind, tls.serverCredentials())
-            .addService(
-                // The role check runs inside the error boundary, so a refusal is logged and
-                // counted like every other answer.
-                ServerInterceptors.intercept(
-                    new SnapshotDataService(images, node),
-                    new RoleCheck(ROLES_BY_METHOD),
-                    new RpcInterceptor(metrics)))
-            .executor(executor)
-            .maxInboundMessageSize(MAX_REQUEST_BYTES)
-            .build();
+            .addService(guarded(new SnapshotDataService(images, node).bindService(), metrics));
+    if (blocks != null) {
+      builder.addService(guarded(new SnapshotMetadataService(blocks).bindService(), metrics));
+    }
+    Server server = builder.executor(executor).maxInboundMessageSize(MAX_REQUEST_BYTES).build();
     try {
       server.start();
     } catch (IOException e) {
@@ -92,6 +117,16 @@ public final class DataServer implements AutoCloseable {
     String endpoint = hostPart(address) + ":" + server.getPort();
     LOG.atInfo().addKeyValue("endpoint", endpoint).log("serving the data port (mutual TLS)");
     return new DataServer(server, executor, endpoint);
+  }
+
+  /**
+   * The role check runs inside the error boundary, so a refusal is logged and counted like every
+   * other answer.
+   */
+  private static ServerServiceDefinition guarded(
+      ServerServiceDefinition service, RpcMetrics metrics) {
+    return ServerInterceptors.intercept(
+        service, new RoleCheck(ROLES_BY_METHOD), new RpcInterceptor(metrics));
   }
 
   /** Where peers reach this port: the host as given, the port as bound. */

@@ -2,7 +2,10 @@ package dev.soko.driver.transfer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.assertj.core.api.Assertions.tuple;
 
+import csi.v1.Csi;
+import csi.v1.SnapshotMetadataGrpc;
 import dev.soko.driver.config.DriverConfig;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.exec.Exec;
@@ -13,6 +16,7 @@ import dev.soko.driver.model.ContentSource;
 import dev.soko.driver.model.Snapshot;
 import dev.soko.driver.model.Volume;
 import dev.soko.driver.mount.Losetup;
+import dev.soko.driver.report.SnapshotHomes.Home;
 import dev.soko.driver.volume.HostFixture;
 import dev.soko.driver.volume.LocalVolumeManager;
 import dev.soko.driver.volume.PublishRequest;
@@ -22,6 +26,11 @@ import dev.soko.driver.volume.StorageException;
 import dev.soko.driver.volume.StorageException.Reason;
 import dev.soko.driver.volume.VolumeRequest;
 import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.inprocess.InProcessChannelBuilder;
+import io.grpc.inprocess.InProcessServerBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.io.IOException;
 import java.io.InputStream;
@@ -32,12 +41,15 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -49,7 +61,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The data path between two nodes' data ports on loopback, in front of real pools (root, loop
  * devices): node A's engine holds block volumes written through their loop devices and snapshotted
  * on an XFS pool; node B's reader copies them through Describe and Read over mutual TLS with
- * certificates made here.
+ * certificates made here; the controller's relay answers SnapshotMetadata calls from node A's port.
  */
 class SnapshotTransferIT {
   static final long MIB = HostFixture.MIB;
@@ -84,7 +96,7 @@ class SnapshotTransferIT {
                 64));
     tlsA = DataTls.load(TestCertificates.directory(host.base.resolve("tls-a"), ca, Roles.NODE));
     tlsB = DataTls.load(TestCertificates.directory(host.base.resolve("tls-b"), ca, Roles.NODE));
-    portA = DataServer.start("127.0.0.1:0", tlsA, nodeA, "node-a", RpcMetrics.NONE);
+    portA = DataServer.start("127.0.0.1:0", tlsA, nodeA, nodeA, "node-a", RpcMetrics.NONE);
     portB = DataServer.start("127.0.0.1:0", tlsB, nodeB, "node-b", RpcMetrics.NONE);
     readerB = new SnapshotReader(tlsB);
   }
@@ -307,6 +319,63 @@ class SnapshotTransferIT {
 
       assertThat(refused.reason()).isEqualTo(Reason.FAILED_PRECONDITION);
       assertThat(refused.getMessage()).contains(snapshot.id(), "subvols", "another node");
+    }
+  }
+
+  @Test
+  void theControllersRelayAnswersADeltaWithExactlyTheBlocksWrittenOnTheNode() throws Exception {
+    Path device = blockVolume("relayed", 1024 * MIB);
+    write(device, 0, (int) (8 * MIB));
+    Snapshot a = nodeA.createSnapshot("relayed-a", volumeId("relayed"));
+    long[] written = {100 * MIB, 300 * MIB + K, 700 * MIB + 5 * K};
+    for (long offset : written) {
+      write(device, offset, (int) K);
+    }
+    Snapshot b = nodeA.createSnapshot("relayed-b", volumeId("relayed"));
+    Csi.GetMetadataDeltaRequest delta =
+        Csi.GetMetadataDeltaRequest.newBuilder()
+            .setBaseSnapshotId(a.id())
+            .setTargetSnapshotId(b.id())
+            .setMaxResults(1)
+            .build();
+    try (DataTls controllerTls =
+            DataTls.load(
+                TestCertificates.directory(
+                    host.base.resolve("tls-controller"), ca, Roles.CONTROLLER));
+        SnapshotMetadataRelay relay =
+            new SnapshotMetadataRelay(
+                id -> Optional.of(new Home("node-a", portA.endpoint())), controllerTls)) {
+      Server front = InProcessServerBuilder.forName("relay-it").addService(relay).build().start();
+      ManagedChannel channel = InProcessChannelBuilder.forName("relay-it").build();
+      try {
+        List<Csi.BlockMetadata> ranges = new ArrayList<>();
+        SnapshotMetadataGrpc.newBlockingStub(channel)
+            .getMetadataDelta(delta)
+            .forEachRemaining(
+                reply -> {
+                  assertThat(reply.getVolumeCapacityBytes()).isEqualTo(1024 * MIB);
+                  ranges.addAll(reply.getBlockMetadataList());
+                });
+
+        assertThat(ranges)
+            .extracting(Csi.BlockMetadata::getByteOffset, Csi.BlockMetadata::getSizeBytes)
+            .containsExactly(tuple(written[0], K), tuple(written[1], K), tuple(written[2], K));
+      } finally {
+        channel.shutdownNow();
+        front.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+      }
+    }
+    // A node's certificate may not ask a port for block metadata: only the controller relays it.
+    ManagedChannel asNode =
+        NettyChannelBuilder.forTarget(portA.endpoint(), tlsB.channelCredentials()).build();
+    try {
+      StatusRuntimeException refused =
+          catchThrowableOfType(
+              StatusRuntimeException.class,
+              () -> SnapshotMetadataGrpc.newBlockingStub(asNode).getMetadataDelta(delta).next());
+      assertThat(refused.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
+    } finally {
+      asNode.shutdownNow();
     }
   }
 }

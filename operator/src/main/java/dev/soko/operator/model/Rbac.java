@@ -127,6 +127,20 @@ final class Rbac {
             Names.CONTROLLER,
             List.of(rule("", List.of("nodes"), List.of("get")))));
     out.add(clusterBinding(n, "node-presence", Names.CONTROLLER, ctrlSa));
+    // The controller's driver relays a snapshot's block metadata (CSI SnapshotMetadata) to the node
+    // that holds it, found as a node's restore finds it: the VolumeSnapshotContents listed (the
+    // one naming the snapshot carries the node in its managed-by label), that node's Node by name
+    // (is it gone?) and its StorageNode by name (the data endpoint).
+    out.add(
+        clusterRole(
+            n,
+            "snapshot-homes",
+            Names.CONTROLLER,
+            List.of(
+                rule("snapshot.storage.k8s.io", List.of("volumesnapshotcontents"), List.of("list")),
+                rule("soko.dev", List.of("storagenodes"), List.of("get")),
+                rule("", List.of("nodes"), List.of("get")))));
+    out.add(clusterBinding(n, "snapshot-homes", Names.CONTROLLER, ctrlSa));
     if (capacity) {
       // The provisioner publishes CSIStorageCapacity in its own namespace, owned by its DaemonSet.
       out.add(
