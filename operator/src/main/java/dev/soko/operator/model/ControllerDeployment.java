@@ -87,6 +87,15 @@ final class ControllerDeployment {
     }
     List<EnvVar> env = new ArrayList<>();
     env.add(Containers.fieldEnv("NODE_NAME", "spec.nodeName"));
+    if (dataPath) {
+      // The relay of SnapshotMetadata finds a snapshot's node by its StorageNode, named after the
+      // StorageCluster, as the nodes' restores do.
+      env.add(
+          new EnvVarBuilder()
+              .withName(NodeDaemonSet.STORAGE_CLUSTER_ENV)
+              .withValue(n.cluster())
+              .build());
+    }
     if (DriverRelease.of(images).has(DriverRelease.NODE_REQUESTS)) {
       env.add(Containers.namespaceEnv());
     }

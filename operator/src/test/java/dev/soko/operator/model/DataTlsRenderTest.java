@@ -50,6 +50,9 @@ class DataTlsRenderTest {
         .contains("--data-tls-dir=/etc/soko/data-tls")
         .noneMatch(a -> a.startsWith("--data-address"));
     assertThat(driver.getPorts()).extracting(ContainerPort::getName).doesNotContain("data");
+    assertThat(driver.getEnv())
+        .as("the relay finds a snapshot's StorageNode by the StorageCluster's name")
+        .anyMatch(e -> e.getName().equals("SOKO_STORAGE_CLUSTER") && "fast".equals(e.getValue()));
     assertMountsOwnSecret(pod, driver, "fast-controller-data-tls");
   }
 
