@@ -131,11 +131,16 @@ class DriverKillNineIT {
   }
 
   /**
-   * The workload's random creates and snapshots can fill the pool (the faster the driver, the
-   * sooner); RESOURCE_EXHAUSTED is then the right answer, and it leaves the model unchanged.
+   * The workload's random creates, snapshots and growths can fill the pool (the faster the driver,
+   * the sooner); the right answer then leaves the model unchanged: RESOURCE_EXHAUSTED for a create
+   * or snapshot, OUT_OF_RANGE naming the missing bytes for a growth (the code external-resizer
+   * takes as infeasible).
    */
   private static boolean poolFull(StatusRuntimeException e) {
-    return e.getStatus().getCode() == Status.Code.RESOURCE_EXHAUSTED;
+    Status status = e.getStatus();
+    return status.getCode() == Status.Code.RESOURCE_EXHAUSTED
+        || (status.getCode() == Status.Code.OUT_OF_RANGE
+            && String.valueOf(status.getDescription()).contains("more are needed"));
   }
 
   private static Csi.DeleteVolumeGroupSnapshotRequest deleteGroup(String id) {
