@@ -10,6 +10,7 @@ import dev.soko.operator.harness.OperatorProcess;
 import dev.soko.operator.harness.TcpProxy;
 import dev.soko.operator.it.Specs;
 import dev.soko.operator.model.ClusterFacts;
+import dev.soko.operator.model.DataTls;
 import dev.soko.operator.model.DesiredState;
 import dev.soko.operator.model.KubernetesVersion;
 import dev.soko.operator.model.Names;
@@ -104,7 +105,8 @@ class OperatorFaultsIT {
             Duration.ofSeconds(60),
             Duration.ofMillis(200),
             () -> get("kill9"),
-            s -> applied(s, desired.size()));
+            // The data path's Secrets are applied beside the desired objects (issued at run time).
+            s -> applied(s, desired.size() + DataTls.secretNames(Names.of(sc)).size()));
     assertThat(labelled("kill9", sc)).as("no duplicate or orphaned objects").isEqualTo(desired);
     assertThat(condition(done, "Degraded").getStatus()).isEqualTo("False");
     assertThat(done.getStatus().getObservedGeneration())

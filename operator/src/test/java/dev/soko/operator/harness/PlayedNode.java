@@ -98,7 +98,7 @@ public final class PlayedNode implements AutoCloseable {
     Path controllerKubeconfig =
         serviceAccountKubeconfig(namespace, controllerPod.getServiceAccountName());
 
-    driverArgs = localArgs(container(nodePod, "soko-driver"), nodeSocket);
+    driverArgs = localArgs(nodePod, container(nodePod, "soko-driver"), nodeSocket, namespace);
     Path driver = OperatorProcess.repositoryRoot().resolve("driver/bin/soko-driver");
     if (!Files.isRegularFile(driver.resolveSibling("../target/soko-driver.jar").normalize())) {
       throw new IllegalStateException(
@@ -109,7 +109,11 @@ public final class PlayedNode implements AutoCloseable {
         spawn(
             "driver-controller",
             driver,
-            localArgs(container(controllerPod, "soko-driver"), controllerSocket),
+            localArgs(
+                controllerPod,
+                container(controllerPod, "soko-driver"),
+                controllerSocket,
+                namespace),
             Map.of());
     awaitSocket(nodeSocket, nodeDriver, "driver-node");
     awaitSocket(controllerSocket, controllerDriver, "driver-controller");
@@ -249,6 +253,16 @@ public final class PlayedNode implements AutoCloseable {
    * no kubelet watches.
    */
   private List<String> localArgs(Container container, Path socket) throws IOException {
+    return localArgs(null, container, socket, null);
+  }
+
+  /**
+   * The container's arguments for a local process: sockets and ports of this machine, and the
+   * Secrets the pod mounts (the data path's certificates) written into this node's folder from the
+   * API server, as the kubelet would have mounted them.
+   */
+  private List<String> localArgs(PodSpec pod, Container container, Path socket, String namespace)
+      throws IOException {
     List<String> args = new ArrayList<>();
     for (String arg : container.getArgs()) {
       String local =
@@ -260,6 +274,12 @@ public final class PlayedNode implements AutoCloseable {
         case "--health-address" -> local = flag + "=127.0.0.1:" + ControlPlane.freePort();
         case "--http-endpoint" -> local = flag + "=127.0.0.1:" + ControlPlane.freePort();
         case "--kubelet-dir" -> local = flag + "=" + kubeletDir();
+        case "--data-address" -> local = flag + "=127.0.0.1:" + ControlPlane.freePort();
+        case "--data-tls-dir" ->
+            local =
+                flag
+                    + "="
+                    + mountedSecret(pod, container, local.substring(flag.length() + 1), namespace);
         case "--registration-dir" -> {
           Path registration = Files.createDirectories(dir.resolve("registration"));
           local = flag + "=" + registration;
@@ -269,6 +289,37 @@ public final class PlayedNode implements AutoCloseable {
       args.add(local);
     }
     return args;
+  }
+
+  /** Writes the Secret {@code container} mounts at {@code mountPath} into a local folder. */
+  private Path mountedSecret(PodSpec pod, Container container, String mountPath, String namespace)
+      throws IOException {
+    String volume =
+        container.getVolumeMounts().stream()
+            .filter(m -> m.getMountPath().equals(mountPath))
+            .findFirst()
+            .orElseThrow(() -> new IllegalStateException("nothing is mounted at " + mountPath))
+            .getName();
+    String secretName =
+        pod.getVolumes().stream()
+            .filter(v -> v.getName().equals(volume) && v.getSecret() != null)
+            .findFirst()
+            .orElseThrow(() -> new IllegalStateException("volume " + volume + " is no Secret"))
+            .getSecret()
+            .getSecretName();
+    io.fabric8.kubernetes.api.model.Secret secret =
+        Await.until(
+            "Secret " + secretName,
+            Duration.ofSeconds(60),
+            Duration.ofMillis(200),
+            () -> plane.admin().secrets().inNamespace(namespace).withName(secretName).get(),
+            found -> found != null && found.getData() != null && !found.getData().isEmpty());
+    Path local = Files.createDirectories(dir.resolve("secrets").resolve(secretName));
+    for (Map.Entry<String, String> entry : secret.getData().entrySet()) {
+      Files.write(
+          local.resolve(entry.getKey()), java.util.Base64.getDecoder().decode(entry.getValue()));
+    }
+    return local;
   }
 
   private static List<String> withKubeconfig(List<String> args, Path kubeconfig) {

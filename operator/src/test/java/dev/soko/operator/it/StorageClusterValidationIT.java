@@ -174,6 +174,11 @@ class StorageClusterValidationIT {
                 "features: {volumeHealthMonitor: 'sometimes'}",
                 "spec.features.volumeHealthMonitor",
                 "must be of type boolean"),
+            row(
+                "spec.features.changedBlockTracking",
+                "features: {changedBlockTracking: 'sometimes'}",
+                "spec.features.changedBlockTracking",
+                "must be of type boolean"),
             // images
             row(
                 "spec.images.overrides.healthMonitor",
