@@ -14,8 +14,9 @@ demo-control-plane: deps build tools-e2e ## Control plane only: the operator, an
 	bash hack/cluster-demo.sh
 
 .PHONY: cluster-up
-cluster-up: deps build tools-node images ## A real cluster of NODES nodes (default 1), each with its own kubelet, containerd and namespaces; prints KUBECONFIG (root)
+cluster-up: deps build tools-node images $(if $(VELERO),tools-backup) ## A real cluster of NODES nodes (default 1), each with its own kubelet, containerd and namespaces; VELERO=1 adds Velero and a MinIO store; prints KUBECONFIG (root)
 	SOKO_CLUSTER_NODES=$(or $(NODES),1) bash hack/local-cluster.sh up
+	$(if $(VELERO),bash hack/velero.sh up)
 
 .PHONY: cluster-down
 cluster-down: ## Stop the local cluster and remove everything it made (root)
@@ -26,7 +27,7 @@ demo-driver: deps build ## The driver alone on a temporary pool: create, stage, 
 	bash hack/demo.sh
 
 .PHONY: test
-test: deps tools-test tools-e2e tools-node tools-suite ## Every tier: unit, integration (real mounts, kube-apiserver), csi-sanity, control-plane e2e, chart/bundle, images, real-node e2e, Kubernetes' storage suite (CI's selection)
+test: deps tools-test tools-e2e tools-node tools-suite tools-backup ## Every tier: unit, integration (real mounts, kube-apiserver), csi-sanity, control-plane e2e, chart/bundle, images, real-node e2e, Kubernetes' storage suite (CI's selection)
 	$(MVN) verify
 	bash hack/check-generated.sh
 	bash hack/lint-shell.sh
@@ -127,6 +128,10 @@ tools-e2e: ## Build the pinned Go tools of the end-to-end test and the demo
 tools-node: tools-e2e ## Build the local cluster's node (kubelet, kube-scheduler, kube-proxy, containerd), helm and OLM
 	bash hack/tools.sh kube-scheduler kubelet kube-proxy containerd containerd-shim-runc-v2 ctr helm \
 	  olm catalog package-server copy-content cpb opm grpc_health_probe olm-manifests
+
+.PHONY: tools-backup
+tools-backup: ## Build Velero, its AWS plugin and MinIO (the backup tier's programs)
+	bash hack/tools.sh velero velero-plugin-for-aws minio
 
 .PHONY: tools-suite
 tools-suite: ## Build Kubernetes' e2e suite (e2e.test), its runner (ginkgo) and its test image program (agnhost)

@@ -835,8 +835,16 @@ stop_node() {
   # The volumes' loop devices hold files on the pool's filesystem; without them, the pool's own
   # loop device goes as its last mount did.
   if [ -n "$pool_dev" ]; then
-    while read -r dev; do losetup -d "$dev" 2>/dev/null || true; done < <(
-      losetup -l -n -O NAME,BACK-MAJ:MIN | awk -v d="$pool_dev" '$2 == d {print $1}')
+    local -a volume_loops
+    mapfile -t volume_loops < <(losetup -l -n -O NAME,BACK-MAJ:MIN | awk -v d="$pool_dev" '$2 == d {print $1}')
+    # A pod's block volume holds one more loop device, the kubelet's, over the volume's device node
+    # (a file of /dev, shown by inode): it keeps the volume's loop device busy until it goes.
+    for dev in "${volume_loops[@]}"; do
+      losetup -l -n -O NAME,BACK-MAJ:MIN,BACK-INO |
+        awk -v d="$(mountpoint -d /dev)" -v i="$(stat -c %i "$dev")" '$2 == d && $3 == i {print $1}' |
+        xargs -r -n1 losetup -d 2>/dev/null || true
+    done
+    for dev in "${volume_loops[@]}"; do losetup -d "$dev" 2>/dev/null || true; done
   fi
   wait_until 20 sh -c "! losetup -j '$(node_dir "$n")/pool.img' | grep -q ." ||
     die "stop-node: the pool disk of $name is still attached"

@@ -158,6 +158,14 @@ final class LocalCluster {
     script(300, "start-node", node);
   }
 
+  /**
+   * Velero with its node-agent and a MinIO store on this cluster ({@code hack/velero.sh up}), or
+   * their removal ({@code down}).
+   */
+  void velero(String verb) throws IOException, InterruptedException {
+    run(List.of("bash", REPO.resolve("hack/velero.sh").toString(), verb), 600);
+  }
+
   /** The names in a folder as a node sees it (its mount namespace), none when it is missing. */
   List<String> list(String node, String folder) throws IOException, InterruptedException {
     return runScript(30, "ls", node, folder).lines().filter(l -> !l.isBlank()).toList();

@@ -38,6 +38,14 @@ public class SnapshotSpec {
   @Default("false")
   private Boolean defaultClass = false;
 
+  @JsonPropertyDescription(
+      "Label the VolumeSnapshotClass velero.io/csi-volumesnapshot-class, so that Velero's CSI"
+          + " snapshots and its snapshot data mover use it for this driver's volumes (Velero picks"
+          + " the class so labelled for each driver). Leave false where another class of this"
+          + " driver is Velero's.")
+  @Default("false")
+  private Boolean velero = false;
+
   public Boolean getEnabled() {
     return enabled;
   }
@@ -70,6 +78,14 @@ public class SnapshotSpec {
   @JsonProperty("default")
   public void setDefaultClass(Boolean defaultClass) {
     this.defaultClass = defaultClass;
+  }
+
+  public Boolean getVelero() {
+    return velero;
+  }
+
+  public void setVelero(Boolean velero) {
+    this.velero = velero;
   }
 
   /** VolumeSnapshotClass deletion policies. */

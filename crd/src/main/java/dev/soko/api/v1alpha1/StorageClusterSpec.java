@@ -151,6 +151,13 @@ import java.util.List;
     message =
         "spec.snapshots.default needs spec.snapshots.enabled: without snapshots there is no"
             + " VolumeSnapshotClass to mark default")
+@ValidationRule(
+    value =
+        "!has(self.snapshots) || !has(self.snapshots.enabled) || self.snapshots.enabled ||"
+            + " !has(self.snapshots.velero) || !self.snapshots.velero",
+    message =
+        "spec.snapshots.velero needs spec.snapshots.enabled: without snapshots there is no"
+            + " VolumeSnapshotClass for Velero to use")
 public class StorageClusterSpec {
   public static final String DEFAULT_NAMESPACE = "soko-system";
 

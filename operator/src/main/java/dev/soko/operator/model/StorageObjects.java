@@ -16,6 +16,7 @@ import java.util.Map;
 
 /** CSIDriver, StorageClasses, the VolumeSnapshotClass and the VolumeGroupSnapshotClass. */
 final class StorageObjects {
+  static final String VELERO_CLASS_LABEL = "velero.io/csi-volumesnapshot-class";
   static final String DEFAULT_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class";
   static final String DEFAULT_SNAPSHOT_CLASS_ANNOTATION =
       "snapshot.storage.kubernetes.io/is-default-class";
@@ -87,16 +88,25 @@ final class StorageObjects {
         .build();
   }
 
+  /**
+   * The VolumeSnapshotClass; labelled {@value #VELERO_CLASS_LABEL} when {@code
+   * spec.snapshots.velero} asks, the label through which Velero chooses a driver's class.
+   */
   static GenericKubernetesResource snapshotClass(
       Names n, StorageClusterSpec spec, String foreignDefault) {
-    return snapshotClassOfKind(
-        n,
-        spec,
-        foreignDefault,
-        "snapshot.storage.k8s.io/v1",
-        "VolumeSnapshotClass",
-        DEFAULT_SNAPSHOT_CLASS_ANNOTATION,
-        "snapshotclass");
+    GenericKubernetesResource c =
+        snapshotClassOfKind(
+            n,
+            spec,
+            foreignDefault,
+            "snapshot.storage.k8s.io/v1",
+            "VolumeSnapshotClass",
+            DEFAULT_SNAPSHOT_CLASS_ANNOTATION,
+            "snapshotclass");
+    if (Boolean.TRUE.equals(spec.getSnapshots().getVelero())) {
+      c.getMetadata().getLabels().put(VELERO_CLASS_LABEL, "true");
+    }
+    return c;
   }
 
   /**

@@ -468,6 +468,16 @@ class StorageClusterValidationIT {
                 "snapshots: {enabled: 'sometimes'}",
                 "spec.snapshots.enabled",
                 "must be of type boolean"),
+            row(
+                "spec.snapshots.velero",
+                "snapshots: {velero: 'sometimes'}",
+                "spec.snapshots.velero",
+                "must be of type boolean"),
+            row(
+                "spec.snapshots.velero",
+                "snapshots: {enabled: false, velero: true}",
+                "spec.snapshots.velero needs spec.snapshots.enabled",
+                ""),
             // storage classes
             classes(
                 "spec.storageClasses[].allowVolumeExpansion",

@@ -315,6 +315,25 @@ class DesiredStateTest {
     assertThat(vsc.getMetadata().getName()).isEqualTo("fast-snapshots");
   }
 
+  @Test
+  void theSnapshotClassCarriesVelerosLabelOnlyWhenAskedFor() {
+    ClusterFacts served =
+        new ClusterFacts(
+            KubernetesVersion.parse("1.34"),
+            Set.of(ClusterFacts.VOLUME_SNAPSHOT_CLASSES),
+            true,
+            null,
+            null,
+            null,
+            null);
+    StorageCluster sc = Fixtures.sample();
+    assertThat(DesiredState.of(sc, table, served).snapshotClass().getMetadata().getLabels())
+        .doesNotContainKey("velero.io/csi-volumesnapshot-class");
+    sc.getSpec().getSnapshots().setVelero(true);
+    assertThat(DesiredState.of(sc, table, served).snapshotClass().getMetadata().getLabels())
+        .containsEntry("velero.io/csi-volumesnapshot-class", "true");
+  }
+
   /**
    * The cluster serves the snapshot API and, when {@code groupApi}, the whole v1 group snapshot API
    * (classes, contents, group snapshots); {@code foreignDefault} is someone else's default group
