@@ -1,11 +1,12 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.attribute.AttributeRegistry;
 import dev.soko.driver.backend.Backends;
 import dev.soko.driver.config.DriverConfig;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.exec.Exec;
 import dev.soko.driver.exec.ProcessExec;
-import dev.soko.driver.iolimit.IoLimits;
+import dev.soko.driver.iolimit.IoLimitAttribute;
 import dev.soko.driver.iolimit.PodThrottles;
 import dev.soko.driver.model.GroupSnapshot;
 import dev.soko.driver.model.PoolCapacity;
@@ -46,9 +47,10 @@ import org.slf4j.LoggerFactory;
  * offers no capacity and takes no new volumes; it is checked again now and then, and at once when
  * the node's labels change. The work is done by small collaborators: {@link VolumeProvisioner} and
  * {@link SnapshotProvisioner}, {@link GroupSnapshotProvisioner} (controller side), {@link
- * NodeVolumes}, {@link NodeExpansion} and {@link VolumeStats} (node side). Every operation reports
- * the lower layers' typed failures as {@link StorageException}s ({@link Failures}), which is what
- * the {@link VolumeManager} contract promises.
+ * NodeVolumes}, {@link NodeExpansion} and {@link VolumeStats} (node side), and {@link
+ * VolumeAttributes} for each volume's attributes (IO limits), whose kinds it never names ({@link
+ * AttributeKinds}). Every operation reports the lower layers' typed failures as {@link
+ * StorageException}s ({@link Failures}), which is what the {@link VolumeManager} contract promises.
  */
 public final class LocalVolumeManager implements VolumeManager {
   private static final Logger LOG = LoggerFactory.getLogger(LocalVolumeManager.class);
@@ -67,7 +69,6 @@ public final class LocalVolumeManager implements VolumeManager {
   private final NodeExpansion expansion;
   private final ImmediateGrowth growth;
   private final VolumeAttributes attributes;
-  private volatile PodThrottles throttles;
   private final VolumeStats stats;
   private final PoolStates states;
   private final List<PoolConfig> unusablePools = new ArrayList<>();
@@ -124,6 +125,18 @@ public final class LocalVolumeManager implements VolumeManager {
       LoopDevices loops,
       NodeLabels labels,
       RemoteSnapshots remote) {
+    this(config, exec, mounter, loops, labels, remote, AttributeKinds.all());
+  }
+
+  /** As above, with the per-volume attributes {@code attributeKinds} knows (tests add kinds). */
+  LocalVolumeManager(
+      DriverConfig config,
+      Exec exec,
+      Mounter mounter,
+      LoopDevices loops,
+      NodeLabels labels,
+      RemoteSnapshots remote,
+      AttributeRegistry attributeKinds) {
     this.config = config;
     this.exec = exec;
     this.catalog = new Catalog(config.pools().stream().map(PoolConfig::name).toList());
@@ -135,13 +148,13 @@ public final class LocalVolumeManager implements VolumeManager {
     Presentations presentations = new Presentations(backends, catalog, mounter, paths);
     VolumeCopier copier = new VolumeCopier(mounter, backends, presentations);
     this.health = new Health(catalog, mounter, backends, presentations);
-    this.attributes = new VolumeAttributes(catalog, locks, backends);
+    this.node = new NodeVolumes(catalog, locks, backends, presentations, paths, mounter);
+    this.attributes = new VolumeAttributes(catalog, locks, backends, node, attributeKinds);
     this.volumes =
         new VolumeProvisioner(catalog, locks, backends, presentations, copier, attributes, remote);
     this.snapshots = new SnapshotProvisioner(catalog, locks, copier, backends);
     this.groups = new GroupSnapshotProvisioner(catalog, locks, copier, snapshots, config.nodeId());
     this.blockMetadata = new BlockMetadataReader(catalog, backends, config.pools());
-    this.node = new NodeVolumes(catalog, locks, backends, presentations, paths, mounter);
     this.expansion = new NodeExpansion(catalog, locks, backends, presentations, paths, volumes);
     this.growth = new ImmediateGrowth(catalog, locks, backends, presentations, volumes);
     this.stats = new VolumeStats(catalog, health, paths, presentations);
@@ -210,10 +223,7 @@ public final class LocalVolumeManager implements VolumeManager {
         recoveryReports.add(recovery.run(pool));
         catalog.addPool(pool);
         it.remove();
-        PodThrottles t = throttles;
-        if (t != null) {
-          resumeLimits(t); // a pool opened late: its volumes' pods get their limits too
-        }
+        attributes.resume(); // a pool opened late: its volumes' pods get their attributes too
       } catch (RuntimeException e) {
         LOG.error("{}", e.getMessage());
       }
@@ -402,11 +412,13 @@ public final class LocalVolumeManager implements VolumeManager {
   @Override
   public void stage(StageRequest request) {
     Failures.mapped(() -> node.stage(request));
+    Failures.mapped(() -> attributes.staged(request));
   }
 
   @Override
   public void unstage(String volumeId, Path stagingPath) {
     Failures.mapped(() -> node.unstage(volumeId, stagingPath));
+    Failures.mapped(() -> attributes.unstaged(volumeId, stagingPath));
   }
 
   /**
@@ -414,69 +426,29 @@ public final class LocalVolumeManager implements VolumeManager {
    * block IO controller on this node) a volume's limits are kept but not applied.
    */
   public void limitIo(PodThrottles podThrottles) {
-    this.throttles = podThrottles;
-    resumeLimits(podThrottles);
-  }
-
-  /**
-   * Hands {@code t} the pods that volumes with IO limits are published to, from the mount table: a
-   * restarted driver keeps no publications in memory, and without this a pod's container that
-   * started while the driver was down, or later, and every later modification, would go unlimited.
-   */
-  private void resumeLimits(PodThrottles t) {
-    for (VolumeRecord v : catalog.volumes().values()) {
-      if (v.state() != RecordState.READY || v.mutableParameters().isEmpty()) {
-        continue;
-      }
-      try {
-        node.deviceNumber(v.id())
-            .ifPresent(
-                device ->
-                    node.forEachPodPublication(
-                        v.id(),
-                        (target, pod) ->
-                            t.published(target, v.id(), pod, device, attributes.limits(v.id()))));
-      } catch (RuntimeException e) {
-        LOG.warn("cannot find the pods of volume {} for its IO limits: {}", v.id(), e.toString());
-      }
-    }
+    attributes.start(IoLimitAttribute.class, kind -> kind.throttleWith(podThrottles));
   }
 
   @Override
   public void publish(PublishRequest request) {
     Failures.mapped(() -> node.publish(request));
-    PodThrottles t = throttles;
-    if (t != null && !request.podUid().isEmpty()) {
-      Failures.mapped(
-          () ->
-              node.deviceNumber(request.volumeId())
-                  .ifPresent(
-                      device ->
-                          t.published(
-                              request.targetPath(),
-                              request.volumeId(),
-                              request.podUid(),
-                              device,
-                              attributes.limits(request.volumeId()))));
-    }
+    Failures.mapped(() -> attributes.published(request));
   }
 
   @Override
   public void unpublish(String volumeId, Path targetPath) {
     Failures.mapped(() -> node.unpublish(volumeId, targetPath));
-    PodThrottles t = throttles;
-    if (t != null) {
-      t.unpublished(targetPath);
-    }
+    Failures.mapped(() -> attributes.unpublished(volumeId, targetPath));
   }
 
   @Override
   public void modifyVolume(String volumeId, Map<String, String> mutableParameters) {
-    IoLimits limits = Failures.mapped(() -> attributes.modify(volumeId, mutableParameters));
-    PodThrottles t = throttles;
-    if (t != null) {
-      t.changed(volumeId, limits);
-    }
+    Failures.mapped(() -> attributes.modify(volumeId, mutableParameters));
+  }
+
+  @Override
+  public List<String> attributeParameters() {
+    return attributes.classParameters();
   }
 
   @Override

@@ -60,6 +60,14 @@ public interface VolumeManager
    */
   void modifyVolume(String volumeId, Map<String, String> mutableParameters);
 
+  /**
+   * The StorageClass parameters that per-volume attributes own, beside {@code pool} and {@code
+   * fsType}: the services pass them on in {@link VolumeRequest#parameters} for the engine to check.
+   */
+  default List<String> attributeParameters() {
+    return List.of();
+  }
+
   /** Capacity of every pool on this node. */
   List<PoolCapacity> capacity();
 

@@ -155,7 +155,7 @@ final class VolumeProvisioner {
             && existing.fsType().equals(fsType)
             && existing.source().equals(src)
             && existing.parameters().equals(nonNull(request.parameters()))
-            && existing.mutableParameters().equals(mutable(request, pool));
+            && existing.mutableParameters().equals(attributes.check(pool, request, fsType));
     if (!fits || !same) {
       throw StorageException.alreadyExists(
           "a volume named %s exists with a different capacity, type, source or parameters",
@@ -168,17 +168,13 @@ final class VolumeProvisioner {
     return existing.toVolume(VolumeCondition.HEALTHY);
   }
 
-  /** The request's mutable parameters as the volume would keep them; refused when it cannot. */
-  private java.util.Map<String, String> mutable(VolumeRequest request, Pool pool) {
-    return attributes.check(pool, nonNull(request.mutableParameters()));
-  }
-
   private static java.util.Map<String, String> nonNull(java.util.Map<String, String> map) {
     return map == null ? java.util.Map.of() : map;
   }
 
   private Volume createFrom(VolumeRequest request, Pool pool, String fsType, ContentSource source) {
-    java.util.Map<String, String> mutableParameters = mutable(request, pool); // before any reserve
+    // The attributes are checked before any reserve; the mutable ones are kept in the record.
+    java.util.Map<String, String> mutableParameters = attributes.check(pool, request, fsType);
     Origin origin = origin(source, request.accessType(), fsType, pool);
     long minimum = Sizes.minimumFor(request.accessType(), fsType);
     if (origin != null) {

@@ -49,6 +49,10 @@ public final class FakeVolumeManager implements VolumeManager {
   public int lastListMax = -1;
   public SnapshotFilter lastSnapshotFilter;
   public Map<String, String> lastModify;
+
+  /** The StorageClass parameters its per-volume attributes own; none unless a test sets some. */
+  public List<String> attributeParameters = List.of();
+
   public long[] lastExpand;
   public boolean expandNowLeavesNodeWork;
   public Path lastPath;
@@ -290,6 +294,11 @@ public final class FakeVolumeManager implements VolumeManager {
     maybeFail();
     lastExpand = new long[] {requiredBytes, limitBytes};
     return new ExpandResult(requiredBytes, expandNowLeavesNodeWork);
+  }
+
+  @Override
+  public List<String> attributeParameters() {
+    return attributeParameters;
   }
 
   @Override
