@@ -19,8 +19,6 @@ import dev.soko.driver.mount.PathPolicy;
 import dev.soko.driver.mount.SystemMounter;
 import dev.soko.driver.pool.NodeLabels;
 import dev.soko.driver.pool.Pool;
-import dev.soko.driver.pool.PoolCheck;
-import dev.soko.driver.pool.PoolSelector;
 import dev.soko.driver.pool.PoolVerdict;
 import dev.soko.driver.state.Ids;
 import dev.soko.driver.state.RecordState;
@@ -40,26 +38,22 @@ import org.slf4j.LoggerFactory;
 /**
  * The node-local storage engine: volumes are sparse image files in pool directories, attached
  * through loop devices, or btrfs subvolumes bind-mounted (each pool's backend, {@link Backends}).
- * Construction checks every pool (its node selector against the node's labels, {@link
- * PoolSelector}, then its directory, {@link PoolCheck}), opens the ones that pass and runs crash
- * recovery on them; a pool that passes but cannot be opened keeps {@link #ready()} false. A refused
- * or unselected pool is not opened (unless an earlier run left volumes there, which keep working),
- * offers no capacity and takes no new volumes; it is checked again now and then, and at once when
- * the node's labels change. The work is done by small collaborators: {@link VolumeProvisioner} and
- * {@link SnapshotProvisioner}, {@link GroupSnapshotProvisioner} (controller side), {@link
- * NodeVolumes}, {@link NodeExpansion} and {@link VolumeStats} (node side), and {@link
- * VolumeAttributes} for each volume's attributes (IO limits), whose kinds it never names ({@link
- * AttributeKinds}). Every operation reports the lower layers' typed failures as {@link
- * StorageException}s ({@link Failures}), which is what the {@link VolumeManager} contract promises.
+ * Construction checks every pool, opens the ones that pass and runs crash recovery on them ({@link
+ * PoolOpening}); a pool that passes but cannot be opened keeps {@link #ready()} false, and a
+ * refused or unselected pool offers no capacity and takes no new volumes. The work is done by small
+ * collaborators: {@link VolumeProvisioner} and {@link SnapshotProvisioner}, {@link
+ * GroupSnapshotProvisioner} (controller side), {@link NodeVolumes}, {@link NodeExpansion} and
+ * {@link VolumeStats} (node side), and {@link VolumeAttributes} for each volume's attributes (IO
+ * limits), whose kinds it never names ({@link AttributeKinds}). Every operation reports the lower
+ * layers' typed failures as {@link StorageException}s ({@link Failures}), which is what the {@link
+ * VolumeManager} contract promises.
  */
 public final class LocalVolumeManager implements VolumeManager {
   private static final Logger LOG = LoggerFactory.getLogger(LocalVolumeManager.class);
 
   private final DriverConfig config;
   private final Catalog catalog;
-  private final Exec exec;
   private final Backends backends;
-  private final Recovery recovery;
   private final Health health;
   private final VolumeProvisioner volumes;
   private final SnapshotProvisioner snapshots;
@@ -70,9 +64,7 @@ public final class LocalVolumeManager implements VolumeManager {
   private final ImmediateGrowth growth;
   private final VolumeAttributes attributes;
   private final VolumeStats stats;
-  private final PoolStates states;
-  private final List<PoolConfig> unusablePools = new ArrayList<>();
-  private final List<Recovery.Report> recoveryReports = new ArrayList<>();
+  private final PoolOpening pools;
 
   /**
    * The production wiring: real processes, mounts and loop devices; {@code labels} are this node's,
@@ -138,7 +130,6 @@ public final class LocalVolumeManager implements VolumeManager {
       RemoteSnapshots remote,
       AttributeRegistry attributeKinds) {
     this.config = config;
-    this.exec = exec;
     this.catalog = new Catalog(config.pools().stream().map(PoolConfig::name).toList());
     VolumeLocks locks = new VolumeLocks();
     PathPolicy paths = new PathPolicy(config.allowedPathRoots());
@@ -158,113 +149,29 @@ public final class LocalVolumeManager implements VolumeManager {
     this.expansion = new NodeExpansion(catalog, locks, backends, presentations, paths, volumes);
     this.growth = new ImmediateGrowth(catalog, locks, backends, presentations, volumes);
     this.stats = new VolumeStats(catalog, health, paths, presentations);
-    this.recovery = new Recovery(catalog, mounter, backends, presentations);
-    PoolCheck directories = PoolCheck.forHost(config.kubeletDir(), exec);
-    this.states =
-        new PoolStates(
-            config.pools(),
-            pool -> {
-              // Selection first: the directory of a pool that is not for this node is not looked
-              // at.
-              PoolVerdict selected = PoolSelector.verdict(pool, labels.state());
-              PoolVerdict verdict = selected.ready() ? directories.check(pool) : selected;
-              if (verdict.ready()) {
-                tidy(pool.name(), backends);
-              }
-              return verdict;
-            },
-            System::nanoTime,
-            this::volumeCount);
-    unusablePools.addAll(config.pools());
-    openPools();
-    labels.onChange(this::nodeLabelsChanged);
-  }
-
-  /**
-   * The re-check's housekeeping of an open pool (what deletes left for later): a pool re-checked
-   * before it is opened has none yet, and recovery tidies it when it opens.
-   */
-  private void tidy(String poolName, Backends backends) {
-    for (Pool pool : catalog.pools()) {
-      if (pool.name().equals(poolName)) {
-        try {
-          backends.of(pool).tidy(pool);
-        } catch (RuntimeException e) {
-          LOG.warn("cannot tidy pool {}: {}", poolName, e.toString());
-        }
-      }
-    }
-  }
-
-  /** A relabelled node: verdicts now, and a pool just selected opened at once. */
-  private void nodeLabelsChanged() {
-    states.recheck();
-    notReady(); // opens the pools that are usable now
-  }
-
-  private int volumeCount(String pool) {
-    return (int)
-        catalog.volumes().values().stream()
-            .filter(v -> v.state() == RecordState.READY && v.pool().equals(pool))
-            .count();
-  }
-
-  /** Opens and recovers every pool not yet usable; a pool that fails stays for the next try. */
-  private synchronized boolean openPools() {
-    Map<String, PoolVerdict> verdicts = states.refresh();
-    for (var it = unusablePools.iterator(); it.hasNext(); ) {
-      PoolConfig poolConfig = it.next();
-      if (!verdicts.get(poolConfig.name()).ready() && !PoolCheck.holdsPool(poolConfig.path())) {
-        continue; // refused or not selected: nothing is written into its directory
-      }
-      try {
-        Pool pool =
-            Pool.open(poolConfig, backends.of(poolConfig.backend()).traits().layout(), exec);
-        recoveryReports.add(recovery.run(pool));
-        catalog.addPool(pool);
-        it.remove();
-        attributes.resume(); // a pool opened late: its volumes' pods get their attributes too
-      } catch (RuntimeException e) {
-        LOG.error("{}", e.getMessage());
-      }
-    }
-    return failingPools(verdicts).isEmpty();
-  }
-
-  /** Pools that passed their checks but could not be opened. */
-  private List<String> failingPools(Map<String, PoolVerdict> verdicts) {
-    return unusablePools.stream()
-        .map(PoolConfig::name)
-        .filter(name -> verdicts.get(name).ready())
-        .toList();
+    Recovery recovery = new Recovery(catalog, mounter, backends, presentations);
+    // After the collaborators: opening a pool recovers it and lets its volumes' attributes resume.
+    this.pools =
+        new PoolOpening(config, labels, catalog, backends, exec, recovery, attributes::resume);
   }
 
   /** What start-up recovery repaired, one report per usable pool. */
-  synchronized List<Recovery.Report> recoveryReports() {
-    return List.copyOf(recoveryReports);
+  List<Recovery.Report> recoveryReports() {
+    return pools.recoveryReports();
   }
 
   /** Empty once every configured pool is open; retries the ones that were not usable yet. */
   @Override
-  public synchronized Optional<String> notReady() {
-    if (unusablePools.isEmpty() || openPools()) {
-      return Optional.empty();
-    }
-    // Names only: this answer may leave the node (a probe on the pod IP); the log has the errors.
-    return Optional.of(
-        "pools not usable yet: "
-            + String.join(", ", failingPools(states.refresh()))
-            + " (the driver log says why)");
+  public Optional<String> notReady() {
+    return pools.notReady();
   }
 
   @Override
   public Volume createVolume(VolumeRequest request) {
     if (catalog.volumeByName(request.name()).isEmpty()) {
-      states.requireReady(request.pool());
+      pools.requireReady(request.pool());
     }
-    if (!unusablePools.isEmpty()) {
-      notReady(); // a pool refused at start may have been mounted since
-    }
+    pools.retryUnusable();
     return Failures.mapped(() -> volumes.create(request));
   }
 
@@ -360,10 +267,8 @@ public final class LocalVolumeManager implements VolumeManager {
 
   @Override
   public List<PoolCapacity> capacity() {
-    if (!unusablePools.isEmpty()) {
-      notReady(); // a pool refused at start may have been mounted since
-    }
-    Map<String, PoolVerdict> verdicts = states.refresh();
+    pools.retryUnusable();
+    Map<String, PoolVerdict> verdicts = pools.verdicts();
     return catalog.pools().stream()
         .filter(p -> verdicts.get(p.name()).ready())
         .map(Pool::capacity)
@@ -372,12 +277,12 @@ public final class LocalVolumeManager implements VolumeManager {
 
   @Override
   public Map<String, PoolVerdict> poolVerdicts() {
-    return states.refresh();
+    return pools.verdicts();
   }
 
   @Override
   public void onPoolVerdicts(Consumer<Map<String, PoolVerdict>> listener) {
-    states.onChange(listener);
+    pools.onVerdicts(listener);
   }
 
   @Override
