@@ -36,8 +36,9 @@ public final class DataServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DataServer.class);
 
   /**
-   * Node plugins read each other's snapshots; the controller reads them, and relays the block
-   * metadata of a node's snapshots to the sidecar, which only it talks to.
+   * Node plugins read each other's snapshots and volumes (restores and clones across nodes); the
+   * controller reads snapshots, and relays the block metadata of a node's snapshots to the sidecar,
+   * which only it talks to.
    */
   static final Map<String, Set<String>> ROLES_BY_METHOD =
       Map.of(
@@ -45,6 +46,10 @@ public final class DataServer implements AutoCloseable {
           Roles.ALL,
           SnapshotDataGrpc.getReadMethod().getFullMethodName(),
           Roles.ALL,
+          SnapshotDataGrpc.getDescribeVolumeMethod().getFullMethodName(),
+          Set.of(Roles.NODE),
+          SnapshotDataGrpc.getReadVolumeMethod().getFullMethodName(),
+          Set.of(Roles.NODE),
           SnapshotMetadataGrpc.getGetMetadataAllocatedMethod().getFullMethodName(),
           Set.of(Roles.CONTROLLER),
           SnapshotMetadataGrpc.getGetMetadataDeltaMethod().getFullMethodName(),

@@ -59,6 +59,7 @@ public final class LocalVolumeManager implements VolumeManager {
   private final SnapshotProvisioner snapshots;
   private final GroupSnapshotProvisioner groups;
   private final BlockMetadataReader blockMetadata;
+  private final VolumeReadCopies readCopies;
   private final NodeVolumes node;
   private final NodeExpansion expansion;
   private final ImmediateGrowth growth;
@@ -146,6 +147,7 @@ public final class LocalVolumeManager implements VolumeManager {
     this.snapshots = new SnapshotProvisioner(catalog, locks, copier, backends);
     this.groups = new GroupSnapshotProvisioner(catalog, locks, copier, snapshots, config.nodeId());
     this.blockMetadata = new BlockMetadataReader(catalog, backends, config.pools());
+    this.readCopies = new VolumeReadCopies(catalog, locks, copier, backends);
     this.expansion = new NodeExpansion(catalog, locks, backends, presentations, paths, volumes);
     this.growth = new ImmediateGrowth(catalog, locks, backends, presentations, volumes);
     this.stats = new VolumeStats(catalog, health, paths, presentations);
@@ -251,6 +253,16 @@ public final class LocalVolumeManager implements VolumeManager {
   @Override
   public SnapshotImage snapshotImage(String snapshotId) {
     return Failures.mapped(() -> blockMetadata.snapshotImage(snapshotId));
+  }
+
+  @Override
+  public VolumeImage volumeImage(String volumeId) {
+    return Failures.mapped(() -> readCopies.describe(volumeId));
+  }
+
+  @Override
+  public ReadCopy readCopy(String volumeId) {
+    return Failures.mapped(() -> readCopies.open(volumeId));
   }
 
   @Override

@@ -273,6 +273,13 @@ final class VolumeProvisioner {
           (into, pool) -> copier.copy(image, into, pool, from == pool));
     }
     if (source instanceof ContentSource.FromVolume v) {
+      if (catalog.volume(v.volumeId()).isEmpty() && Ids.isVolumeId(v.volumeId())) {
+        // Not this node's: the node that holds it, if any, copies it over the data path.
+        var elsewhere = remote.findVolume(v.volumeId());
+        if (elsewhere.isPresent()) {
+          return remoteOrigin(elsewhere.get(), accessType, fsType, target);
+        }
+      }
       VolumeRecord volume = catalog.readyVolume(v.volumeId());
       Pool from = catalog.pool(volume.pool());
       checkCopyable(from, target, "source volume", volume.id());
@@ -286,16 +293,18 @@ final class VolumeProvisioner {
     return null;
   }
 
-  /** A snapshot of another node, checked against the request and the target pool. */
+  /**
+   * A snapshot of another node, or a volume of another node (copied as that node's point-in-time
+   * copy of it), checked against the request and the target pool.
+   */
   private Origin remoteOrigin(
       RemoteSnapshot snapshot, AccessType accessType, String fsType, Pool target) {
     remote.checkTarget(snapshot, target);
     String snapshotFs = Objects.requireNonNullElse(snapshot.fsType(), "");
-    checkCompatible(
-        snapshot.accessType(), snapshotFs, accessType, fsType, "snapshot " + snapshot.id());
+    checkCompatible(snapshot.accessType(), snapshotFs, accessType, fsType, snapshot.shown());
     return new Origin(
         snapshot.sizeBytes(),
-        "snapshot " + snapshot.id() + " on node " + snapshot.node(),
+        snapshot.shown() + " on node " + snapshot.node(),
         (into, pool) -> remote.copy(snapshot, into, pool));
   }
 

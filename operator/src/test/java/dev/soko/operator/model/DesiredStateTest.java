@@ -621,6 +621,35 @@ class DesiredStateTest {
   }
 
   @Test
+  void theNodePluginReadsPersistentVolumesToFindTheNodeOfACloneOnAnotherNodesSource() {
+    List<HasMetadata> rbac = desired(Fixtures.sample(), "1.34").rbac();
+    java.util.Set<String> nodeRoles =
+        rbac.stream()
+            .filter(o -> o instanceof io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding)
+            .map(io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding.class::cast)
+            .filter(
+                b ->
+                    b.getSubjects().stream()
+                        .anyMatch(
+                            s ->
+                                "ServiceAccount".equals(s.getKind())
+                                    && s.getName().endsWith("-node")))
+            .map(b -> b.getRoleRef().getName())
+            .collect(java.util.stream.Collectors.toSet());
+    assertThat(
+            rbac.stream()
+                .filter(
+                    o -> o instanceof ClusterRole && nodeRoles.contains(o.getMetadata().getName()))
+                .flatMap(o -> ((ClusterRole) o).getRules().stream())
+                .filter(
+                    r ->
+                        r.getApiGroups().equals(List.of(""))
+                            && r.getResources().contains("persistentvolumes")))
+        .as("a rule of a ClusterRole bound to the node plugin's account")
+        .anySatisfy(r -> assertThat(r.getVerbs()).contains("get", "list", "watch"));
+  }
+
+  @Test
   void nodeRequestsAreAnsweredByTheNodeAndWrittenByTheControllerInTheOperandNamespace() {
     List<HasMetadata> rbac = desired(Fixtures.sample(), "1.34").rbac();
     assertThat(rbac)
