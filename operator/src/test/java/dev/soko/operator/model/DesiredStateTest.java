@@ -224,8 +224,9 @@ class DesiredStateTest {
     PodSpec pod = desired(sc, "1.34").controllerDeployment().getSpec().getTemplate().getSpec();
     assertThat(pod.getContainers())
         .extracting(Container::getName)
-        .as("offline every API counts as served: the group snapshotter too")
-        .containsExactly("soko-driver", "csi-resizer", "csi-group-snapshotter");
+        .as("offline every API counts as served: the group snapshotter and changed block tracking")
+        .containsExactly(
+            "soko-driver", "csi-resizer", "csi-group-snapshotter", "csi-snapshot-metadata");
     assertThat(container(pod, "soko-driver").getArgs()).contains("--mode=controller");
     assertThat(container(pod, "csi-resizer").getArgs())
         .contains("--leader-election=true", "--leader-election-namespace=soko-fast");
