@@ -43,7 +43,6 @@ import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -82,18 +81,7 @@ class SnapshotTransferIT {
   static void twoNodes() throws Exception {
     ca = TestCertificates.ca("soko-data-ca");
     nodeA = host.open();
-    Path poolB = Files.createDirectories(host.base.resolve("pool-b"));
-    nodeB =
-        LocalVolumeManager.open(
-            DriverConfig.node(
-                "csi.soko.dev",
-                "node-b",
-                "unix:///tmp/unused-b.sock",
-                List.of(
-                    new PoolConfig(
-                        "b", poolB, 1024 * MIB, 1.0, new LinkedHashSet<>(List.of("ext4", "xfs")))),
-                List.of(host.kubelet),
-                64));
+    nodeB = SecondNode.open(host, "node-b", "b");
     tlsA = DataTls.load(TestCertificates.directory(host.base.resolve("tls-a"), ca, Roles.NODE));
     tlsB = DataTls.load(TestCertificates.directory(host.base.resolve("tls-b"), ca, Roles.NODE));
     portA = DataServer.start("127.0.0.1:0", tlsA, nodeA, nodeA, "node-a", RpcMetrics.NONE);
