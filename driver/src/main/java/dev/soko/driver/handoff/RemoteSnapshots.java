@@ -28,13 +28,16 @@ import java.util.stream.Collectors;
  * for a driver without them).
  *
  * <p>Finding the node: a create names volumes, whose PersistentVolumes name their node ({@link
- * VolumeOwners}); a group's volumes must all be on the first one's node, which refuses the group
- * otherwise (NOT_FOUND naming the volume). The group snapshot ID the controller answers is the
- * node's ID, {@value NodeGroupId#AT} and the node's name, so Get and Delete find the node in the ID
- * alone. A snapshot ID does not name its node: the CreateSnapshot request stays (owned by the
- * source's PV, labelled {@value #OPERATION_LABEL}) and DeleteSnapshot finds it by the snapshot in
- * its status. The group requests are deleted once answered: the node's records are the state, and a
- * retried call gets the same answer from them (the same name gives the same group).
+ * VolumeOwners}); a group whose volumes are on one node goes to that node, and the group snapshot
+ * ID the controller answers is the node's ID, {@value NodeGroupId#AT} and the node's name, so Get
+ * and Delete find the node in the ID alone. A group whose volumes are on several nodes is taken by
+ * {@link AcrossNodes} (the nodes' data ports), and its ID ({@link SpanningGroupId}) names every
+ * node, whose parts Get and Delete ask of each through NodeRequests; without it, such a group goes
+ * to the first volume's node, which refuses it (NOT_FOUND naming the volume). A snapshot ID does
+ * not name its node: the CreateSnapshot request stays (owned by the source's PV, labelled {@value
+ * #OPERATION_LABEL}) and DeleteSnapshot finds it by the snapshot in its status. The group requests
+ * are deleted once answered: the node's records are the state, and a retried call gets the same
+ * answer from them (the same name gives the same group).
  */
 public final class RemoteSnapshots implements SnapshotOperations {
   /** Takes a group whose volumes are on several nodes (the nodes' data ports). */
