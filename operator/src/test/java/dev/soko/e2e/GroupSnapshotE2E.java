@@ -225,10 +225,11 @@ class GroupSnapshotE2E extends RealClusterTier {
   }
 
   /**
-   * Both nodes freeze within the coordinator's two Freeze messages (milliseconds apart), and each
-   * writer's last record is at most one write and sync before its freeze.
+   * The coordinator sends both Freezes together and each node freezes once it has recorded its part
+   * (milliseconds), and each writer's last record is at most one write and sync before its freeze;
+   * a group taken node after node (one request each through the API server) would be seconds apart.
    */
-  private static final long ACROSS_NODES_BOUND_NANOS = 250_000_000L;
+  private static final long ACROSS_NODES_BOUND_NANOS = 500_000_000L;
 
   private long lastRecord(String pod) {
     String last = apps.sh(pod, "tail -n 1 /data/records 2>/dev/null || true").strip();

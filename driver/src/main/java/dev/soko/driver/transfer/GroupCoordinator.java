@@ -47,6 +47,9 @@ public final class GroupCoordinator {
 
   /** One node's stream, as the coordinator drives it. */
   public interface Part {
+    /** Asks the node to freeze its members. */
+    void freeze();
+
     /** The part's group ID once the node is frozen; fails with the node's refusal. */
     CompletableFuture<String> frozen();
 
@@ -60,10 +63,13 @@ public final class GroupCoordinator {
     void cancel();
   }
 
-  /** Opens a node's stream and sends its Freeze. */
+  /** Opens a node's stream, ready to send its Freeze. */
   @FunctionalInterface
   public interface Links {
-    /** A StorageException (UNAVAILABLE naming the node) when the node cannot be reached. */
+    /**
+     * A StorageException (UNAVAILABLE naming the node) when the node cannot be found (gone, no data
+     * endpoint); one that cannot be reached fails the part's answers.
+     */
     Part open(String node, String name, String groupSnapshotId, List<String> volumeIds);
   }
 
@@ -99,6 +105,9 @@ public final class GroupCoordinator {
     try {
       volumesByNode.forEach(
           (node, volumes) -> parts.put(node, links.open(node, name, id.id(), volumes)));
+      // Every stream open and every endpoint found first: the Freezes go out together, so the
+      // nodes freeze as close together as the network lets them.
+      parts.values().forEach(Part::freeze);
       Map<String, String> partIds = new HashMap<>();
       for (Map.Entry<String, Part> part : parts.entrySet()) {
         partIds.put(part.getKey(), await(part.getKey(), part.getValue().frozen(), until, "freeze"));

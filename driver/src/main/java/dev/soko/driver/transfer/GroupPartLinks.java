@@ -56,14 +56,14 @@ public final class GroupPartLinks implements GroupCoordinator.Links, AutoCloseab
                 (GroupCoordinator.DEADLINE.plus(GroupCoordinator.COPY_WAIT)).toMillis(),
                 TimeUnit.MILLISECONDS)
             .take(link);
-    link.steps.onNext(
+    link.freeze =
         PartStep.newBuilder()
             .setFreeze(
                 Freeze.newBuilder()
                     .setName(name)
                     .setGroupSnapshotId(groupSnapshotId)
                     .addAllVolumeIds(volumeIds))
-            .build());
+            .build();
     return link;
   }
 
@@ -72,6 +72,12 @@ public final class GroupPartLinks implements GroupCoordinator.Links, AutoCloseab
     private final CompletableFuture<String> frozen = new CompletableFuture<>();
     private final CompletableFuture<GroupSnapshot> done = new CompletableFuture<>();
     private StreamObserver<PartStep> steps;
+    private PartStep freeze;
+
+    @Override
+    public void freeze() {
+      steps.onNext(freeze);
+    }
 
     @Override
     public CompletableFuture<String> frozen() {

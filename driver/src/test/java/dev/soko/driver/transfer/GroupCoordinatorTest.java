@@ -48,6 +48,14 @@ class GroupCoordinatorTest {
       this.node = node;
     }
 
+    Runnable onFreeze = () -> {};
+
+    @Override
+    public void freeze() {
+      events.add("freeze " + node);
+      onFreeze.run();
+    }
+
     @Override
     public CompletableFuture<String> frozen() {
       return frozen;
@@ -96,8 +104,8 @@ class GroupCoordinatorTest {
           FakePart part = new FakePart(node);
           part.groupId = groupId;
           parts.put(node, part);
-          events.add("freeze " + node + " " + volumes);
-          onOpen.accept(part);
+          events.add("open " + node + " " + volumes);
+          part.onFreeze = () -> onOpen.accept(part);
           return part;
         },
         (node, groupId) -> removed.add(node + " " + groupId),
@@ -120,13 +128,21 @@ class GroupCoordinatorTest {
             .take("g", twoNodes());
 
     assertThat(events)
-        .containsExactly(
-            "freeze node-a [vol-1, vol-2]",
-            "freeze node-b [vol-3]",
+        .containsExactlyInAnyOrder(
+            "open node-a [vol-1, vol-2]",
+            "open node-b [vol-3]",
+            "freeze node-a",
+            "freeze node-b",
             "frozen node-a",
             "frozen node-b",
             "copy node-a",
             "copy node-b");
+    assertThat(events.indexOf("open node-b [vol-3]"))
+        .as("every stream is open before any Freeze goes out")
+        .isLessThan(events.indexOf("freeze node-a"));
+    assertThat(Math.max(events.indexOf("frozen node-a"), events.indexOf("frozen node-b")))
+        .as("no node copies before every node is frozen: %s", events)
+        .isLessThan(Math.min(events.indexOf("copy node-a"), events.indexOf("copy node-b")));
     assertThat(SpanningGroupId.tryParse(group.id()).orElseThrow().nodes())
         .containsExactly("node-a", "node-b");
     assertThat(group.members())
@@ -191,14 +207,17 @@ class GroupCoordinatorTest {
                 throw new StorageException(Reason.UNAVAILABLE, "node node-b is gone");
               }
               FakePart part = new FakePart(node);
-              part.freezeAfter(0, groupId);
+              part.onFreeze = () -> part.freezeAfter(0, groupId);
               parts.put(node, part);
               return part;
             },
             (node, groupId) -> removed.add(node),
             Duration.ofSeconds(5));
     assertThatThrownBy(() -> coordinator.take("g", twoNodes())).hasMessage("node node-b is gone");
-    assertThat(events).contains("cancel node-a").noneMatch(e -> e.startsWith("copy"));
+    assertThat(events)
+        .as("a node not found is known before any node is asked to freeze")
+        .contains("cancel node-a")
+        .noneMatch(e -> e.startsWith("freeze") || e.startsWith("copy"));
   }
 
   @Test
