@@ -169,7 +169,7 @@ public final class Main {
         }
         services = List.copyOf(node);
       } else {
-        Handoffs.Controller handoffs = Handoffs.route(config, System.getenv());
+        Handoffs.Controller handoffs = Handoffs.route(config, resources.dataTls, System.getenv());
         resources.handoffs = handoffs;
         resources.metadataRelay =
             MetadataRelays.start(config, resources.dataTls, System.getenv()).orElse(null);

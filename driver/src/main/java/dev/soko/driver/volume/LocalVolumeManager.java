@@ -231,6 +231,13 @@ public final class LocalVolumeManager implements VolumeManager {
   }
 
   @Override
+  public GroupSnapshot takeGroupPart(
+      String name, SpanningGroupId id, List<String> sourceVolumeIds, FreezeGate gate) {
+    return Failures.mapped(
+        () -> groups.create(name, sourceVolumeIds, Optional.of(id.checkLength()), gate));
+  }
+
+  @Override
   public GroupSnapshot getGroupSnapshot(String groupSnapshotId, List<String> snapshotIds) {
     return Failures.mapped(() -> groups.get(groupSnapshotId, snapshotIds));
   }

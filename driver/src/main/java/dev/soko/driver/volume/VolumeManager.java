@@ -17,7 +17,7 @@ import java.util.function.Consumer;
  * paths inside a pool are derived from stored records, never from request strings.
  */
 public interface VolumeManager
-    extends SnapshotOperations, SnapshotBlocks, SnapshotImages, AutoCloseable {
+    extends SnapshotOperations, SnapshotBlocks, SnapshotImages, GroupParts, AutoCloseable {
 
   /**
    * Empty once every pool is usable; otherwise which pools are not, for Probe and {@code /healthz}.

@@ -196,6 +196,15 @@ public final class FakeVolumeManager implements VolumeManager {
     return page(matching, startingToken, maxEntries);
   }
 
+  @Override
+  public GroupSnapshot takeGroupPart(
+      String name,
+      dev.soko.driver.volume.SpanningGroupId id,
+      List<String> sourceVolumeIds,
+      dev.soko.driver.volume.FreezeGate gate) {
+    throw new UnsupportedOperationException("a group across nodes is not faked");
+  }
+
   /** Every source must exist; the group's members are new snapshots of them. */
   @Override
   public GroupSnapshot createGroupSnapshot(String name, List<String> sourceVolumeIds) {

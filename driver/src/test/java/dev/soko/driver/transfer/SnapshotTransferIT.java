@@ -19,7 +19,6 @@ import dev.soko.driver.model.ContentSource;
 import dev.soko.driver.model.Snapshot;
 import dev.soko.driver.model.Volume;
 import dev.soko.driver.mount.Losetup;
-import dev.soko.driver.pool.NodeLabels;
 import dev.soko.driver.report.SnapshotHomes.Home;
 import dev.soko.driver.volume.HostFixture;
 import dev.soko.driver.volume.LocalVolumeManager;
@@ -90,19 +89,11 @@ class SnapshotTransferIT {
   static void twoNodes() throws Exception {
     ca = TestCertificates.ca("soko-data-ca");
     nodeA = host.open();
-    Path poolB = Files.createDirectories(host.base.resolve("pool-b"));
     nodeB =
-        LocalVolumeManager.open(
-            DriverConfig.node(
-                "csi.soko.dev",
-                "node-b",
-                "unix:///tmp/unused-b.sock",
-                List.of(
-                    new PoolConfig(
-                        "b", poolB, 1024 * MIB, 1.0, new LinkedHashSet<>(List.of("ext4", "xfs")))),
-                List.of(host.kubelet),
-                64),
-            NodeLabels.unknownBecause("not read in this test"),
+        SecondNode.open(
+            host,
+            "node-b",
+            "b",
             new RemoteSnapshots() {
               // Node A holds every snapshot and volume node B does not: as the locator finds them.
               @Override
