@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Puts the pinned .proto files the driver compiles into OUTDIR (argument 1): csi.proto (the CSI spec)
-# and pluginregistration/v1/api.proto (the kubelet's plugin registration API). Each is taken from
-# its Go module through the Go module proxy and verified against the sha256 in hack/versions.env.
-# Nothing of either is committed to this repository; the build copies may be edited, as said below.
+# and pluginregistration/v1/api.proto (the kubelet's plugin registration API). With a second
+# argument `snapshot-metadata` it puts instead the snapshot metadata sidecar's API, schema.proto of
+# external-snapshot-metadata, which the operator's end-to-end tests call as a backup application
+# does. Each is taken from its Go module through the Go module proxy and verified against the
+# sha256 in hack/versions.env. Nothing of any is committed to this repository; the build copies may
+# be edited, as said below.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=versions.env
 source "$here/versions.env"
-out=${1:?usage: protos.sh OUTDIR}
+out=${1:?usage: protos.sh OUTDIR [snapshot-metadata]}
+set=${2:-driver}
 
 # verified MODULE VERSION FILE SHA256: prints the path of FILE in the module cache once its
 # checksum matches the pin.
@@ -23,6 +27,18 @@ verified() {
   fi
   echo "$dir/$file"
 }
+
+if [ "$set" = snapshot-metadata ]; then
+  mkdir -p "$out"
+  schema=$(verified "$SNAPSHOT_METADATA_MODULE" "$SNAPSHOT_METADATA_VERSION" proto/schema.proto \
+    "$SNAPSHOT_METADATA_PROTO_SHA256")
+  # Unchanged: package snapshotmetadata and no Java options, so protoc makes Java package
+  # snapshotmetadata, outer class Schema, service stub SnapshotMetadataGrpc.
+  cp "$schema" "$out/schema.proto"
+  chmod u+w "$out/schema.proto"
+  exit 0
+fi
+[ "$set" = driver ] || { echo "protos: unknown set $set (driver or snapshot-metadata)" >&2; exit 1; }
 
 mkdir -p "$out/pluginregistration/v1"
 

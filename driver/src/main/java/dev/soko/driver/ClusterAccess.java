@@ -83,12 +83,16 @@ final class ClusterAccess implements AutoCloseable {
   }
 
   /**
-   * The snapshots other nodes hold, found through the API server ({@link SnapshotHomes}) and
-   * described by {@code describer} at their node's data endpoint; none without API access or
-   * outside a StorageCluster (no StorageNode names another node's endpoint), where a restore of a
-   * snapshot this node does not hold finds none, as before.
+   * The snapshots and volumes other nodes hold, found through the API server ({@link
+   * SnapshotHomes}) and described by {@code describer} and {@code volumeDescriber} at their node's
+   * data endpoint; none without API access or outside a StorageCluster (no StorageNode names
+   * another node's endpoint), where a restore of a snapshot this node does not hold finds none, as
+   * before.
    */
-  RemoteSnapshots snapshotHomes(DriverConfig config, SnapshotHomes.Describer describer) {
+  RemoteSnapshots snapshotHomes(
+      DriverConfig config,
+      SnapshotHomes.Describer describer,
+      SnapshotHomes.VolumeDescriber volumeDescriber) {
     var log = LoggerFactory.getLogger(ClusterAccess.class);
     Optional<ReportIdentity> id;
     try {
@@ -98,12 +102,17 @@ final class ClusterAccess implements AutoCloseable {
     }
     if (api.isEmpty() || id.isEmpty()) {
       log.info(
-          "restores copy no snapshot from other nodes: {}",
+          "restores and clones copy nothing from other nodes: {}",
           api.isEmpty() ? "no API server access" : ReportIdentity.ENV + " is not set");
       return RemoteSnapshots.NONE;
     }
     return new SnapshotHomes(
-        api.get(), config.driverName(), config.nodeId(), id.get().storageCluster(), describer);
+        api.get(),
+        config.driverName(),
+        config.nodeId(),
+        id.get().storageCluster(),
+        describer,
+        volumeDescriber);
   }
 
   private static ClusterAccess without(String reason) {

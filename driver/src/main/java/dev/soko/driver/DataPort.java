@@ -39,6 +39,7 @@ final class DataPort {
           "--data-address needs --data-tls-dir: the data port serves mutual TLS only");
     }
     SnapshotBlocks blocks = volumes.servesBlockMetadata() ? volumes : null;
-    return DataServer.start(config.dataAddress(), tls, volumes, blocks, config.nodeId(), metrics);
+    return DataServer.start(
+        config.dataAddress(), tls, volumes, blocks, volumes, config.nodeId(), metrics);
   }
 }

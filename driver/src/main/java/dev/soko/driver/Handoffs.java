@@ -14,6 +14,11 @@ import dev.soko.driver.kube.KubeApi;
 import dev.soko.driver.report.ContentLabeller;
 import dev.soko.driver.report.GroupSnapshotClasses;
 import dev.soko.driver.report.GroupSnapshotContents;
+import dev.soko.driver.report.NodeDataEndpoints;
+import dev.soko.driver.report.ReportIdentity;
+import dev.soko.driver.transfer.DataTls;
+import dev.soko.driver.transfer.GroupCoordinator;
+import dev.soko.driver.transfer.GroupPartLinks;
 import dev.soko.driver.volume.VolumeManager;
 import java.io.IOException;
 import java.util.List;
@@ -45,14 +50,17 @@ final class Handoffs {
       Optional<ClusterControllerService.VolumeExpander> expander,
       Optional<ClusterControllerService.VolumeModifier> modifier,
       Optional<RemoteSnapshots> snapshots,
-      List<ContentLabeller> groupLabellers)
+      List<ContentLabeller> groupLabellers,
+      Optional<GroupPartLinks> groupLinks)
       implements AutoCloseable {
     static final Controller NONE =
-        new Controller(Optional.empty(), Optional.empty(), Optional.empty(), List.of());
+        new Controller(
+            Optional.empty(), Optional.empty(), Optional.empty(), List.of(), Optional.empty());
 
     @Override
     public void close() {
       groupLabellers.forEach(ContentLabeller::close);
+      groupLinks.ifPresent(GroupPartLinks::close);
     }
   }
 
@@ -71,8 +79,12 @@ final class Handoffs {
     return Optional.of(watch);
   }
 
-  /** The controller's half; nothing without API server access or the namespace. */
-  static Controller route(DriverConfig config, Map<String, String> env) {
+  /**
+   * The controller's half; nothing without API server access or the namespace. With the data path's
+   * credentials ({@code tls}, or null) and {@value ReportIdentity#ENV}, a group whose volumes are
+   * on several nodes is taken through the nodes' data ports; without, it is refused as before.
+   */
+  static Controller route(DriverConfig config, DataTls tls, Map<String, String> env) {
     String namespace = env.getOrDefault(NAMESPACE_ENV, "");
     Optional<KubeApi> api;
     try {
@@ -97,14 +109,31 @@ final class Handoffs {
         Optional.of(new RemoteModify(owners, client));
     String snapshotter = env.getOrDefault(GROUP_SNAPSHOTTER_ENV, "");
     if (snapshotter.isEmpty()) {
-      return new Controller(expander, modifier, Optional.empty(), List.of());
+      return new Controller(expander, modifier, Optional.empty(), List.of(), Optional.empty());
     }
     List<ContentLabeller> labellers =
         List.of(
             new GroupSnapshotContents(api.get(), config.driverName(), snapshotter),
             new GroupSnapshotClasses(api.get(), config.driverName(), snapshotter));
     labellers.forEach(ContentLabeller::start);
+    String storageCluster = env.getOrDefault(ReportIdentity.ENV, "").strip();
+    if (tls == null || storageCluster.isEmpty()) {
+      return new Controller(
+          expander,
+          modifier,
+          Optional.of(new RemoteSnapshots(owners, client)),
+          labellers,
+          Optional.empty());
+    }
+    NodeDataEndpoints endpoints = new NodeDataEndpoints(api.get(), storageCluster);
+    GroupPartLinks links = new GroupPartLinks(endpoints::of, tls);
+    RemoteSnapshots plain = new RemoteSnapshots(owners, client);
+    GroupCoordinator coordinator = new GroupCoordinator(links, plain::removePart);
     return new Controller(
-        expander, modifier, Optional.of(new RemoteSnapshots(owners, client)), labellers);
+        expander,
+        modifier,
+        Optional.of(new RemoteSnapshots(owners, client, Optional.of(coordinator::take))),
+        labellers,
+        Optional.of(links));
   }
 }

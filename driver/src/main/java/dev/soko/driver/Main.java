@@ -69,6 +69,18 @@ public final class Main {
                 + "; this node's driver runs without --data-tls-dir, so it cannot copy it");
       };
 
+  /** As {@link #NO_DATA_PATH}, for a clone of a volume found on another node. */
+  static final SnapshotHomes.VolumeDescriber NO_VOLUME_DATA_PATH =
+      (node, endpoint, volumeId) -> {
+        throw new StorageException(
+            StorageException.Reason.UNAVAILABLE,
+            "volume "
+                + volumeId
+                + " is on node "
+                + node
+                + "; this node's driver runs without --data-tls-dir, so it cannot copy it");
+      };
+
   private Main() {}
 
   public static void main(String[] args) {
@@ -110,13 +122,17 @@ public final class Main {
         ClusterAccess cluster = ClusterAccess.connect(config);
         resources.cluster = cluster;
         SnapshotHomes.Describer describer = NO_DATA_PATH;
+        SnapshotHomes.VolumeDescriber volumeDescriber = NO_VOLUME_DATA_PATH;
         if (resources.dataTls != null) {
-          // The caller's side of the data path, for a restore of a snapshot another node holds.
+          // The caller's side of the data path, for a restore of a snapshot (or a clone of a
+          // volume) another node holds.
           resources.snapshotReader = new SnapshotReader(resources.dataTls);
           describer = resources.snapshotReader::describe;
+          volumeDescriber = resources.snapshotReader::describeVolume;
         }
         VolumeManager volumes =
-            VolumeManagers.open(config, cluster.labels, cluster.snapshotHomes(config, describer));
+            VolumeManagers.open(
+                config, cluster.labels, cluster.snapshotHomes(config, describer, volumeDescriber));
         resources.volumes = volumes;
         if (prometheus != null) {
           StorageGauges gauges =
@@ -153,7 +169,7 @@ public final class Main {
         }
         services = List.copyOf(node);
       } else {
-        Handoffs.Controller handoffs = Handoffs.route(config, System.getenv());
+        Handoffs.Controller handoffs = Handoffs.route(config, resources.dataTls, System.getenv());
         resources.handoffs = handoffs;
         resources.metadataRelay =
             MetadataRelays.start(config, resources.dataTls, System.getenv()).orElse(null);

@@ -19,16 +19,22 @@ import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimCondition;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -77,6 +83,14 @@ class ControlPlaneE2E {
           .withPlural("volumesnapshotcontents")
           .withNamespaced(false)
           .build();
+  private static final ResourceDefinitionContext SNAPSHOT_METADATA_SERVICES =
+      new ResourceDefinitionContext.Builder()
+          .withGroup("cbt.storage.k8s.io")
+          .withVersion("v1beta1")
+          .withKind("SnapshotMetadataService")
+          .withPlural("snapshotmetadataservices")
+          .withNamespaced(false)
+          .build();
   private static final ResourceDefinitionContext SNAPSHOT_CLASSES =
       new ResourceDefinitionContext.Builder()
           .withGroup("snapshot.storage.k8s.io")
@@ -91,6 +105,10 @@ class ControlPlaneE2E {
   private KubernetesClient client;
   private Workloads apps;
   private StorageCluster applied;
+
+  /** The resourceVersions of the sidecar's Secret and SnapshotMetadataService once installed. */
+  private List<String> servingVersions;
+
   private String pv;
 
   @BeforeAll
@@ -160,6 +178,59 @@ class ControlPlaneE2E {
         .as("status.kubernetesVersion, the API server's")
         .startsWith("v" + version.getMajor() + "." + version.getMinor().replace("+", ""));
     assertThat(condition(observed, "Compatible")).isEqualTo("True");
+    changedBlockTrackingRunsWithTheCertificateOfTheOperatorsCa();
+  }
+
+  /**
+   * The cluster serves the SnapshotMetadataService CRD (the harness applies every snapshot CRD):
+   * the status says the sidecar runs, and its object's caCert is the bundle in its Secret, whose
+   * certificate that CA signed for the Service's names.
+   */
+  private void changedBlockTrackingRunsWithTheCertificateOfTheOperatorsCa() throws Exception {
+    StorageCluster running =
+        Await.until(
+            "status.changedBlockTracking.running",
+            TIMEOUT,
+            this::storageClusterNow,
+            s ->
+                s.getStatus() != null
+                    && s.getStatus().getChangedBlockTracking() != null
+                    && s.getStatus().getChangedBlockTracking().running());
+    assertThat(running.getStatus().getChangedBlockTracking().reason()).isEqualTo("Running");
+    Secret tls = servingSecret();
+    GenericKubernetesResource sms = snapshotMetadataService();
+    String caCert = (String) ((Map<?, ?>) sms.getAdditionalProperties().get("spec")).get("caCert");
+    assertThat(decode(caCert)).isEqualTo(decode(tls.getData().get("ca.crt")));
+    var factory = CertificateFactory.getInstance("X.509");
+    X509Certificate ca =
+        (X509Certificate)
+            factory.generateCertificate(
+                new ByteArrayInputStream(Base64.getDecoder().decode(caCert)));
+    X509Certificate served =
+        (X509Certificate)
+            factory.generateCertificate(
+                new ByteArrayInputStream(Base64.getDecoder().decode(tls.getData().get("tls.crt"))));
+    served.verify(ca.getPublicKey());
+    assertThat(served.getSubjectAlternativeNames().stream().map(n -> (String) n.get(1)).toList())
+        .contains(CLUSTER + "-snapshot-metadata." + NAMESPACE);
+    servingVersions =
+        List.of(tls.getMetadata().getResourceVersion(), sms.getMetadata().getResourceVersion());
+  }
+
+  private Secret servingSecret() {
+    return client
+        .secrets()
+        .inNamespace(NAMESPACE)
+        .withName(CLUSTER + "-snapshot-metadata-tls")
+        .get();
+  }
+
+  private GenericKubernetesResource snapshotMetadataService() {
+    return client.genericKubernetesResources(SNAPSHOT_METADATA_SERVICES).withName(DRIVER).get();
+  }
+
+  private static String decode(String base64) {
+    return new String(Base64.getDecoder().decode(base64), StandardCharsets.US_ASCII);
   }
 
   @Test
@@ -331,6 +402,12 @@ class ControlPlaneE2E {
   @Test
   @Order(9)
   void uninstallWaitsWhileAVolumeOfTheDriverExists() throws Exception {
+    assertThat(
+            List.of(
+                servingSecret().getMetadata().getResourceVersion(),
+                snapshotMetadataService().getMetadata().getResourceVersion()))
+        .as("every reconcile since the install found the sidecar's certificate valid: no write")
+        .isEqualTo(servingVersions);
     client.resource(applied).delete();
     Await.until(
         "status to say deletion is blocked by PV " + pv,

@@ -19,8 +19,9 @@ import org.junit.jupiter.api.Test;
  * node writes data of a known sha256, a VolumeSnapshot of the claim is taken there, and a claim
  * restored from it whose pod is pinned to the second node binds there (the scheduler picks that
  * node, the node's driver copies the snapshot over the node-to-node data path) and reads the same
- * sha256; for an ext4 filesystem claim and for a raw block claim. The default install; it needs two
- * nodes, and says so by skipping on one.
+ * sha256; for an ext4 filesystem claim and for a raw block claim. A claim cloned from the mounted
+ * ext4 claim, its pod pinned to the second node, reads there what was written on the first. The
+ * default install; it needs two nodes, and says so by skipping on one.
  */
 class CrossNodeRestoreE2E extends RealClusterTier {
   private static final String APPS = "e2e-cross-node-restore";
@@ -102,6 +103,28 @@ class CrossNodeRestoreE2E extends RealClusterTier {
 
   @Test
   @Order(3)
+  void aClaimClonedOnTheOtherNodeFromAMountedClaimHoldsTheSameBytes() {
+    // fs-source is still mounted by fs-writer on the holder: its node copies it frozen, live.
+    apps.sh("fs-writer", "dd if=/dev/urandom of=/data/cloned bs=1M count=8 2>/dev/null && sync");
+    String written = apps.sh("fs-writer", "sha256sum /data/cloned | cut -d' ' -f1");
+    PersistentVolumeClaim clone = apps.claim("fs-clone", EXT4, "64Mi", false);
+    clone
+        .getSpec()
+        .setDataSource(new TypedLocalObjectReference(null, "PersistentVolumeClaim", "fs-source"));
+    apps.create(clone);
+    apps.create(pinned(apps.pod("clone-reader", "fs-clone", false, false), other));
+    apps.awaitRunning("clone-reader", LONG);
+
+    assertThat(apps.nodesOf(apps.awaitBound("fs-clone", LONG)))
+        .as("the clone is on the reader's node, not its source's")
+        .containsExactly(other);
+    assertThat(apps.sh("clone-reader", "sha256sum /data/cloned | cut -d' ' -f1"))
+        .as("the clone holds the source's bytes")
+        .isEqualTo(written);
+  }
+
+  @Test
+  @Order(4)
   void uninstallLeavesNothing() throws Exception {
     apps.deleteAllAndAwaitTheVolumesGone(LONG);
     DefaultInstall.uninstall(cluster, client, APPS, LONG);

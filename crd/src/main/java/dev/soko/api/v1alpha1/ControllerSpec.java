@@ -18,17 +18,18 @@ import java.util.Map;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 // Bounds for the cost of the resources rules (see DeepMerge): one entry per container at most.
-@SchemaCustomizer(value = DeepMerge.class, input = "{properties: {resources: {maxProperties: 4}}}")
+@SchemaCustomizer(value = DeepMerge.class, input = "{properties: {resources: {maxProperties: 5}}}")
 public class ControllerSpec extends Placement {
   /**
    * The containers of the controller pods, as the operator names them; the keys of resources. The
    * health monitor is not among them: it is never deployed (see features.volumeHealthMonitor).
    */
   public static final String CONTAINERS =
-      "soko-driver, csi-resizer, csi-group-snapshotter, liveness-probe";
+      "soko-driver, csi-resizer, csi-group-snapshotter, csi-snapshot-metadata, liveness-probe";
 
   private static final String CONTAINER_LIST =
-      "'soko-driver', 'csi-resizer', 'csi-group-snapshotter', 'liveness-probe'";
+      "'soko-driver', 'csi-resizer', 'csi-group-snapshotter', 'csi-snapshot-metadata',"
+          + " 'liveness-probe'";
 
   @JsonPropertyDescription("Replicas of the controller; the sidecars elect a leader.")
   @Default("1")
@@ -41,8 +42,9 @@ public class ControllerSpec extends Placement {
           + " by container name: "
           + CONTAINERS
           + ". soko-driver falls back to driver.resources; csi-group-snapshotter runs only"
-          + " with snapshots enabled and where the cluster serves group snapshots; liveness-probe"
-          + " only with driver.registration Sidecars.")
+          + " with snapshots enabled and where the cluster serves group snapshots;"
+          + " csi-snapshot-metadata where changed block tracking runs (status.changedBlockTracking);"
+          + " liveness-probe only with driver.registration Sidecars.")
   @SchemaFrom(type = ContainerResourcesByName.class)
   @ValidationRule(
       value = "self.all(k, k in [" + CONTAINER_LIST + "])",

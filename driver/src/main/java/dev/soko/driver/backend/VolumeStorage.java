@@ -58,7 +58,10 @@ public interface VolumeStorage {
    */
   List<Path> stored(Pool pool);
 
-  /** The volume or snapshot ID a location was made for, empty when it is not a Soko volume's. */
+  /**
+   * The volume, snapshot or read copy ID a location was made for, empty when it is not a Soko
+   * volume's.
+   */
   Optional<String> idOf(Path location);
 
   /**

@@ -4,6 +4,7 @@ import csi.v1.Csi;
 import dev.soko.driver.model.AccessType;
 import dev.soko.driver.model.Volume;
 import dev.soko.driver.volume.StorageException;
+import java.util.List;
 
 /**
  * ValidateVolumeCapabilities: a capability this volume cannot serve is not an error but an
@@ -12,9 +13,10 @@ import dev.soko.driver.volume.StorageException;
 final class CapabilityCheck {
   private CapabilityCheck() {}
 
+  /** {@code attributeKeys}: the StorageClass parameters per-volume attributes own. */
   static Csi.ValidateVolumeCapabilitiesResponse validate(
-      Volume volume, Csi.ValidateVolumeCapabilitiesRequest request) {
-    String problem = parameterProblem(volume, request);
+      Volume volume, Csi.ValidateVolumeCapabilitiesRequest request, List<String> attributeKeys) {
+    String problem = parameterProblem(volume, request, attributeKeys);
     for (Csi.VolumeCapability capability : request.getVolumeCapabilitiesList()) {
       if (problem == null) {
         problem = problem(volume, capability);
@@ -33,12 +35,12 @@ final class CapabilityCheck {
   }
 
   private static String parameterProblem(
-      Volume volume, Csi.ValidateVolumeCapabilitiesRequest request) {
+      Volume volume, Csi.ValidateVolumeCapabilitiesRequest request, List<String> attributeKeys) {
     if (request.getMutableParamsCount() > 0) {
       return "mutable_parameters are not supported";
     }
     try {
-      Parameters parameters = Parameters.parse(request.getParametersMap());
+      Parameters parameters = Parameters.parse(request.getParametersMap(), attributeKeys);
       if (!parameters.pool().isEmpty() && !parameters.pool().equals(volume.pool())) {
         return "the volume is not in pool " + Capabilities.shorten(parameters.pool());
       }

@@ -24,7 +24,8 @@ final class CapacityQuery {
   }
 
   Csi.GetCapacityResponse answer(Csi.GetCapacityRequest request) {
-    Parameters parameters = Parameters.parse(request.getParametersMap());
+    Parameters parameters =
+        Parameters.parse(request.getParametersMap(), volumes.attributeParameters());
     String pool = parameters.pool().isEmpty() ? pools.defaultPool() : parameters.pool();
     String fsType = parameters.fsType();
     boolean servable =

@@ -60,7 +60,8 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
     if (caps.stream().anyMatch(cap -> cap.accessType() != accessType)) {
       throw StorageException.invalid("volume_capabilities mix block and mount access");
     }
-    Parameters parameters = Parameters.parse(request.getParametersMap());
+    Parameters parameters =
+        Parameters.parse(request.getParametersMap(), volumes.attributeParameters());
     SizeRange size = SizeRange.of(request.getCapacityRange());
     String fsType = accessType == AccessType.BLOCK ? "" : fsType(caps, parameters);
     if (request.hasAccessibilityRequirements()
@@ -136,7 +137,7 @@ public final class ControllerService extends ControllerGrpc.ControllerImplBase {
     }
     Requests.checkMap(request.getVolumeContextMap(), "volume_context");
     Volume volume = existingVolume(id);
-    reply(observer, CapabilityCheck.validate(volume, request));
+    reply(observer, CapabilityCheck.validate(volume, request, volumes.attributeParameters()));
   }
 
   @Override

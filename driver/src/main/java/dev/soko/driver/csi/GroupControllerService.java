@@ -12,10 +12,11 @@ import io.grpc.stub.StreamObserver;
 import java.util.List;
 
 /**
- * The GroupController service: volume group snapshots, several volumes of one pool of one node
- * frozen and copied together. It validates and translates; the node's engine decides (one pool,
- * idempotency, the members, whether each member can be held at the group's instant), directly in a
- * node-mode process, through a NodeRequest to the volumes' node in the controller-mode one.
+ * The GroupController service: volume group snapshots, several volumes frozen and copied together
+ * (on a node, volumes of one of its pools; through the controller, volumes on any nodes). It
+ * validates and translates; the node's engine decides (one pool, idempotency, the members, whether
+ * each member can be held at the group's instant), directly in a node-mode process, through a
+ * NodeRequest to the volumes' node in the controller-mode one.
  */
 public final class GroupControllerService extends GroupControllerGrpc.GroupControllerImplBase {
   private final SnapshotOperations volumes;

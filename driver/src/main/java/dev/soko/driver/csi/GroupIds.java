@@ -1,6 +1,7 @@
 package dev.soko.driver.csi;
 
 import dev.soko.driver.volume.NodeGroupId;
+import dev.soko.driver.volume.SpanningGroupId;
 import dev.soko.driver.volume.StorageException;
 import java.util.Optional;
 
@@ -29,6 +30,9 @@ public final class GroupIds {
 
   /** {@code keptId} as this process shows it; an empty ID (no group) stays empty. */
   String shown(String keptId) {
+    if (keptId.contains(NodeGroupId.AT)) {
+      return keptId; // a group across nodes, shown by its whole ID already
+    }
     return node.filter(n -> !keptId.isEmpty())
         .map(n -> new NodeGroupId(keptId, n).id())
         .orElse(keptId);
@@ -41,6 +45,9 @@ public final class GroupIds {
   String kept(String shownId) {
     if (node.isEmpty()) {
       return shownId;
+    }
+    if (SpanningGroupId.tryParse(shownId).isPresent()) {
+      return shownId; // the engine finds its own part of a group across nodes
     }
     Optional<NodeGroupId> parsed = NodeGroupId.tryParse(shownId);
     if (parsed.isEmpty()) {

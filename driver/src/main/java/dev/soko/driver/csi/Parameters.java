@@ -1,13 +1,16 @@
 package dev.soko.driver.csi;
 
 import dev.soko.driver.volume.StorageException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * StorageClass parameters the driver understands: {@code pool} and {@code fsType}. Keys under
- * {@code csi.storage.k8s.io/} are added by the external-provisioner (PVC/PV names with
+ * StorageClass parameters the driver understands: {@code pool}, {@code fsType} and the keys of the
+ * per-volume attributes given in a StorageClass (which the engine checks). Keys under {@code
+ * csi.storage.k8s.io/} are added by the external-provisioner (PVC/PV names with
  * --extra-create-metadata) and are accepted but ignored; any other key is a typo or a parameter of
  * another driver, refused so that the admin learns about it at the first PVC instead of never.
  */
@@ -16,17 +19,26 @@ public record Parameters(String pool, String fsType, Map<String, String> recogni
   public static final String FS_TYPE = "fsType";
   static final String PROVISIONER_PREFIX = "csi.storage.k8s.io/";
 
+  /** Parameters of a driver whose per-volume attributes take no StorageClass parameter. */
   public static Parameters parse(Map<String, String> parameters) {
+    return parse(parameters, List.of());
+  }
+
+  /**
+   * @param attributeKeys the StorageClass parameters that per-volume attributes own (the engine's
+   *     {@code VolumeManager.attributeParameters}), passed on for the engine to check
+   */
+  public static Parameters parse(Map<String, String> parameters, List<String> attributeKeys) {
     Requests.checkMap(parameters, "parameters");
     Map<String, String> recognised = new TreeMap<>();
     for (Map.Entry<String, String> entry : parameters.entrySet()) {
       String key = entry.getKey();
-      if (key.equals(POOL) || key.equals(FS_TYPE)) {
+      if (key.equals(POOL) || key.equals(FS_TYPE) || attributeKeys.contains(key)) {
         recognised.put(key, entry.getValue());
       } else if (!key.startsWith(PROVISIONER_PREFIX)) {
         throw StorageException.invalid(
-            "unknown parameter %s: this driver accepts only '%s' and '%s'",
-            Capabilities.shorten(key), POOL, FS_TYPE);
+            "unknown parameter %s: this driver accepts only %s",
+            Capabilities.shorten(key), accepted(attributeKeys));
       }
     }
     String pool = recognised.getOrDefault(POOL, "");
@@ -40,6 +52,16 @@ public record Parameters(String pool, String fsType, Map<String, String> recogni
           FS_TYPE, Capabilities.shorten(fsType), Capabilities.FS_TYPES);
     }
     return new Parameters(pool, fsType, Map.copyOf(recognised));
+  }
+
+  /** "'pool' and 'fsType'", or with the attributes' keys: "'pool', 'fsType' and 'colour'". */
+  private static String accepted(List<String> attributeKeys) {
+    List<String> keys = new ArrayList<>(List.of(POOL, FS_TYPE));
+    keys.addAll(attributeKeys);
+    List<String> quoted = keys.stream().map(k -> "'" + k + "'").toList();
+    return String.join(", ", quoted.subList(0, quoted.size() - 1))
+        + " and "
+        + quoted.get(quoted.size() - 1);
   }
 
   /**

@@ -8,10 +8,17 @@ import dev.soko.driver.model.GroupSnapshot;
 import dev.soko.driver.model.Snapshot;
 import dev.soko.driver.volume.NodeGroupId;
 import dev.soko.driver.volume.SnapshotOperations;
+import dev.soko.driver.volume.SpanningGroupId;
 import dev.soko.driver.volume.StorageException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 /**
  * The controller's snapshot calls, each carried out by the node that holds the volumes through a
@@ -21,15 +28,27 @@ import java.util.Optional;
  * for a driver without them).
  *
  * <p>Finding the node: a create names volumes, whose PersistentVolumes name their node ({@link
- * VolumeOwners}); a group's volumes must all be on the first one's node, which refuses the group
- * otherwise (NOT_FOUND naming the volume). The group snapshot ID the controller answers is the
- * node's ID, {@value NodeGroupId#AT} and the node's name, so Get and Delete find the node in the ID
- * alone. A snapshot ID does not name its node: the CreateSnapshot request stays (owned by the
- * source's PV, labelled {@value #OPERATION_LABEL}) and DeleteSnapshot finds it by the snapshot in
- * its status. The group requests are deleted once answered: the node's records are the state, and a
- * retried call gets the same answer from them (the same name gives the same group).
+ * VolumeOwners}); a group whose volumes are on one node goes to that node, and the group snapshot
+ * ID the controller answers is the node's ID, {@value NodeGroupId#AT} and the node's name, so Get
+ * and Delete find the node in the ID alone. A group whose volumes are on several nodes is taken by
+ * {@link AcrossNodes} (the nodes' data ports), and its ID ({@link SpanningGroupId}) names every
+ * node, whose parts Get and Delete ask of each through NodeRequests; without it, such a group goes
+ * to the first volume's node, which refuses it (NOT_FOUND naming the volume). A snapshot ID does
+ * not name its node: the CreateSnapshot request stays (owned by the source's PV, labelled {@value
+ * #OPERATION_LABEL}) and DeleteSnapshot finds it by the snapshot in its status. The group requests
+ * are deleted once answered: the node's records are the state, and a retried call gets the same
+ * answer from them (the same name gives the same group).
  */
 public final class RemoteSnapshots implements SnapshotOperations {
+  /** Takes a group whose volumes are on several nodes (the nodes' data ports). */
+  @FunctionalInterface
+  public interface AcrossNodes {
+    /**
+     * @param volumesByNode each node's members, in the request's order
+     */
+    GroupSnapshot take(String name, Map<String, List<String>> volumesByNode);
+  }
+
   static final String CREATE_SNAPSHOT = "CreateSnapshot";
   static final String DELETE_SNAPSHOT = "DeleteSnapshot";
   static final String CREATE_GROUP = "CreateVolumeGroupSnapshot";
@@ -39,10 +58,18 @@ public final class RemoteSnapshots implements SnapshotOperations {
 
   private final VolumeOwners owners;
   private final NodeRequestClient client;
+  private final Optional<AcrossNodes> acrossNodes;
 
+  /** Groups on one node only: one across nodes goes to the first volume's node, which refuses. */
   public RemoteSnapshots(VolumeOwners owners, NodeRequestClient client) {
+    this(owners, client, Optional.empty());
+  }
+
+  public RemoteSnapshots(
+      VolumeOwners owners, NodeRequestClient client, Optional<AcrossNodes> acrossNodes) {
     this.owners = owners;
     this.client = client;
+    this.acrossNodes = acrossNodes;
   }
 
   @Override
@@ -83,6 +110,10 @@ public final class RemoteSnapshots implements SnapshotOperations {
 
   @Override
   public GroupSnapshot createGroupSnapshot(String name, List<String> sourceVolumeIds) {
+    Map<String, List<String>> byNode = volumesByNode(sourceVolumeIds);
+    if (byNode.size() > 1 && acrossNodes.isPresent()) {
+      return acrossNodes.get().take(name, byNode);
+    }
     VolumeOwners.Owner owner = owners.require(sourceVolumeIds.get(0));
     Object status =
         applied(
@@ -99,8 +130,26 @@ public final class RemoteSnapshots implements SnapshotOperations {
     return group;
   }
 
+  /**
+   * The volumes by the node their PersistentVolume names, in the request's order; a volume no PV
+   * names a node for stays with the first volume's node, as before, which answers for it.
+   */
+  private Map<String, List<String>> volumesByNode(List<String> sourceVolumeIds) {
+    Map<String, List<String>> byNode = new LinkedHashMap<>();
+    String first = owners.require(sourceVolumeIds.get(0)).node();
+    for (String volumeId : sourceVolumeIds) {
+      String node = owners.of(volumeId).map(VolumeOwners.Owner::node).orElse(first);
+      byNode.computeIfAbsent(node, n -> new ArrayList<>()).add(volumeId);
+    }
+    return byNode;
+  }
+
   @Override
   public GroupSnapshot getGroupSnapshot(String groupSnapshotId, List<String> snapshotIds) {
+    Optional<SpanningGroupId> spanning = SpanningGroupId.tryParse(groupSnapshotId);
+    if (spanning.isPresent()) {
+      return getAcrossNodes(spanning.get(), snapshotIds);
+    }
     NodeGroupId id = NodeGroupId.parse(groupSnapshotId);
     Object status =
         applied(
@@ -118,6 +167,11 @@ public final class RemoteSnapshots implements SnapshotOperations {
 
   @Override
   public void deleteGroupSnapshot(String groupSnapshotId, List<String> snapshotIds) {
+    Optional<SpanningGroupId> spanning = SpanningGroupId.tryParse(groupSnapshotId);
+    if (spanning.isPresent()) {
+      deleteAcrossNodes(spanning.get(), snapshotIds);
+      return;
+    }
     Optional<NodeGroupId> id = NodeGroupId.tryParse(groupSnapshotId);
     if (id.isEmpty()) {
       return; // no group was ever answered with that ID: an unknown ID succeeds
@@ -131,6 +185,95 @@ public final class RemoteSnapshots implements SnapshotOperations {
             Json.object("groupSnapshotId", id.get().nodeId(), "snapshotIds", snapshotIds),
             Map.of()));
     forget(DELETE_GROUP, groupSnapshotId);
+  }
+
+  /**
+   * A group across nodes: every node's part, asked of that node by the whole ID (each keeps its
+   * part under the ID's first half). A node down or gone is UNAVAILABLE, as for a group of one
+   * node.
+   */
+  private GroupSnapshot getAcrossNodes(SpanningGroupId id, List<String> snapshotIds) {
+    List<Snapshot> members = new ArrayList<>();
+    Instant created = Instant.EPOCH;
+    for (String node : id.nodes()) {
+      String key = partKey(id, node);
+      Object status =
+          applied(
+              new NodeRequestClient.Ask(
+                  GET_GROUP,
+                  key,
+                  node,
+                  null,
+                  Json.object("groupSnapshotId", id.id(), "snapshotIds", List.of()),
+                  Map.of()));
+      GroupSnapshot part = group(status, "", id);
+      forget(GET_GROUP, key);
+      members.addAll(part.members());
+      created = part.createdAt().isAfter(created) ? part.createdAt() : created;
+    }
+    checkMembers(id, members, snapshotIds);
+    return new GroupSnapshot(id.id(), "", members, created);
+  }
+
+  /**
+   * Deletes every node's part; a node that has none succeeds, as a delete of an unknown group does.
+   * The CO's list of members, when given, is checked against the parts first.
+   */
+  private void deleteAcrossNodes(SpanningGroupId id, List<String> snapshotIds) {
+    if (!snapshotIds.isEmpty()) {
+      getAcrossNodesForDelete(id, snapshotIds);
+    }
+    for (String node : id.nodes()) {
+      removePart(node, id.id());
+    }
+  }
+
+  private void getAcrossNodesForDelete(SpanningGroupId id, List<String> snapshotIds) {
+    try {
+      getAcrossNodes(id, snapshotIds);
+    } catch (StorageException e) {
+      if (e.reason() != StorageException.Reason.NOT_FOUND) {
+        throw e;
+      }
+      // a part deleted already: the rest are deleted without the check
+    }
+  }
+
+  /** Removes {@code node}'s part of group {@code groupSnapshotId} (a group across nodes). */
+  public void removePart(String node, String groupSnapshotId) {
+    SpanningGroupId id =
+        SpanningGroupId.tryParse(groupSnapshotId)
+            .orElseThrow(() -> StorageException.invalid("%s names no nodes", groupSnapshotId));
+    String key = partKey(id, node);
+    applied(
+        new NodeRequestClient.Ask(
+            DELETE_GROUP,
+            key,
+            node,
+            null,
+            Json.object("groupSnapshotId", id.id(), "snapshotIds", List.of()),
+            Map.of()));
+    forget(DELETE_GROUP, key);
+  }
+
+  private static String partKey(SpanningGroupId id, String node) {
+    return id.partId() + "/" + node;
+  }
+
+  private static void checkMembers(
+      SpanningGroupId id, List<Snapshot> members, List<String> snapshotIds) {
+    Set<String> held = members.stream().map(Snapshot::id).collect(Collectors.toSet());
+    if (!snapshotIds.isEmpty() && !Set.copyOf(snapshotIds).equals(held)) {
+      throw StorageException.invalid(
+          "snapshot IDs do not name the members of group snapshot %s, which are %s",
+          id.id(), new TreeSet<>(held));
+    }
+  }
+
+  private GroupSnapshot group(Object status, String name, SpanningGroupId id) {
+    Object answer = JsonParser.at(status, SnapshotAnswers.GROUP_SNAPSHOT);
+    return SnapshotAnswers.group(answer, name, id.id())
+        .orElseThrow(() -> incomplete("a group snapshot", id.id()));
   }
 
   private GroupSnapshot group(Object status, String name, String node) {

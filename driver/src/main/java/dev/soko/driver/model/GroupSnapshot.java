@@ -4,8 +4,9 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * A volume group snapshot: one snapshot of each of several volumes of one node, taken while all of
- * their filesystems were frozen, so that together they hold one instant.
+ * A volume group snapshot: one snapshot of each of several volumes, of one node or of several (each
+ * node's part), taken while all of their filesystems were frozen, so that together they hold one
+ * instant.
  *
  * @param members one snapshot per source volume, in the order the create named the volumes; a
  *     member deleted on its own since is still listed, as not ready to use

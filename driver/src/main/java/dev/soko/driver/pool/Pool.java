@@ -176,6 +176,17 @@ public final class Pool implements AutoCloseable {
     return snapshots.resolve(snapshotId + suffix);
   }
 
+  /**
+   * Where a volume's temporary copy for another node's read lives, beside the snapshots: on the
+   * same filesystem as the volume, so that it is a reflink where the pool shares blocks.
+   */
+  public Path readCopyImage(String readCopyId) {
+    if (!Ids.isReadCopyId(readCopyId)) {
+      throw PoolException.of(PoolException.Kind.BAD_INPUT, "not a read copy ID");
+    }
+    return snapshots.resolve(readCopyId + suffix);
+  }
+
   /** The image files present in the pool, volumes and snapshots alike. */
   public List<Path> imageFiles() {
     try (var a = Files.list(images);

@@ -11,10 +11,11 @@ import java.util.List;
  * --node-deployment} under an identity no node has ({@code NODE_NAME}, which the operator also
  * gives this process and puts on the VolumeGroupSnapshotClass): external-snapshotter v8 reads group
  * contents and group classes only through the managed-by label selector in that mode, and the
- * snapshot-controller labels no group content. A group's volumes are on one node, which the
- * controller-mode driver asks for each call (docs/design.md, "Controller to node"), so no node
- * needs to claim a group itself; the member contents the snapshot-controller makes for a group are
- * claimed by their node ({@link ImportedSnapshots}).
+ * snapshot-controller labels no group content. The controller-mode driver takes every group call
+ * itself, through the node of a group's volumes or the nodes of a group across nodes
+ * (docs/design.md, "Controller to node", "Groups across nodes"), so no node needs to claim a group;
+ * the member contents the snapshot-controller makes for a group are claimed by their node ({@link
+ * ImportedSnapshots}).
  *
  * <p>Every dynamic ({@code spec.source.volumeHandles}) and pre-provisioned ({@code
  * spec.source.groupSnapshotHandles}) content of this driver without the label is labelled; a

@@ -4,6 +4,7 @@ import static dev.soko.driver.kube.Reflector.cut;
 import static dev.soko.driver.kube.Reflector.encode;
 import static dev.soko.driver.kube.Reflector.text;
 
+import dev.soko.driver.csi.Topology;
 import dev.soko.driver.json.JsonParser;
 import dev.soko.driver.kube.KubeApi;
 import dev.soko.driver.volume.RemoteSnapshot;
@@ -27,10 +28,16 @@ import java.util.Optional;
  * the StorageNode. A content that names the ID with no label, or none that names it, means no node
  * is known to hold it (empty: the restore answers NOT_FOUND as for any unknown snapshot); a node
  * that is gone, or whose driver serves no data path, is an UNAVAILABLE failure that says so.
+ *
+ * <p>A volume (a clone's source) is found the same way from its PersistentVolume: the node its node
+ * affinity names, asked once per clone of a volume not in this node's catalog with a paged list of
+ * the PersistentVolumes (which the node plugin's account already reads for its provisioner); a
+ * volume no PersistentVolume names is not found.
  */
 public final class SnapshotHomes implements RemoteSnapshots {
   static final String CONTENTS = ImportedSnapshots.CONTENTS;
   static final String STORAGE_NODES = "/apis/soko.dev/v1alpha1/storagenodes/";
+  static final String VOLUMES = "/api/v1/persistentvolumes";
   static final String LABELLED = "labelSelector=" + encode(SnapshotContent.MANAGED_BY);
   static final int PAGE = 500;
   static final int MAX_PAGE_CHARS = 8 << 20;
@@ -46,6 +53,13 @@ public final class SnapshotHomes implements RemoteSnapshots {
     Optional<RemoteSnapshot> describe(String node, String endpoint, String snapshotId);
   }
 
+  /** How the node that holds a volume describes it, asked at its data endpoint. */
+  @FunctionalInterface
+  public interface VolumeDescriber {
+    /** As {@link Describer#describe}, for a volume. */
+    Optional<RemoteSnapshot> describe(String node, String endpoint, String volumeId);
+  }
+
   /** Where a snapshot lives: its node and the data endpoint that node's StorageNode names. */
   public record Home(String node, String endpoint) {}
 
@@ -55,11 +69,15 @@ public final class SnapshotHomes implements RemoteSnapshots {
         throw new IllegalStateException("a lookup of homes only describes no snapshot");
       };
 
+  /** Describes no volume: a lookup without it finds volumes only on their own nodes. */
+  private static final VolumeDescriber NO_VOLUMES = (node, endpoint, volumeId) -> Optional.empty();
+
   private final KubeApi api;
   private final String driver;
   private final String thisNode;
   private final String storageCluster;
   private final Describer describer;
+  private final VolumeDescriber volumeDescriber;
 
   /**
    * @param driver this driver's name: only its contents are looked at
@@ -68,6 +86,21 @@ public final class SnapshotHomes implements RemoteSnapshots {
    */
   public SnapshotHomes(
       KubeApi api, String driver, String thisNode, String storageCluster, Describer describer) {
+    this(api, driver, thisNode, storageCluster, describer, NO_VOLUMES);
+  }
+
+  /**
+   * As {@link #SnapshotHomes(KubeApi, String, String, String, Describer)}, finding volumes too
+   * (clones across nodes), described by {@code volumeDescriber}.
+   */
+  public SnapshotHomes(
+      KubeApi api,
+      String driver,
+      String thisNode,
+      String storageCluster,
+      Describer describer,
+      VolumeDescriber volumeDescriber) {
+    this.volumeDescriber = volumeDescriber;
     this.api = api;
     this.driver = driver;
     this.thisNode = thisNode;
@@ -90,7 +123,7 @@ public final class SnapshotHomes implements RemoteSnapshots {
       // This node's own snapshot would have been in its catalog: it is gone, not elsewhere.
       return Optional.empty();
     }
-    Home home = homeOn(snapshotId, node.get());
+    Home home = homeOn("snapshot " + snapshotId, node.get());
     return describer.describe(home.node(), home.endpoint(), snapshotId);
   }
 
@@ -100,12 +133,73 @@ public final class SnapshotHomes implements RemoteSnapshots {
    * serves no data path.
    */
   public Optional<Home> homeOf(String snapshotId) {
-    return nodeOf(snapshotId).map(node -> homeOn(snapshotId, node));
+    return nodeOf(snapshotId).map(node -> homeOn("snapshot " + snapshotId, node));
   }
 
-  private Home homeOn(String snapshotId, String node) {
-    requireNode(snapshotId, node);
-    return new Home(node, endpointOf(snapshotId, node));
+  /**
+   * The volume as the node its PersistentVolume names describes it; empty when no PersistentVolume
+   * of this driver names the volume with a node, or names this node (whose catalog would have held
+   * it). UNAVAILABLE, saying why, when that node is gone or serves no data path.
+   */
+  @Override
+  public Optional<RemoteSnapshot> findVolume(String volumeId) {
+    Optional<String> node = nodeOfVolume(volumeId);
+    if (node.isEmpty() || node.get().equals(thisNode)) {
+      return Optional.empty();
+    }
+    Home home = homeOn("volume " + volumeId, node.get());
+    return volumeDescriber.describe(home.node(), home.endpoint(), volumeId);
+  }
+
+  /**
+   * The node the node affinity of the PersistentVolume of this driver whose handle is {@code
+   * volumeId} names (the topology key {@link Topology#NODE_KEY}, one value); empty when none does.
+   */
+  Optional<String> nodeOfVolume(String volumeId) {
+    String what = "volume " + volumeId;
+    String next = "";
+    do {
+      String path =
+          VOLUMES + "?limit=" + PAGE + (next.isEmpty() ? "" : "&continue=" + encode(next));
+      Object page = read(path, MAX_PAGE_CHARS, "list the PersistentVolumes", what);
+      if (JsonParser.at(page, "items") instanceof List<?> items) {
+        for (Object pv : items) {
+          if (driver.equals(text(JsonParser.at(pv, "spec", "csi", "driver")))
+              && volumeId.equals(text(JsonParser.at(pv, "spec", "csi", "volumeHandle")))) {
+            String node = affinityNode(pv);
+            return node.isEmpty() ? Optional.empty() : Optional.of(node);
+          }
+        }
+      }
+      next = text(JsonParser.at(page, "metadata", "continue"));
+    } while (!next.isEmpty());
+    return Optional.empty();
+  }
+
+  private static String affinityNode(Object pv) {
+    if (!(JsonParser.at(pv, "spec", "nodeAffinity", "required", "nodeSelectorTerms")
+        instanceof List<?> terms)) {
+      return "";
+    }
+    for (Object term : terms) {
+      if (JsonParser.at(term, "matchExpressions") instanceof List<?> expressions) {
+        for (Object e : expressions) {
+          if (Topology.NODE_KEY.equals(JsonParser.at(e, "key"))
+              && "In".equals(JsonParser.at(e, "operator"))
+              && JsonParser.at(e, "values") instanceof List<?> values
+              && values.size() == 1) {
+            return text(values.get(0)).strip();
+          }
+        }
+      }
+    }
+    return "";
+  }
+
+  /** {@code what} ("snapshot X", "volume X") lives on {@code node}: its data endpoint. */
+  private Home homeOn(String what, String node) {
+    requireNode(what, node);
+    return new Home(node, endpointOf(what, node));
   }
 
   /** The node the label of the content naming {@code snapshotId} gives; empty when none does. */
@@ -119,7 +213,8 @@ public final class SnapshotHomes implements RemoteSnapshots {
               + "&limit="
               + PAGE
               + (next.isEmpty() ? "" : "&continue=" + encode(next));
-      Object page = read(path, MAX_PAGE_CHARS, "list the VolumeSnapshotContents", snapshotId);
+      Object page =
+          read(path, MAX_PAGE_CHARS, "list the VolumeSnapshotContents", "snapshot " + snapshotId);
       if (JsonParser.at(page, "items") instanceof List<?> items) {
         for (Object item : items) {
           Optional<String> node = labelledNode(item, snapshotId);
@@ -147,42 +242,41 @@ public final class SnapshotHomes implements RemoteSnapshots {
   }
 
   /** Fails with the plain reason when {@code node}'s Node object no longer exists. */
-  private void requireNode(String snapshotId, String node) {
-    KubeApi.Response response =
-        get("/api/v1/nodes/" + encode(node), "read Node " + node, snapshotId);
+  private void requireNode(String what, String node) {
+    KubeApi.Response response = get("/api/v1/nodes/" + encode(node), "read Node " + node, what);
     if (response.status() == 404) {
       throw unavailable(
-          "snapshot %s is on node %s, which is gone (its Node object no longer exists); its data"
-              + " cannot be copied",
-          snapshotId, node);
+          "%s is on node %s, which is gone (its Node object no longer exists); its data cannot be"
+              + " copied",
+          what, node);
     }
     if (!response.ok()) {
       throw unavailable(
-          "cannot tell whether node %s, which holds snapshot %s, exists: reading its Node answered"
-              + " HTTP %d: %s",
-          node, snapshotId, response.status(), cut(response.body()));
+          "cannot tell whether node %s, which holds %s, exists: reading its Node answered HTTP %d:"
+              + " %s",
+          node, what, response.status(), cut(response.body()));
     }
   }
 
   /** The data endpoint {@code node}'s StorageNode advertises; fails when it has none. */
-  private String endpointOf(String snapshotId, String node) {
+  private String endpointOf(String what, String node) {
     String report = storageCluster + "." + node;
     KubeApi.Response response =
-        get(STORAGE_NODES + encode(report), "read StorageNode " + report, snapshotId);
+        get(STORAGE_NODES + encode(report), "read StorageNode " + report, what);
     String endpoint = "";
     if (response.ok()) {
-      endpoint = field(parse(response.body(), "StorageNode " + report, snapshotId), "dataEndpoint");
+      endpoint = field(parse(response.body(), "StorageNode " + report, what), "dataEndpoint");
     } else if (response.status() != 404) {
       throw unavailable(
-          "cannot find the data endpoint of node %s, which holds snapshot %s: reading StorageNode"
-              + " %s answered HTTP %d: %s",
-          node, snapshotId, report, response.status(), cut(response.body()));
+          "cannot find the data endpoint of node %s, which holds %s: reading StorageNode %s"
+              + " answered HTTP %d: %s",
+          node, what, report, response.status(), cut(response.body()));
     }
     if (endpoint.isEmpty()) {
       throw unavailable(
-          "snapshot %s is on node %s, but node %s's driver does not serve the data path"
-              + " (StorageNode %s %s); its data cannot be copied",
-          snapshotId, node, node, report, response.ok() ? "has no dataEndpoint" : "does not exist");
+          "%s is on node %s, but node %s's driver does not serve the data path (StorageNode %s"
+              + " %s); its data cannot be copied",
+          what, node, node, report, response.ok() ? "has no dataEndpoint" : "does not exist");
     }
     return endpoint;
   }
@@ -191,42 +285,43 @@ public final class SnapshotHomes implements RemoteSnapshots {
     return JsonParser.at(object, name) instanceof String s ? s.strip() : "";
   }
 
-  private Object read(String path, int maxChars, String what, String snapshotId) {
-    KubeApi.Response response = get(path, maxChars, what, snapshotId);
+  // In the helpers below, {@code doing} is the request ("read Node N") and {@code what} the
+  // snapshot or volume looked for ("snapshot X").
+
+  private Object read(String path, int maxChars, String doing, String what) {
+    KubeApi.Response response = get(path, maxChars, doing, what);
     if (!response.ok()) {
       throw unavailable(
-          "cannot find which node holds snapshot %s: could not %s (HTTP %d: %s)",
-          snapshotId, what, response.status(), cut(response.body()));
+          "cannot find which node holds %s: could not %s (HTTP %d: %s)",
+          what, doing, response.status(), cut(response.body()));
     }
-    return parse(response.body(), what, snapshotId);
+    return parse(response.body(), doing, what);
   }
 
-  private KubeApi.Response get(String path, String what, String snapshotId) {
-    return get(path, MAX_OBJECT_CHARS, what, snapshotId);
+  private KubeApi.Response get(String path, String doing, String what) {
+    return get(path, MAX_OBJECT_CHARS, doing, what);
   }
 
-  private KubeApi.Response get(String path, int maxChars, String what, String snapshotId) {
+  private KubeApi.Response get(String path, int maxChars, String doing, String what) {
     try {
       return api.get(path, maxChars);
     } catch (IOException e) {
       throw unavailable(
-          "cannot find which node holds snapshot %s: could not %s: %s",
-          snapshotId, what, e.toString());
+          "cannot find which node holds %s: could not %s: %s", what, doing, e.toString());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new StorageException(
-          StorageException.Reason.ABORTED,
-          "interrupted while finding which node holds snapshot " + snapshotId);
+          StorageException.Reason.ABORTED, "interrupted while finding which node holds " + what);
     }
   }
 
-  private static Object parse(String body, String what, String snapshotId) {
+  private static Object parse(String body, String doing, String what) {
     try {
       return JsonParser.parse(body);
     } catch (IllegalArgumentException e) {
       throw unavailable(
-          "cannot find which node holds snapshot %s: the answer to %s is not JSON: %s",
-          snapshotId, what, e.getMessage());
+          "cannot find which node holds %s: the answer to %s is not JSON: %s",
+          what, doing, e.getMessage());
     }
   }
 

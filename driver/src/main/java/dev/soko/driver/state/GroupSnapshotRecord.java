@@ -16,6 +16,10 @@ import java.util.function.Predicate;
  *
  * @param sourceVolumeIds the volumes, in the order the request named them
  * @param snapshotIds the member snapshots: the i-th is the copy of the i-th source
+ * @param spanningId for a node's part of a group across nodes, the whole group's ID (which names
+ *     every node of the group), else empty. Optional in the stored form: a record without it is a
+ *     group of one node, and a driver that does not know the field shows the part as a group of its
+ *     own node, which it can still get and delete.
  */
 public record GroupSnapshotRecord(
     String id,
@@ -24,7 +28,8 @@ public record GroupSnapshotRecord(
     List<String> sourceVolumeIds,
     List<String> snapshotIds,
     Instant createdAt,
-    RecordState state) {
+    RecordState state,
+    String spanningId) {
 
   /** Separates the IDs of a list in its one stored field: no ID contains it. */
   private static final String SEPARATOR = ",";
@@ -44,9 +49,26 @@ public record GroupSnapshotRecord(
     }
   }
 
+  /** A group of one node. */
+  public GroupSnapshotRecord(
+      String id,
+      String name,
+      String pool,
+      List<String> sourceVolumeIds,
+      List<String> snapshotIds,
+      Instant createdAt,
+      RecordState state) {
+    this(id, name, pool, sourceVolumeIds, snapshotIds, createdAt, state, "");
+  }
+
   public GroupSnapshotRecord withState(RecordState newState) {
     return new GroupSnapshotRecord(
-        id, name, pool, sourceVolumeIds, snapshotIds, createdAt, newState);
+        id, name, pool, sourceVolumeIds, snapshotIds, createdAt, newState, spanningId);
+  }
+
+  /** The ID the group is known by: the whole group's for a part of one across nodes. */
+  public String shownId() {
+    return spanningId.isEmpty() ? id : spanningId;
   }
 
   public Map<String, String> toFields() {
@@ -59,6 +81,9 @@ public record GroupSnapshotRecord(
     fields.put("snapshotIds", String.join(SEPARATOR, snapshotIds));
     fields.put("createdAt", createdAt.toString());
     fields.put("state", state.name());
+    if (!spanningId.isEmpty()) {
+      fields.put("spanningId", spanningId);
+    }
     return fields;
   }
 
@@ -80,7 +105,17 @@ public record GroupSnapshotRecord(
         ids(fields, "sourceVolumeIds", Ids::isVolumeId),
         ids(fields, "snapshotIds", Ids::isSnapshotId),
         Instant.parse(Fields.require(fields, "createdAt")),
-        RecordState.valueOf(Fields.require(fields, "state")));
+        RecordState.valueOf(Fields.require(fields, "state")),
+        spanningId(fields, id));
+  }
+
+  /** The stored whole-group ID: it begins with the part's own ID and an {@code @}, or is absent. */
+  private static String spanningId(Map<String, String> fields, String id) {
+    String spanning = fields.getOrDefault("spanningId", "");
+    if (!spanning.isEmpty() && !spanning.startsWith(id + "@")) {
+      throw new IllegalArgumentException("bad spanning id " + spanning + " of group " + id);
+    }
+    return spanning;
   }
 
   /** A non-empty list of distinct IDs that each pass {@code valid}. */

@@ -12,6 +12,13 @@ public final class Ids {
   public static final String VOLUME_PREFIX = "vol-";
   public static final String SNAPSHOT_PREFIX = "snap-";
   public static final String GROUP_PREFIX = "group-";
+
+  /**
+   * A point-in-time copy of a volume that lives only while another node reads it: no record names
+   * it, and a file of this shape left by a crash is removed at the next start.
+   */
+  public static final String READ_COPY_PREFIX = "readcopy-";
+
   static final int RANDOM_LENGTH = 20;
 
   private static final char[] ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789".toCharArray();
@@ -30,6 +37,15 @@ public final class Ids {
   /** A volume group snapshot's ID. */
   public static String newGroupId() {
     return GROUP_PREFIX + random();
+  }
+
+  /** The ID of a volume's temporary copy for a read by another node. */
+  public static String newReadCopyId() {
+    return READ_COPY_PREFIX + random();
+  }
+
+  public static boolean isReadCopyId(String id) {
+    return hasShape(id, READ_COPY_PREFIX);
   }
 
   public static boolean isVolumeId(String id) {

@@ -13,24 +13,27 @@ import java.util.Optional;
 import java.util.zip.CRC32C;
 
 /**
- * The chunks of a snapshot image's allocated ranges, read as they are asked for: at most {@link
- * #MAX_CHUNK} bytes each, never crossing a hole, each with its CRC32C. Before every chunk it asks
- * whether the snapshot still exists, so that a snapshot deleted while it is read ends the stream
- * with NOT_FOUND (its open image would still read fine).
+ * The chunks of an image's allocated ranges (a snapshot's, or a volume's read copy), read as they
+ * are asked for: at most {@link #MAX_CHUNK} bytes each, never crossing a hole, each with its
+ * CRC32C. Before every chunk it asks whether the snapshot still exists, so that a snapshot deleted
+ * while it is read ends the stream with NOT_FOUND (its open image would still read fine).
  */
 final class ChunkReader implements AutoCloseable {
   static final int MAX_CHUNK = 1 << 20;
 
-  private final String snapshotId;
+  private final String image;
   private final BlockStream ranges;
-  private final FileChannel image;
+  private final FileChannel file;
   private ByteRange range;
   private long position;
 
-  ChunkReader(String snapshotId, BlockStream ranges, FileChannel image) {
-    this.snapshotId = snapshotId;
-    this.ranges = ranges;
+  /**
+   * @param image what is read, for messages ("snapshot X", "the read copy of volume X")
+   */
+  ChunkReader(String image, BlockStream ranges, FileChannel file) {
     this.image = image;
+    this.ranges = ranges;
+    this.file = file;
   }
 
   /** The next chunk, or empty when every allocated range was read. */
@@ -63,12 +66,12 @@ final class ChunkReader implements AutoCloseable {
     ByteBuffer buffer = ByteBuffer.wrap(data);
     try {
       while (buffer.hasRemaining()) {
-        int read = image.read(buffer, offset + buffer.position());
+        int read = file.read(buffer, offset + buffer.position());
         if (read < 0) {
           throw new StorageException(
               StorageException.Reason.INTERNAL,
-              "the image of snapshot "
-                  + snapshotId
+              "the image of "
+                  + image
                   + " ended at "
                   + (offset + buffer.position())
                   + ", inside a range its extent map lists as data");
@@ -77,8 +80,7 @@ final class ChunkReader implements AutoCloseable {
     } catch (IOException e) {
       ranges.checkPresent();
       throw StorageException.internal(
-          "cannot read the image of snapshot " + snapshotId + ": " + e.getClass().getSimpleName(),
-          e);
+          "cannot read the image of " + image + ": " + e.getClass().getSimpleName(), e);
     }
     return data;
   }
@@ -89,7 +91,7 @@ final class ChunkReader implements AutoCloseable {
       ranges.close();
     } finally {
       try {
-        image.close();
+        file.close();
       } catch (IOException e) {
         // Opened read-only: nothing to lose.
       }

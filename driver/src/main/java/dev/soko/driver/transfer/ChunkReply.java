@@ -25,7 +25,7 @@ final class ChunkReply implements PacedReply.Source<ReadReply> {
   }
 
   static void send(StreamObserver<ReadReply> observer, ChunkReader reader, long sizeBytes) {
-    PacedReply.send(observer, new ChunkReply(reader, sizeBytes), "snapshot read stream");
+    PacedReply.send(observer, new ChunkReply(reader, sizeBytes), "image read stream");
   }
 
   @Override

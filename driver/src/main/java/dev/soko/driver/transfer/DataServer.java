@@ -6,6 +6,7 @@ import dev.soko.driver.cli.HostPort;
 import dev.soko.driver.csi.SnapshotMetadataService;
 import dev.soko.driver.metrics.RpcMetrics;
 import dev.soko.driver.server.RpcInterceptor;
+import dev.soko.driver.volume.GroupParts;
 import dev.soko.driver.volume.SnapshotBlocks;
 import dev.soko.driver.volume.SnapshotImages;
 import io.grpc.Server;
@@ -36,8 +37,9 @@ public final class DataServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DataServer.class);
 
   /**
-   * Node plugins read each other's snapshots; the controller reads them, and relays the block
-   * metadata of a node's snapshots to the sidecar, which only it talks to.
+   * Node plugins read each other's snapshots and volumes (restores and clones across nodes); the
+   * controller reads snapshots, and relays the block metadata of a node's snapshots to the sidecar,
+   * which only it talks to.
    */
   static final Map<String, Set<String>> ROLES_BY_METHOD =
       Map.of(
@@ -45,6 +47,10 @@ public final class DataServer implements AutoCloseable {
           Roles.ALL,
           SnapshotDataGrpc.getReadMethod().getFullMethodName(),
           Roles.ALL,
+          SnapshotDataGrpc.getDescribeVolumeMethod().getFullMethodName(),
+          Set.of(Roles.NODE),
+          SnapshotDataGrpc.getReadVolumeMethod().getFullMethodName(),
+          Set.of(Roles.NODE),
           SnapshotMetadataGrpc.getGetMetadataAllocatedMethod().getFullMethodName(),
           Set.of(Roles.CONTROLLER),
           SnapshotMetadataGrpc.getGetMetadataDeltaMethod().getFullMethodName(),
@@ -91,6 +97,22 @@ public final class DataServer implements AutoCloseable {
       String node,
       RpcMetrics metrics)
       throws IOException {
+    return start(address, tls, images, blocks, null, node, metrics);
+  }
+
+  /**
+   * As {@link #start(String, DataTls, SnapshotImages, SnapshotBlocks, String, RpcMetrics)}, serving
+   * also the controller's group snapshots across nodes over {@code parts} unless it is null.
+   */
+  public static DataServer start(
+      String address,
+      DataTls tls,
+      SnapshotImages images,
+      SnapshotBlocks blocks,
+      GroupParts parts,
+      String node,
+      RpcMetrics metrics)
+      throws IOException {
     InetSocketAddress unresolved = HostPort.parse(address);
     InetSocketAddress bind =
         new InetSocketAddress(unresolved.getHostString(), unresolved.getPort());
@@ -106,6 +128,13 @@ public final class DataServer implements AutoCloseable {
             .addService(guarded(new SnapshotDataService(images, node).bindService(), metrics));
     if (blocks != null) {
       builder.addService(guarded(new SnapshotMetadataService(blocks).bindService(), metrics));
+    }
+    if (parts != null) {
+      builder.addService(
+          ServerInterceptors.intercept(
+              new GroupPartService(parts).bindService(),
+              new RoleCheck(GroupPartService.ROLES_BY_METHOD),
+              new RpcInterceptor(metrics)));
     }
     Server server = builder.executor(executor).maxInboundMessageSize(MAX_REQUEST_BYTES).build();
     try {

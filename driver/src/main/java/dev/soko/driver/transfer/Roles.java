@@ -17,7 +17,10 @@ import javax.security.auth.x500.X500Principal;
  * against the operator's CA) that it is one of ours.
  */
 final class Roles {
-  /** The node plugins: they read each other's snapshots (a restore on another node). */
+  /**
+   * The node plugins: they read each other's snapshots and volumes (a restore or clone on another
+   * node).
+   */
   static final String NODE = "soko-node";
 
   /** The controller-mode driver: it relays a snapshot's block metadata for the sidecar. */

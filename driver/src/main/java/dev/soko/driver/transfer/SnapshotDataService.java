@@ -5,20 +5,26 @@ import dev.soko.data.v1.DataProto.ReadReply;
 import dev.soko.data.v1.DataProto.ReadRequest;
 import dev.soko.data.v1.DataProto.SnapshotFacts;
 import dev.soko.data.v1.DataProto.SnapshotRef;
+import dev.soko.data.v1.DataProto.VolumeFacts;
+import dev.soko.data.v1.DataProto.VolumeRef;
 import dev.soko.data.v1.SnapshotDataGrpc;
 import dev.soko.driver.volume.BlockStream;
+import dev.soko.driver.volume.ReadCopy;
 import dev.soko.driver.volume.SnapshotImage;
 import dev.soko.driver.volume.SnapshotImages;
 import dev.soko.driver.volume.StorageException;
+import dev.soko.driver.volume.VolumeImage;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
 
 /**
- * This node's side of the data path: what it holds of a snapshot, and the snapshot image's
- * allocated bytes. The image is opened read-only; nothing in the pool changes because of a read.
- * Failures are {@link StorageException}s, which the server's error boundary turns into codes.
+ * This node's side of the data path: what it holds of a snapshot or volume, and the allocated bytes
+ * of the snapshot's image or of a point-in-time copy of the volume taken for the read. Images are
+ * opened read-only; a snapshot read changes nothing in the pool, and a volume read leaves nothing
+ * behind (its copy is removed when the stream ends). Failures are {@link StorageException}s, which
+ * the server's error boundary turns into codes.
  */
 final class SnapshotDataService extends SnapshotDataGrpc.SnapshotDataImplBase {
   private final SnapshotImages images;
@@ -36,11 +42,7 @@ final class SnapshotDataService extends SnapshotDataGrpc.SnapshotDataImplBase {
         SnapshotFacts.newBuilder()
             .setSnapshotId(image.snapshotId())
             .setSizeBytes(image.sizeBytes())
-            .setAccessType(
-                switch (image.accessType()) {
-                  case BLOCK -> AccessType.BLOCK;
-                  case FILESYSTEM -> AccessType.MOUNT;
-                })
+            .setAccessType(accessType(image.accessType()))
             .setFsType(image.fsType())
             .setNode(node)
             .build());
@@ -64,7 +66,57 @@ final class SnapshotDataService extends SnapshotDataGrpc.SnapshotDataImplBase {
       throw StorageException.internal(
           "cannot open the image of snapshot " + id + ": " + e.getClass().getSimpleName(), e);
     }
-    ChunkReply.send(observer, new ChunkReader(id, ranges, channel), image.sizeBytes());
+    ChunkReply.send(
+        observer, new ChunkReader("snapshot " + id, ranges, channel), image.sizeBytes());
+  }
+
+  @Override
+  public void describeVolume(VolumeRef request, StreamObserver<VolumeFacts> observer) {
+    VolumeImage volume = images.volumeImage(requireVolumeId(request.getVolumeId()));
+    observer.onNext(
+        VolumeFacts.newBuilder()
+            .setVolumeId(volume.volumeId())
+            .setSizeBytes(volume.sizeBytes())
+            .setAccessType(accessType(volume.accessType()))
+            .setFsType(volume.fsType())
+            .setNode(node)
+            .build());
+    observer.onCompleted();
+  }
+
+  /**
+   * Streams a copy of the volume taken now; the copy goes when the stream's reader closes, which
+   * {@link ChunkReply} does once however the stream ends (complete, failed or cancelled).
+   */
+  @Override
+  public void readVolume(VolumeRef request, StreamObserver<ReadReply> observer) {
+    String id = requireVolumeId(request.getVolumeId());
+    ReadCopy copy = images.readCopy(id);
+    String what = "the read copy of volume " + id;
+    FileChannel channel;
+    try {
+      channel = FileChannel.open(copy.path(), StandardOpenOption.READ);
+    } catch (IOException e) {
+      copy.blocks().close();
+      throw StorageException.internal(
+          "cannot open " + what + ": " + e.getClass().getSimpleName(), e);
+    }
+    ChunkReply.send(
+        observer, new ChunkReader(what, copy.blocks(), channel), copy.volume().sizeBytes());
+  }
+
+  private static AccessType accessType(dev.soko.driver.model.AccessType type) {
+    return switch (type) {
+      case BLOCK -> AccessType.BLOCK;
+      case FILESYSTEM -> AccessType.MOUNT;
+    };
+  }
+
+  private static String requireVolumeId(String id) {
+    if (id.isEmpty()) {
+      throw StorageException.invalid("volume_id is required");
+    }
+    return id;
   }
 
   private static String requireId(String id) {

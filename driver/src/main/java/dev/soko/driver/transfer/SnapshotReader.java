@@ -2,6 +2,8 @@ package dev.soko.driver.transfer;
 
 import dev.soko.data.v1.DataProto.SnapshotFacts;
 import dev.soko.data.v1.DataProto.SnapshotRef;
+import dev.soko.data.v1.DataProto.VolumeFacts;
+import dev.soko.data.v1.DataProto.VolumeRef;
 import dev.soko.data.v1.SnapshotDataGrpc;
 import dev.soko.driver.model.AccessType;
 import dev.soko.driver.volume.RemoteSnapshot;
@@ -80,44 +82,78 @@ public final class SnapshotReader implements AutoCloseable {
       }
       throw RemoteFailures.of(e.getStatus(), what, node, endpoint);
     }
-    if (!facts.getNode().equals(node)) {
+    requireNode(facts.getNode(), what, node, endpoint);
+    return Optional.of(
+        StreamedSnapshot.snapshot(
+            channel,
+            snapshotId,
+            node,
+            endpoint,
+            facts.getSizeBytes(),
+            accessType(facts.getAccessType(), what, node),
+            facts.getFsType(),
+            stall,
+            timer));
+  }
+
+  /**
+   * The volume as {@code node}, at {@code endpoint}, describes it; empty when it answers that it
+   * holds no such volume. Its copy streams a point-in-time copy that node takes for the read.
+   * UNAVAILABLE, naming the node and endpoint, when it cannot be reached.
+   */
+  public Optional<RemoteSnapshot> describeVolume(String node, String endpoint, String volumeId) {
+    ManagedChannel channel = channels.computeIfAbsent(endpoint, dial);
+    String what = "describing volume " + volumeId;
+    VolumeFacts facts;
+    try {
+      facts =
+          SnapshotDataGrpc.newBlockingStub(channel)
+              .withDeadlineAfter(DESCRIBE_DEADLINE.toMillis(), TimeUnit.MILLISECONDS)
+              .describeVolume(VolumeRef.newBuilder().setVolumeId(volumeId).build());
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+        return Optional.empty();
+      }
+      throw RemoteFailures.of(e.getStatus(), what, node, endpoint);
+    }
+    requireNode(facts.getNode(), what, node, endpoint);
+    return Optional.of(
+        StreamedSnapshot.volume(
+            channel,
+            volumeId,
+            node,
+            endpoint,
+            facts.getSizeBytes(),
+            accessType(facts.getAccessType(), what, node),
+            facts.getFsType(),
+            stall,
+            timer));
+  }
+
+  private static void requireNode(String answered, String what, String node, String endpoint) {
+    if (!answered.equals(node)) {
       throw new StorageException(
           StorageException.Reason.UNAVAILABLE,
           what
               + ": the data port at "
               + endpoint
               + " is node "
-              + facts.getNode()
+              + answered
               + "'s, not node "
               + node
               + "'s (an endpoint no longer current)");
     }
-    return Optional.of(
-        new StreamedSnapshot(
-            channel,
-            snapshotId,
-            node,
-            endpoint,
-            facts.getSizeBytes(),
-            accessType(facts, what, node),
-            facts.getFsType(),
-            stall,
-            timer));
   }
 
-  private static AccessType accessType(SnapshotFacts facts, String what, String node) {
-    return switch (facts.getAccessType()) {
+  private static AccessType accessType(
+      dev.soko.data.v1.DataProto.AccessType type, String what, String node) {
+    return switch (type) {
       case BLOCK -> AccessType.BLOCK;
       case MOUNT -> AccessType.FILESYSTEM;
       default ->
           throw new StorageException(
               StorageException.Reason.INTERNAL,
-              what
-                  + ": node "
-                  + node
-                  + " gave no known access type ("
-                  + facts.getAccessType()
-                  + ")");
+              what + ": node " + node + " gave no known access type (" + type + ")");
     };
   }
 

@@ -2,6 +2,7 @@ package dev.soko.driver.transfer;
 
 import dev.soko.data.v1.DataProto.ReadReply;
 import dev.soko.data.v1.DataProto.ReadRequest;
+import dev.soko.data.v1.DataProto.VolumeRef;
 import dev.soko.data.v1.SnapshotDataGrpc;
 import dev.soko.driver.model.AccessType;
 import dev.soko.driver.volume.RemoteSnapshot;
@@ -21,13 +22,21 @@ import java.util.Iterator;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
- * A snapshot as another node described it, copied by streaming its Read: each chunk written at its
- * offset (holes stay holes), checked as {@link ChunkCheck} says, the file set to the snapshot's
- * size and synced only after the stream's End.
+ * A snapshot (or volume) as another node described it, copied by streaming its Read (or
+ * ReadVolume): each chunk written at its offset (holes stay holes), checked as {@link ChunkCheck}
+ * says, the file set to the described size and synced only after the stream's End.
  */
 final class StreamedSnapshot implements RemoteSnapshot {
+  /** Opens the stream of an image's chunks on a node's data port. */
+  @FunctionalInterface
+  interface Opening {
+    Iterator<ReadReply> open(SnapshotDataGrpc.SnapshotDataBlockingStub stub);
+  }
+
   private final Channel channel;
   private final String id;
+  private final boolean ofVolume;
+  private final Opening opening;
   private final String node;
   private final String endpoint;
   private final long sizeBytes;
@@ -36,7 +45,8 @@ final class StreamedSnapshot implements RemoteSnapshot {
   private final Duration stall;
   private final ScheduledExecutorService timer;
 
-  StreamedSnapshot(
+  /** Another node's snapshot, read with Read from its start. */
+  static StreamedSnapshot snapshot(
       Channel channel,
       String id,
       String node,
@@ -46,8 +56,61 @@ final class StreamedSnapshot implements RemoteSnapshot {
       String fsType,
       Duration stall,
       ScheduledExecutorService timer) {
+    return new StreamedSnapshot(
+        channel,
+        id,
+        false,
+        stub -> stub.read(ReadRequest.newBuilder().setSnapshotId(id).setStartingOffset(0).build()),
+        node,
+        endpoint,
+        sizeBytes,
+        accessType,
+        fsType,
+        stall,
+        timer);
+  }
+
+  /** Another node's volume, read with ReadVolume: a copy of it taken when the stream starts. */
+  static StreamedSnapshot volume(
+      Channel channel,
+      String id,
+      String node,
+      String endpoint,
+      long sizeBytes,
+      AccessType accessType,
+      String fsType,
+      Duration stall,
+      ScheduledExecutorService timer) {
+    return new StreamedSnapshot(
+        channel,
+        id,
+        true,
+        stub -> stub.readVolume(VolumeRef.newBuilder().setVolumeId(id).build()),
+        node,
+        endpoint,
+        sizeBytes,
+        accessType,
+        fsType,
+        stall,
+        timer);
+  }
+
+  private StreamedSnapshot(
+      Channel channel,
+      String id,
+      boolean ofVolume,
+      Opening opening,
+      String node,
+      String endpoint,
+      long sizeBytes,
+      AccessType accessType,
+      String fsType,
+      Duration stall,
+      ScheduledExecutorService timer) {
     this.channel = channel;
     this.id = id;
+    this.ofVolume = ofVolume;
+    this.opening = opening;
     this.node = node;
     this.endpoint = endpoint;
     this.sizeBytes = sizeBytes;
@@ -60,6 +123,11 @@ final class StreamedSnapshot implements RemoteSnapshot {
   @Override
   public String id() {
     return id;
+  }
+
+  @Override
+  public boolean ofVolume() {
+    return ofVolume;
   }
 
   @Override
@@ -84,9 +152,9 @@ final class StreamedSnapshot implements RemoteSnapshot {
 
   @Override
   public void copyTo(Path target) {
-    String what = "copy of snapshot " + id;
+    String what = "copy of " + shown();
     ChunkCheck check =
-        new ChunkCheck("snapshot " + id + " of node " + node + " at " + endpoint, sizeBytes, 0);
+        new ChunkCheck(shown() + " of node " + node + " at " + endpoint, sizeBytes, 0);
     try {
       Files.createFile(target);
     } catch (IOException e) {
@@ -114,9 +182,7 @@ final class StreamedSnapshot implements RemoteSnapshot {
     ProgressWatch watch = new ProgressWatch(call, stall, System::nanoTime).start(timer);
     Context previous = call.attach();
     try {
-      Iterator<ReadReply> replies =
-          SnapshotDataGrpc.newBlockingStub(channel)
-              .read(ReadRequest.newBuilder().setSnapshotId(id).setStartingOffset(0).build());
+      Iterator<ReadReply> replies = opening.open(SnapshotDataGrpc.newBlockingStub(channel));
       while (replies.hasNext()) {
         ReadReply reply = replies.next();
         watch.progress();
@@ -132,8 +198,8 @@ final class StreamedSnapshot implements RemoteSnapshot {
           default ->
               throw new StorageException(
                   StorageException.Reason.INTERNAL,
-                  "copy of snapshot "
-                      + id
+                  "copy of "
+                      + shown()
                       + " from node "
                       + node
                       + " at "
@@ -147,7 +213,7 @@ final class StreamedSnapshot implements RemoteSnapshot {
               ? Status.UNAVAILABLE.withDescription(
                   "nothing arrived for " + stall.toMillis() + " ms")
               : e.getStatus();
-      throw RemoteFailures.of(status, "copy of snapshot " + id, node, endpoint);
+      throw RemoteFailures.of(status, "copy of " + shown(), node, endpoint);
     } finally {
       call.detach(previous);
       // Ends the call however the loop left it (a bad chunk leaves it open otherwise).

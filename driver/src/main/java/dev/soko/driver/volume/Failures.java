@@ -1,5 +1,6 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.attribute.AttributeException;
 import dev.soko.driver.btrfs.BtrfsException;
 import dev.soko.driver.exec.ExecException;
 import dev.soko.driver.failure.TypedFailure;
@@ -35,6 +36,9 @@ public final class Failures {
     }
     if (failure instanceof BtrfsException btrfs) {
       return under(reason(btrfs.kind()), btrfs);
+    }
+    if (failure instanceof AttributeException attribute) {
+      return under(reason(attribute.kind()), attribute);
     }
     if (failure instanceof ExecException exec) {
       // A program that failed, hung or could not start is the driver's problem, never the client's.
@@ -73,6 +77,13 @@ public final class Failures {
       case SUBVOLUME_MISSING -> StorageException.Reason.FAILED_PRECONDITION;
       case NO_SPACE -> StorageException.Reason.RESOURCE_EXHAUSTED;
       case FAILED -> StorageException.Reason.INTERNAL;
+    };
+  }
+
+  static StorageException.Reason reason(AttributeException.Kind kind) {
+    return switch (kind) {
+      case REFUSED -> StorageException.Reason.INVALID_ARGUMENT;
+      case NOT_READY -> StorageException.Reason.FAILED_PRECONDITION;
     };
   }
 

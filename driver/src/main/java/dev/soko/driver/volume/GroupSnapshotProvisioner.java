@@ -60,6 +60,19 @@ final class GroupSnapshotProvisioner {
    * taken of the same volumes (in any order).
    */
   GroupSnapshot create(String name, List<String> sourceVolumeIds) {
+    return create(name, sourceVolumeIds, Optional.empty(), FreezeGate.NONE);
+  }
+
+  /**
+   * As {@link #create(String, List)}, for this node's part of a group across nodes: the part is
+   * kept under {@code spanning}'s part ID and shown as the whole group's ID, and its copies wait
+   * for {@code gate} with the members frozen.
+   */
+  GroupSnapshot create(
+      String name,
+      List<String> sourceVolumeIds,
+      Optional<SpanningGroupId> spanning,
+      FreezeGate gate) {
     Names.check("group snapshot", name);
     checkSources(sourceVolumeIds);
     try (KeyedLocks.Held nameLock = locks.groupName(name)) {
@@ -71,7 +84,7 @@ final class GroupSnapshotProvisioner {
       try (KeyedLocks.Held volumeLocks = locks.volumes(sourceVolumeIds)) {
         List<VolumeRecord> sources = sourceVolumeIds.stream().map(this::source).toList();
         Pool pool = onePool(sources);
-        return take(name, sources, pool, holds(name, pool, sources));
+        return take(name, sources, pool, holds(name, pool, sources), spanning, gate);
       }
     }
   }
@@ -161,8 +174,13 @@ final class GroupSnapshotProvisioner {
    * group READY. A failure undoes everything made.
    */
   private GroupSnapshot take(
-      String name, List<VolumeRecord> sources, Pool pool, List<CopyHold> holds) {
-    String groupId = Ids.newGroupId();
+      String name,
+      List<VolumeRecord> sources,
+      Pool pool,
+      List<CopyHold> holds,
+      Optional<SpanningGroupId> spanning,
+      FreezeGate gate) {
+    String groupId = spanning.map(SpanningGroupId::partId).orElseGet(Ids::newGroupId);
     GroupSnapshotRecord group =
         new GroupSnapshotRecord(
             groupId,
@@ -171,7 +189,8 @@ final class GroupSnapshotProvisioner {
             sources.stream().map(VolumeRecord::id).toList(),
             sources.stream().map(v -> Ids.newSnapshotId()).toList(),
             Instant.now(),
-            RecordState.CREATING);
+            RecordState.CREATING,
+            spanning.map(SpanningGroupId::id).orElse(""));
     catalog.saveGroup(group);
     List<SnapshotProvisioner.Pending> begun = new ArrayList<>();
     try {
@@ -190,6 +209,13 @@ final class GroupSnapshotProvisioner {
       // Recorded before the freeze, which then lasts only as long as the copies. The members not
       // frozen are not in use, and the volumes' locks keep them so.
       try (FrozenFilesystems frozen = copier.freeze(holds)) {
+        if (!gate.allFrozen()) {
+          throw new StorageException(
+              StorageException.Reason.ABORTED,
+              "group snapshot "
+                  + group.shownId()
+                  + ": not every node froze its members in time, so this node copied none");
+        }
         begun.forEach(snapshots::take);
       }
       List<Snapshot> members = begun.stream().map(snapshots::finish).toList();
@@ -199,7 +225,7 @@ final class GroupSnapshotProvisioner {
           groupId,
           group.sourceVolumeIds(),
           group.snapshotIds());
-      return new GroupSnapshot(groupId, name, members, group.createdAt());
+      return new GroupSnapshot(group.shownId(), name, shownIn(group, members), group.createdAt());
     } catch (RuntimeException e) {
       undo(group, begun);
       throw VolumeProvisioner.wrap("cannot create group snapshot", e);
@@ -230,7 +256,7 @@ final class GroupSnapshotProvisioner {
   GroupSnapshot get(String groupId, Collection<String> snapshotIds) {
     GroupSnapshotRecord group =
         catalog
-            .group(groupId)
+            .group(partId(groupId))
             .filter(g -> g.state() == RecordState.READY)
             .orElseThrow(
                 () ->
@@ -244,7 +270,8 @@ final class GroupSnapshotProvisioner {
    * Deletes the group and every member still there. An unknown ID succeeds; the record is marked
    * DELETING first, so that recovery finishes a delete a crash cut short.
    */
-  void delete(String groupId, Collection<String> snapshotIds) {
+  void delete(String shownId, Collection<String> snapshotIds) {
+    String groupId = partId(shownId);
     if (!Ids.isGroupId(groupId)) {
       return;
     }
@@ -260,6 +287,27 @@ final class GroupSnapshotProvisioner {
       catalog.forgetGroup(group);
       LOG.info("deleted group snapshot {} and its snapshots {}", groupId, group.snapshotIds());
     }
+  }
+
+  /** The ID this node keeps a group under: a group across nodes is kept under its part's ID. */
+  static String partId(String groupId) {
+    return SpanningGroupId.tryParse(groupId).map(SpanningGroupId::partId).orElse(groupId);
+  }
+
+  /** The members as the group shows them: naming the group by the ID it is known by. */
+  private static List<Snapshot> shownIn(GroupSnapshotRecord group, List<Snapshot> members) {
+    return members.stream()
+        .map(
+            m ->
+                new Snapshot(
+                    m.id(),
+                    m.name(),
+                    m.sourceVolumeId(),
+                    m.sizeBytes(),
+                    m.createdAt(),
+                    m.readyToUse(),
+                    group.shownId()))
+        .toList();
   }
 
   /** The CO's list of members, when it sends one, must be the group's (in any order). */
@@ -287,7 +335,8 @@ final class GroupSnapshotProvisioner {
                         .map(snapshots::describe)
                         .orElseGet(() -> gone(group, i)))
             .toList();
-    return new GroupSnapshot(group.id(), group.name(), members, group.createdAt());
+    return new GroupSnapshot(
+        group.shownId(), group.name(), shownIn(group, members), group.createdAt());
   }
 
   private static Snapshot gone(GroupSnapshotRecord group, int member) {
@@ -298,6 +347,6 @@ final class GroupSnapshotProvisioner {
         0,
         group.createdAt(),
         false,
-        group.id());
+        group.shownId());
   }
 }

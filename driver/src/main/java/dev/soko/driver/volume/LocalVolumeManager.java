@@ -1,11 +1,12 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.attribute.AttributeRegistry;
 import dev.soko.driver.backend.Backends;
 import dev.soko.driver.config.DriverConfig;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.exec.Exec;
 import dev.soko.driver.exec.ProcessExec;
-import dev.soko.driver.iolimit.IoLimits;
+import dev.soko.driver.iolimit.IoLimitAttribute;
 import dev.soko.driver.iolimit.PodThrottles;
 import dev.soko.driver.model.GroupSnapshot;
 import dev.soko.driver.model.PoolCapacity;
@@ -18,8 +19,6 @@ import dev.soko.driver.mount.PathPolicy;
 import dev.soko.driver.mount.SystemMounter;
 import dev.soko.driver.pool.NodeLabels;
 import dev.soko.driver.pool.Pool;
-import dev.soko.driver.pool.PoolCheck;
-import dev.soko.driver.pool.PoolSelector;
 import dev.soko.driver.pool.PoolVerdict;
 import dev.soko.driver.state.Ids;
 import dev.soko.driver.state.RecordState;
@@ -39,39 +38,34 @@ import org.slf4j.LoggerFactory;
 /**
  * The node-local storage engine: volumes are sparse image files in pool directories, attached
  * through loop devices, or btrfs subvolumes bind-mounted (each pool's backend, {@link Backends}).
- * Construction checks every pool (its node selector against the node's labels, {@link
- * PoolSelector}, then its directory, {@link PoolCheck}), opens the ones that pass and runs crash
- * recovery on them; a pool that passes but cannot be opened keeps {@link #ready()} false. A refused
- * or unselected pool is not opened (unless an earlier run left volumes there, which keep working),
- * offers no capacity and takes no new volumes; it is checked again now and then, and at once when
- * the node's labels change. The work is done by small collaborators: {@link VolumeProvisioner} and
- * {@link SnapshotProvisioner}, {@link GroupSnapshotProvisioner} (controller side), {@link
- * NodeVolumes}, {@link NodeExpansion} and {@link VolumeStats} (node side). Every operation reports
- * the lower layers' typed failures as {@link StorageException}s ({@link Failures}), which is what
- * the {@link VolumeManager} contract promises.
+ * Construction checks every pool, opens the ones that pass and runs crash recovery on them ({@link
+ * PoolOpening}); a pool that passes but cannot be opened keeps {@link #ready()} false, and a
+ * refused or unselected pool offers no capacity and takes no new volumes. The work is done by small
+ * collaborators: {@link VolumeProvisioner} and {@link SnapshotProvisioner}, {@link
+ * GroupSnapshotProvisioner} (controller side), {@link NodeVolumes}, {@link NodeExpansion} and
+ * {@link VolumeStats} (node side), and {@link VolumeAttributes} for each volume's attributes (IO
+ * limits), whose kinds it never names ({@link AttributeKinds}). Every operation reports the lower
+ * layers' typed failures as {@link StorageException}s ({@link Failures}), which is what the {@link
+ * VolumeManager} contract promises.
  */
 public final class LocalVolumeManager implements VolumeManager {
   private static final Logger LOG = LoggerFactory.getLogger(LocalVolumeManager.class);
 
   private final DriverConfig config;
   private final Catalog catalog;
-  private final Exec exec;
   private final Backends backends;
-  private final Recovery recovery;
   private final Health health;
   private final VolumeProvisioner volumes;
   private final SnapshotProvisioner snapshots;
   private final GroupSnapshotProvisioner groups;
   private final BlockMetadataReader blockMetadata;
+  private final VolumeReadCopies readCopies;
   private final NodeVolumes node;
   private final NodeExpansion expansion;
   private final ImmediateGrowth growth;
   private final VolumeAttributes attributes;
-  private volatile PodThrottles throttles;
   private final VolumeStats stats;
-  private final PoolStates states;
-  private final List<PoolConfig> unusablePools = new ArrayList<>();
-  private final List<Recovery.Report> recoveryReports = new ArrayList<>();
+  private final PoolOpening pools;
 
   /**
    * The production wiring: real processes, mounts and loop devices; {@code labels} are this node's,
@@ -124,8 +118,19 @@ public final class LocalVolumeManager implements VolumeManager {
       LoopDevices loops,
       NodeLabels labels,
       RemoteSnapshots remote) {
+    this(config, exec, mounter, loops, labels, remote, AttributeKinds.all());
+  }
+
+  /** As above, with the per-volume attributes {@code attributeKinds} knows (tests add kinds). */
+  LocalVolumeManager(
+      DriverConfig config,
+      Exec exec,
+      Mounter mounter,
+      LoopDevices loops,
+      NodeLabels labels,
+      RemoteSnapshots remote,
+      AttributeRegistry attributeKinds) {
     this.config = config;
-    this.exec = exec;
     this.catalog = new Catalog(config.pools().stream().map(PoolConfig::name).toList());
     VolumeLocks locks = new VolumeLocks();
     PathPolicy paths = new PathPolicy(config.allowedPathRoots());
@@ -135,126 +140,40 @@ public final class LocalVolumeManager implements VolumeManager {
     Presentations presentations = new Presentations(backends, catalog, mounter, paths);
     VolumeCopier copier = new VolumeCopier(mounter, backends, presentations);
     this.health = new Health(catalog, mounter, backends, presentations);
-    this.attributes = new VolumeAttributes(catalog, locks, backends);
+    this.node = new NodeVolumes(catalog, locks, backends, presentations, paths, mounter);
+    this.attributes = new VolumeAttributes(catalog, locks, backends, node, attributeKinds);
     this.volumes =
         new VolumeProvisioner(catalog, locks, backends, presentations, copier, attributes, remote);
     this.snapshots = new SnapshotProvisioner(catalog, locks, copier, backends);
     this.groups = new GroupSnapshotProvisioner(catalog, locks, copier, snapshots, config.nodeId());
     this.blockMetadata = new BlockMetadataReader(catalog, backends, config.pools());
-    this.node = new NodeVolumes(catalog, locks, backends, presentations, paths, mounter);
+    this.readCopies = new VolumeReadCopies(catalog, locks, copier, backends);
     this.expansion = new NodeExpansion(catalog, locks, backends, presentations, paths, volumes);
     this.growth = new ImmediateGrowth(catalog, locks, backends, presentations, volumes);
     this.stats = new VolumeStats(catalog, health, paths, presentations);
-    this.recovery = new Recovery(catalog, mounter, backends, presentations);
-    PoolCheck directories = PoolCheck.forHost(config.kubeletDir(), exec);
-    this.states =
-        new PoolStates(
-            config.pools(),
-            pool -> {
-              // Selection first: the directory of a pool that is not for this node is not looked
-              // at.
-              PoolVerdict selected = PoolSelector.verdict(pool, labels.state());
-              PoolVerdict verdict = selected.ready() ? directories.check(pool) : selected;
-              if (verdict.ready()) {
-                tidy(pool.name(), backends);
-              }
-              return verdict;
-            },
-            System::nanoTime,
-            this::volumeCount);
-    unusablePools.addAll(config.pools());
-    openPools();
-    labels.onChange(this::nodeLabelsChanged);
-  }
-
-  /**
-   * The re-check's housekeeping of an open pool (what deletes left for later): a pool re-checked
-   * before it is opened has none yet, and recovery tidies it when it opens.
-   */
-  private void tidy(String poolName, Backends backends) {
-    for (Pool pool : catalog.pools()) {
-      if (pool.name().equals(poolName)) {
-        try {
-          backends.of(pool).tidy(pool);
-        } catch (RuntimeException e) {
-          LOG.warn("cannot tidy pool {}: {}", poolName, e.toString());
-        }
-      }
-    }
-  }
-
-  /** A relabelled node: verdicts now, and a pool just selected opened at once. */
-  private void nodeLabelsChanged() {
-    states.recheck();
-    notReady(); // opens the pools that are usable now
-  }
-
-  private int volumeCount(String pool) {
-    return (int)
-        catalog.volumes().values().stream()
-            .filter(v -> v.state() == RecordState.READY && v.pool().equals(pool))
-            .count();
-  }
-
-  /** Opens and recovers every pool not yet usable; a pool that fails stays for the next try. */
-  private synchronized boolean openPools() {
-    Map<String, PoolVerdict> verdicts = states.refresh();
-    for (var it = unusablePools.iterator(); it.hasNext(); ) {
-      PoolConfig poolConfig = it.next();
-      if (!verdicts.get(poolConfig.name()).ready() && !PoolCheck.holdsPool(poolConfig.path())) {
-        continue; // refused or not selected: nothing is written into its directory
-      }
-      try {
-        Pool pool =
-            Pool.open(poolConfig, backends.of(poolConfig.backend()).traits().layout(), exec);
-        recoveryReports.add(recovery.run(pool));
-        catalog.addPool(pool);
-        it.remove();
-        PodThrottles t = throttles;
-        if (t != null) {
-          resumeLimits(t); // a pool opened late: its volumes' pods get their limits too
-        }
-      } catch (RuntimeException e) {
-        LOG.error("{}", e.getMessage());
-      }
-    }
-    return failingPools(verdicts).isEmpty();
-  }
-
-  /** Pools that passed their checks but could not be opened. */
-  private List<String> failingPools(Map<String, PoolVerdict> verdicts) {
-    return unusablePools.stream()
-        .map(PoolConfig::name)
-        .filter(name -> verdicts.get(name).ready())
-        .toList();
+    Recovery recovery = new Recovery(catalog, mounter, backends, presentations);
+    // After the collaborators: opening a pool recovers it and lets its volumes' attributes resume.
+    this.pools =
+        new PoolOpening(config, labels, catalog, backends, exec, recovery, attributes::resume);
   }
 
   /** What start-up recovery repaired, one report per usable pool. */
-  synchronized List<Recovery.Report> recoveryReports() {
-    return List.copyOf(recoveryReports);
+  List<Recovery.Report> recoveryReports() {
+    return pools.recoveryReports();
   }
 
   /** Empty once every configured pool is open; retries the ones that were not usable yet. */
   @Override
-  public synchronized Optional<String> notReady() {
-    if (unusablePools.isEmpty() || openPools()) {
-      return Optional.empty();
-    }
-    // Names only: this answer may leave the node (a probe on the pod IP); the log has the errors.
-    return Optional.of(
-        "pools not usable yet: "
-            + String.join(", ", failingPools(states.refresh()))
-            + " (the driver log says why)");
+  public Optional<String> notReady() {
+    return pools.notReady();
   }
 
   @Override
   public Volume createVolume(VolumeRequest request) {
     if (catalog.volumeByName(request.name()).isEmpty()) {
-      states.requireReady(request.pool());
+      pools.requireReady(request.pool());
     }
-    if (!unusablePools.isEmpty()) {
-      notReady(); // a pool refused at start may have been mounted since
-    }
+    pools.retryUnusable();
     return Failures.mapped(() -> volumes.create(request));
   }
 
@@ -312,6 +231,13 @@ public final class LocalVolumeManager implements VolumeManager {
   }
 
   @Override
+  public GroupSnapshot takeGroupPart(
+      String name, SpanningGroupId id, List<String> sourceVolumeIds, FreezeGate gate) {
+    return Failures.mapped(
+        () -> groups.create(name, sourceVolumeIds, Optional.of(id.checkLength()), gate));
+  }
+
+  @Override
   public GroupSnapshot getGroupSnapshot(String groupSnapshotId, List<String> snapshotIds) {
     return Failures.mapped(() -> groups.get(groupSnapshotId, snapshotIds));
   }
@@ -337,6 +263,16 @@ public final class LocalVolumeManager implements VolumeManager {
   }
 
   @Override
+  public VolumeImage volumeImage(String volumeId) {
+    return Failures.mapped(() -> readCopies.describe(volumeId));
+  }
+
+  @Override
+  public ReadCopy readCopy(String volumeId) {
+    return Failures.mapped(() -> readCopies.open(volumeId));
+  }
+
+  @Override
   public BlockStream changedBlocks(
       String baseSnapshotId, String targetSnapshotId, long startingOffset) {
     return Failures.mapped(
@@ -350,10 +286,8 @@ public final class LocalVolumeManager implements VolumeManager {
 
   @Override
   public List<PoolCapacity> capacity() {
-    if (!unusablePools.isEmpty()) {
-      notReady(); // a pool refused at start may have been mounted since
-    }
-    Map<String, PoolVerdict> verdicts = states.refresh();
+    pools.retryUnusable();
+    Map<String, PoolVerdict> verdicts = pools.verdicts();
     return catalog.pools().stream()
         .filter(p -> verdicts.get(p.name()).ready())
         .map(Pool::capacity)
@@ -362,12 +296,12 @@ public final class LocalVolumeManager implements VolumeManager {
 
   @Override
   public Map<String, PoolVerdict> poolVerdicts() {
-    return states.refresh();
+    return pools.verdicts();
   }
 
   @Override
   public void onPoolVerdicts(Consumer<Map<String, PoolVerdict>> listener) {
-    states.onChange(listener);
+    pools.onVerdicts(listener);
   }
 
   @Override
@@ -402,11 +336,13 @@ public final class LocalVolumeManager implements VolumeManager {
   @Override
   public void stage(StageRequest request) {
     Failures.mapped(() -> node.stage(request));
+    Failures.mapped(() -> attributes.staged(request));
   }
 
   @Override
   public void unstage(String volumeId, Path stagingPath) {
     Failures.mapped(() -> node.unstage(volumeId, stagingPath));
+    Failures.mapped(() -> attributes.unstaged(volumeId, stagingPath));
   }
 
   /**
@@ -414,69 +350,29 @@ public final class LocalVolumeManager implements VolumeManager {
    * block IO controller on this node) a volume's limits are kept but not applied.
    */
   public void limitIo(PodThrottles podThrottles) {
-    this.throttles = podThrottles;
-    resumeLimits(podThrottles);
-  }
-
-  /**
-   * Hands {@code t} the pods that volumes with IO limits are published to, from the mount table: a
-   * restarted driver keeps no publications in memory, and without this a pod's container that
-   * started while the driver was down, or later, and every later modification, would go unlimited.
-   */
-  private void resumeLimits(PodThrottles t) {
-    for (VolumeRecord v : catalog.volumes().values()) {
-      if (v.state() != RecordState.READY || v.mutableParameters().isEmpty()) {
-        continue;
-      }
-      try {
-        node.deviceNumber(v.id())
-            .ifPresent(
-                device ->
-                    node.forEachPodPublication(
-                        v.id(),
-                        (target, pod) ->
-                            t.published(target, v.id(), pod, device, attributes.limits(v.id()))));
-      } catch (RuntimeException e) {
-        LOG.warn("cannot find the pods of volume {} for its IO limits: {}", v.id(), e.toString());
-      }
-    }
+    attributes.start(IoLimitAttribute.class, kind -> kind.throttleWith(podThrottles));
   }
 
   @Override
   public void publish(PublishRequest request) {
     Failures.mapped(() -> node.publish(request));
-    PodThrottles t = throttles;
-    if (t != null && !request.podUid().isEmpty()) {
-      Failures.mapped(
-          () ->
-              node.deviceNumber(request.volumeId())
-                  .ifPresent(
-                      device ->
-                          t.published(
-                              request.targetPath(),
-                              request.volumeId(),
-                              request.podUid(),
-                              device,
-                              attributes.limits(request.volumeId()))));
-    }
+    Failures.mapped(() -> attributes.published(request));
   }
 
   @Override
   public void unpublish(String volumeId, Path targetPath) {
     Failures.mapped(() -> node.unpublish(volumeId, targetPath));
-    PodThrottles t = throttles;
-    if (t != null) {
-      t.unpublished(targetPath);
-    }
+    Failures.mapped(() -> attributes.unpublished(volumeId, targetPath));
   }
 
   @Override
   public void modifyVolume(String volumeId, Map<String, String> mutableParameters) {
-    IoLimits limits = Failures.mapped(() -> attributes.modify(volumeId, mutableParameters));
-    PodThrottles t = throttles;
-    if (t != null) {
-      t.changed(volumeId, limits);
-    }
+    Failures.mapped(() -> attributes.modify(volumeId, mutableParameters));
+  }
+
+  @Override
+  public List<String> attributeParameters() {
+    return attributes.classParameters();
   }
 
   @Override

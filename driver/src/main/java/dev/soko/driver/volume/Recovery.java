@@ -7,6 +7,7 @@ import dev.soko.driver.mount.MountEntry;
 import dev.soko.driver.mount.Mounter;
 import dev.soko.driver.pool.Pool;
 import dev.soko.driver.state.GroupSnapshotRecord;
+import dev.soko.driver.state.Ids;
 import dev.soko.driver.state.RecordState;
 import dev.soko.driver.state.RecordStore;
 import dev.soko.driver.state.SnapshotRecord;
@@ -47,6 +48,7 @@ final class Recovery {
       int unfinishedCreatesRolledBack,
       int unfinishedDeletesFinished,
       int orphanImagesRemoved,
+      int readCopiesRemoved,
       int volumesMissingImages,
       int snapshotsMissingImages,
       int blankImagesRemade,
@@ -64,6 +66,7 @@ final class Recovery {
               + unfinishedCreatesRolledBack
               + unfinishedDeletesFinished
               + orphanImagesRemoved
+              + readCopiesRemoved
               + volumesMissingImages
               + snapshotsMissingImages
               + blankImagesRemade
@@ -139,6 +142,7 @@ final class Recovery {
     // Told while the orphans are still there: a device whose file is deleted is known only by the
     // path the kernel shows, which may be relative to a mount that is gone.
     Map<LoopDevice, Path> held = presentations.of(pool).attachedIn(pool);
+    int readCopies = removeReadCopies(pool);
     int orphans = removeOrphanImages(pool, tally.keep);
     List<MountEntry> mounts = mounter.mounts();
     int detached = detachStaleLoops(pool, held, tally, mounts);
@@ -152,6 +156,7 @@ final class Recovery {
             tally.rolledBack,
             tally.finished,
             orphans,
+            readCopies,
             tally.volumesMissing,
             tally.snapshotsMissing,
             tally.remade,
@@ -370,6 +375,22 @@ final class Recovery {
       LOG.error("recovery: record {} is unreadable ({}); moved to {}", id, e.getMessage(), aside);
       return null;
     }
+  }
+
+  /**
+   * Removes the temporary copies that reads by other nodes left when the driver stopped or crashed
+   * mid-stream: no record ever names one, and the read that needed it ended with the process.
+   */
+  private int removeReadCopies(Pool pool) {
+    int removed = 0;
+    for (Path file : backends.of(pool).stored(pool)) {
+      if (backends.of(pool).idOf(file).filter(Ids::isReadCopyId).isPresent()) {
+        deleteFile(pool, file);
+        removed++;
+        LOG.warn("recovery: {} was a copy for another node's read, cut by a stop; removed", file);
+      }
+    }
+    return removed;
   }
 
   private int removeOrphanImages(Pool pool, Set<Path> keep) {

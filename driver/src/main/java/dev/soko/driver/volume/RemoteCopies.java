@@ -10,9 +10,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The restore's side of the node-to-node data path: which pools take another node's snapshot, and
- * the copy itself, logged with the node and the bytes it wrote. {@link VolumeProvisioner} sizes,
- * reserves, records and undoes the copy as it does a local one.
+ * The restore's and clone's side of the node-to-node data path: which pools take another node's
+ * snapshot or volume, and the copy itself, logged with the node and the bytes it wrote. {@link
+ * VolumeProvisioner} sizes, reserves, records and undoes the copy as it does a local one.
  */
 final class RemoteCopies {
   private static final Logger LOG = LoggerFactory.getLogger(RemoteCopies.class);
@@ -30,6 +30,11 @@ final class RemoteCopies {
     return snapshots.find(snapshotId);
   }
 
+  /** The volume as the node that holds it describes it; empty when no node is known to. */
+  Optional<RemoteSnapshot> findVolume(String volumeId) {
+    return snapshots.findVolume(volumeId);
+  }
+
   /**
    * Refuses a target pool that cannot take the copy: it arrives as an image file, which only a pool
    * whose volumes are image files copied between pools takes (as a copy from another pool here).
@@ -38,11 +43,21 @@ final class RemoteCopies {
     StorageTraits traits = backends.of(target).traits();
     if (!traits.copiesAcrossPools()) {
       throw StorageException.invalid(
-          "the snapshot %s is on node %s; a restore on another node is a copy of its image over"
-              + " the node-to-node data path, and pool %s (backend %s) does not take copies from"
-              + " other pools: restore it on node %s, or into a pool whose volumes are image files",
-          snapshot.id(), snapshot.node(), target.name(), traits.flagName(), snapshot.node());
+          "the %s is on node %s; a %s on another node is a copy of its image over the"
+              + " node-to-node data path, and pool %s (backend %s) does not take copies from other"
+              + " pools: %s it on node %s, or into a pool whose volumes are image files",
+          snapshot.shown(),
+          snapshot.node(),
+          verb(snapshot, "restore", "clone"),
+          target.name(),
+          traits.flagName(),
+          verb(snapshot, "restore", "clone"),
+          snapshot.node());
     }
+  }
+
+  private static String verb(RemoteSnapshot source, String ofSnapshot, String ofVolume) {
+    return source.ofVolume() ? ofVolume : ofSnapshot;
   }
 
   /** Writes the snapshot into {@code into}, a new volume's storage in {@code pool}. */
@@ -50,12 +65,12 @@ final class RemoteCopies {
     long started = System.nanoTime();
     snapshot.copyTo(into);
     LOG.atInfo()
-        .addKeyValue("snapshot", snapshot.id())
+        .addKeyValue("source", snapshot.shown())
         .addKeyValue("node", snapshot.node())
         .addKeyValue("bytes", allocatedBytes(into, pool, snapshot.sizeBytes()))
         .addKeyValue("size", snapshot.sizeBytes())
         .addKeyValue("ms", (System.nanoTime() - started) / 1_000_000)
-        .log("copied a snapshot from node {} into pool {}", snapshot.node(), pool.name());
+        .log("copied {} from node {} into pool {}", snapshot.shown(), snapshot.node(), pool.name());
   }
 
   /** The bytes a copy wrote (its allocated ranges), for the log; -1 when they cannot be told. */

@@ -3,10 +3,23 @@ package dev.soko.driver.volume;
 import dev.soko.driver.model.AccessType;
 import java.nio.file.Path;
 
-/** A snapshot on another node, as that node describes it, and the way to copy its blocks here. */
+/**
+ * A snapshot on another node, as that node describes it, and the way to copy its blocks here; or a
+ * volume on another node, whose copy is of a point-in-time copy that node takes when it is read.
+ */
 public interface RemoteSnapshot {
-  /** The snapshot's ID (as the caller asked for it). */
+  /** The snapshot's (or volume's) ID, as the caller asked for it. */
   String id();
+
+  /** Whether it is a volume (copied for a clone) rather than a snapshot (for a restore). */
+  default boolean ofVolume() {
+    return false;
+  }
+
+  /** What it is, for messages: "snapshot ID" or "volume ID". */
+  default String shown() {
+    return (ofVolume() ? "volume " : "snapshot ") + id();
+  }
 
   /** The name of the node that holds it. */
   String node();

@@ -17,4 +17,22 @@ public interface SnapshotImages {
    * deleted while they are read ends them with NOT_FOUND ({@link BlockStream#checkPresent}).
    */
   BlockStream allocatedBlocks(String snapshotId, long startingOffset);
+
+  /**
+   * The ready volume's facts, for a clone on another node: NOT_FOUND when this node holds no ready
+   * volume of that ID, FAILED_PRECONDITION as for {@link #snapshotImage}. A node that copies no
+   * volumes answers FAILED_PRECONDITION.
+   */
+  default VolumeImage volumeImage(String volumeId) {
+    throw StorageException.precondition("this node serves no reads of volumes");
+  }
+
+  /**
+   * A point-in-time copy of the ready volume, taken now, for one read; closing its {@link
+   * ReadCopy#blocks() blocks} removes it. Fails as {@link #volumeImage} does, and
+   * RESOURCE_EXHAUSTED when the pool has no room for the copy.
+   */
+  default ReadCopy readCopy(String volumeId) {
+    throw StorageException.precondition("this node serves no reads of volumes");
+  }
 }

@@ -4,6 +4,7 @@ import dev.soko.driver.backend.Backends;
 import dev.soko.driver.backend.VolumeBackend;
 import dev.soko.driver.model.Snapshot;
 import dev.soko.driver.pool.Pool;
+import dev.soko.driver.state.GroupSnapshotRecord;
 import dev.soko.driver.state.Ids;
 import dev.soko.driver.state.RecordState;
 import dev.soko.driver.state.SnapshotRecord;
@@ -192,6 +193,30 @@ final class SnapshotProvisioner {
    */
   Snapshot describe(SnapshotRecord record) {
     Pool pool = catalog.pool(record.pool());
-    return record.toSnapshot(backends.of(pool).exists(catalog.image(record)));
+    Snapshot kept = record.toSnapshot(backends.of(pool).exists(catalog.image(record)));
+    return shownGroup(kept);
+  }
+
+  /**
+   * A member of a part of a group across nodes names the whole group, as the group's answer did:
+   * the snapshot controller matches a member to its group by that ID.
+   */
+  private Snapshot shownGroup(Snapshot snapshot) {
+    String shown =
+        catalog
+            .group(snapshot.groupSnapshotId())
+            .map(GroupSnapshotRecord::shownId)
+            .orElse(snapshot.groupSnapshotId());
+    if (shown.equals(snapshot.groupSnapshotId())) {
+      return snapshot;
+    }
+    return new Snapshot(
+        snapshot.id(),
+        snapshot.name(),
+        snapshot.sourceVolumeId(),
+        snapshot.sizeBytes(),
+        snapshot.createdAt(),
+        snapshot.readyToUse(),
+        shown);
   }
 }

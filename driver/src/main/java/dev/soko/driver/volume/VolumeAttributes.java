@@ -1,20 +1,29 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.attribute.AttributeKind;
+import dev.soko.driver.attribute.AttributeRegistry;
+import dev.soko.driver.attribute.AttributeSource;
+import dev.soko.driver.attribute.Publication;
+import dev.soko.driver.attribute.VolumeShape;
 import dev.soko.driver.backend.Backends;
 import dev.soko.driver.backend.BlockDevices;
-import dev.soko.driver.iolimit.IoLimits;
+import dev.soko.driver.model.AccessType;
 import dev.soko.driver.pool.Pool;
+import dev.soko.driver.state.RecordState;
 import dev.soko.driver.state.VolumeRecord;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A volume's mutable parameters (a VolumeAttributesClass's): its IO limits. Checked against the
- * volume's backend, because a limit needs a block device of the volume's own: an image-file volume
- * has its loop device; a btrfs subvolume shares the pool's device with every other volume, so no
- * per-volume block IO limit would be honest there and the parameters are refused. Kept in the
- * volume's record in plain numbers.
+ * The engine's side of a volume's attributes ({@link AttributeRegistry}): what the registry checks
+ * a volume against, where a volume's values are kept (its record's StorageClass and mutable
+ * parameters, as records always kept them) and which node events it hears of. The kinds themselves,
+ * what they accept and what they do, live in their own packages ({@link AttributeKinds}).
  */
 @SuppressWarnings("try") // a KeyedLocks.Held is used only for its scope
 final class VolumeAttributes {
@@ -23,49 +32,143 @@ final class VolumeAttributes {
   private final Catalog catalog;
   private final VolumeLocks locks;
   private final Backends backends;
+  private final NodeVolumes node;
+  private final AttributeRegistry registry;
 
-  VolumeAttributes(Catalog catalog, VolumeLocks locks, Backends backends) {
+  VolumeAttributes(
+      Catalog catalog,
+      VolumeLocks locks,
+      Backends backends,
+      NodeVolumes node,
+      AttributeRegistry registry) {
     this.catalog = catalog;
     this.locks = locks;
     this.backends = backends;
+    this.node = node;
+    this.registry = registry;
   }
 
-  /** {@code mutable} in plain numbers; INVALID_ARGUMENT when the pool's volumes cannot have it. */
-  Map<String, String> check(Pool pool, Map<String, String> mutable) {
-    if (mutable.isEmpty()) {
-      return Map.of();
-    }
-    if (!(backends.of(pool).nodeSide() instanceof BlockDevices)) {
-      throw StorageException.invalid(
-          "IO limits need a block device of the volume's own; the volumes of pool %s (%s) share"
-              + " the pool's device",
-          pool.name(), backends.of(pool).traits().flagName());
-    }
-    try {
-      return IoLimits.parse(mutable).parameters();
-    } catch (IllegalArgumentException e) {
-      throw StorageException.invalid("%s", e.getMessage());
-    }
+  /**
+   * Checks a new volume's attributes in {@code pool} (its StorageClass parameters are kept as
+   * given, for idempotency); the mutable values to keep. Refused (an {@code AttributeException})
+   * when a value is malformed or the pool's volumes cannot have it.
+   */
+  Map<String, String> check(Pool pool, VolumeRequest request, String fsType) {
+    VolumeShape shape = shape(pool, request.accessType(), fsType);
+    registry.check(AttributeSource.CLASS_PARAMETERS, nonNull(request.parameters()), shape);
+    return registry.check(
+        AttributeSource.MUTABLE_PARAMETERS, nonNull(request.mutableParameters()), shape);
   }
 
-  /** Replaces the volume's mutable parameters, durably; the limits now in force. */
-  IoLimits modify(String volumeId, Map<String, String> mutable) {
+  /** The StorageClass parameters the kinds own. */
+  List<String> classParameters() {
+    return registry.keys(AttributeSource.CLASS_PARAMETERS);
+  }
+
+  /**
+   * Replaces the volume's mutable values, durably, then lets the kinds apply them (to every pod the
+   * volume is published to).
+   */
+  void modify(String volumeId, Map<String, String> mutable) {
+    VolumeRecord modified;
     try (KeyedLocks.Held lock = locks.volume(volumeId)) {
       VolumeRecord record = catalog.readyVolume(volumeId);
-      Map<String, String> checked = check(catalog.pool(record.pool()), mutable);
+      Pool pool = catalog.pool(record.pool());
+      Map<String, String> checked =
+          registry.check(
+              AttributeSource.MUTABLE_PARAMETERS,
+              mutable,
+              shape(pool, record.accessType(), record.fsType()));
+      modified = record.withMutableParameters(checked);
       if (!checked.equals(record.mutableParameters())) {
-        catalog.saveVolume(record.withMutableParameters(checked));
+        catalog.saveVolume(modified);
         LOG.info("volume {}: mutable parameters now {}", volumeId, checked);
       }
-      return IoLimits.parse(checked);
+    }
+    registry.changed(volumeId, kept(modified));
+  }
+
+  void staged(StageRequest request) {
+    if (registry.acting()) {
+      registry.staged(request.volumeId(), request.stagingPath(), kept(request.volumeId()));
     }
   }
 
-  /** The limits of a volume as recorded; none for a volume without mutable parameters. */
-  IoLimits limits(String volumeId) {
-    return catalog
-        .volume(volumeId)
-        .map(r -> IoLimits.parse(r.mutableParameters()))
-        .orElse(IoLimits.NONE);
+  void unstaged(String volumeId, Path stagingPath) {
+    registry.unstaged(volumeId, stagingPath);
+  }
+
+  /** A publication to a pod (the kubelet's pod info); one for no pod has nothing to act on. */
+  void published(PublishRequest request) {
+    if (registry.acting() && !request.podUid().isEmpty()) {
+      String id = request.volumeId();
+      registry.published(
+          new Publication(id, request.targetPath(), request.podUid(), node.deviceNumber(id)),
+          kept(id));
+    }
+  }
+
+  void unpublished(String volumeId, Path target) {
+    registry.unpublished(volumeId, target);
+  }
+
+  /** Starts the kind of class {@code type} acting ({@code start}), then {@link #resume}s. */
+  <T extends AttributeKind> void start(Class<T> type, Consumer<T> start) {
+    registry.kind(type).ifPresent(start);
+    resume();
+  }
+
+  /**
+   * Tells the acting kinds of every publication to a pod of a volume with attributes, from the
+   * mount table: a restarted driver keeps no publications in memory, and without this a pod's
+   * container that started while the driver was down, or later, and every later modification, would
+   * go without them. Also for a pool opened late.
+   */
+  void resume() {
+    if (!registry.acting()) {
+      return;
+    }
+    for (VolumeRecord v : catalog.volumes().values()) {
+      Map<String, String> kept = kept(v);
+      if (v.state() != RecordState.READY || !registry.anyIn(kept)) {
+        continue;
+      }
+      try {
+        var device = node.deviceNumber(v.id());
+        if (device.isPresent()) {
+          node.forEachPodPublication(
+              v.id(),
+              (target, pod) ->
+                  registry.published(new Publication(v.id(), target, pod, device), kept));
+        }
+      } catch (RuntimeException e) {
+        LOG.warn("cannot find the pods of volume {} for its attributes: {}", v.id(), e.toString());
+      }
+    }
+  }
+
+  private VolumeShape shape(Pool pool, AccessType accessType, String fsType) {
+    var backend = backends.of(pool);
+    return new VolumeShape(
+        pool.name(),
+        backend.traits().flagName(),
+        backend.nodeSide() instanceof BlockDevices,
+        accessType,
+        fsType);
+  }
+
+  /** What the volume's record keeps of its attributes; empty for a volume that is gone. */
+  private Map<String, String> kept(String volumeId) {
+    return catalog.volume(volumeId).map(VolumeAttributes::kept).orElse(Map.of());
+  }
+
+  private static Map<String, String> kept(VolumeRecord record) {
+    Map<String, String> kept = new HashMap<>(record.parameters());
+    kept.putAll(record.mutableParameters());
+    return kept;
+  }
+
+  private static Map<String, String> nonNull(Map<String, String> map) {
+    return map == null ? Map.of() : map;
   }
 }

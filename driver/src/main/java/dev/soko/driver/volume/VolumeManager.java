@@ -17,7 +17,7 @@ import java.util.function.Consumer;
  * paths inside a pool are derived from stored records, never from request strings.
  */
 public interface VolumeManager
-    extends SnapshotOperations, SnapshotBlocks, SnapshotImages, AutoCloseable {
+    extends SnapshotOperations, SnapshotBlocks, SnapshotImages, GroupParts, AutoCloseable {
 
   /**
    * Empty once every pool is usable; otherwise which pools are not, for Probe and {@code /healthz}.
@@ -59,6 +59,14 @@ public interface VolumeManager
    * published to on this node. INVALID_ARGUMENT for a parameter the volume's backend cannot honour.
    */
   void modifyVolume(String volumeId, Map<String, String> mutableParameters);
+
+  /**
+   * The StorageClass parameters that per-volume attributes own, beside {@code pool} and {@code
+   * fsType}: the services pass them on in {@link VolumeRequest#parameters} for the engine to check.
+   */
+  default List<String> attributeParameters() {
+    return List.of();
+  }
 
   /** Capacity of every pool on this node. */
   List<PoolCapacity> capacity();

@@ -155,7 +155,7 @@ final class VolumeProvisioner {
             && existing.fsType().equals(fsType)
             && existing.source().equals(src)
             && existing.parameters().equals(nonNull(request.parameters()))
-            && existing.mutableParameters().equals(mutable(request, pool));
+            && existing.mutableParameters().equals(attributes.check(pool, request, fsType));
     if (!fits || !same) {
       throw StorageException.alreadyExists(
           "a volume named %s exists with a different capacity, type, source or parameters",
@@ -168,17 +168,13 @@ final class VolumeProvisioner {
     return existing.toVolume(VolumeCondition.HEALTHY);
   }
 
-  /** The request's mutable parameters as the volume would keep them; refused when it cannot. */
-  private java.util.Map<String, String> mutable(VolumeRequest request, Pool pool) {
-    return attributes.check(pool, nonNull(request.mutableParameters()));
-  }
-
   private static java.util.Map<String, String> nonNull(java.util.Map<String, String> map) {
     return map == null ? java.util.Map.of() : map;
   }
 
   private Volume createFrom(VolumeRequest request, Pool pool, String fsType, ContentSource source) {
-    java.util.Map<String, String> mutableParameters = mutable(request, pool); // before any reserve
+    // The attributes are checked before any reserve; the mutable ones are kept in the record.
+    java.util.Map<String, String> mutableParameters = attributes.check(pool, request, fsType);
     Origin origin = origin(source, request.accessType(), fsType, pool);
     long minimum = Sizes.minimumFor(request.accessType(), fsType);
     if (origin != null) {
@@ -277,6 +273,13 @@ final class VolumeProvisioner {
           (into, pool) -> copier.copy(image, into, pool, from == pool));
     }
     if (source instanceof ContentSource.FromVolume v) {
+      if (catalog.volume(v.volumeId()).isEmpty() && Ids.isVolumeId(v.volumeId())) {
+        // Not this node's: the node that holds it, if any, copies it over the data path.
+        var elsewhere = remote.findVolume(v.volumeId());
+        if (elsewhere.isPresent()) {
+          return remoteOrigin(elsewhere.get(), accessType, fsType, target);
+        }
+      }
       VolumeRecord volume = catalog.readyVolume(v.volumeId());
       Pool from = catalog.pool(volume.pool());
       checkCopyable(from, target, "source volume", volume.id());
@@ -290,16 +293,18 @@ final class VolumeProvisioner {
     return null;
   }
 
-  /** A snapshot of another node, checked against the request and the target pool. */
+  /**
+   * A snapshot of another node, or a volume of another node (copied as that node's point-in-time
+   * copy of it), checked against the request and the target pool.
+   */
   private Origin remoteOrigin(
       RemoteSnapshot snapshot, AccessType accessType, String fsType, Pool target) {
     remote.checkTarget(snapshot, target);
     String snapshotFs = Objects.requireNonNullElse(snapshot.fsType(), "");
-    checkCompatible(
-        snapshot.accessType(), snapshotFs, accessType, fsType, "snapshot " + snapshot.id());
+    checkCompatible(snapshot.accessType(), snapshotFs, accessType, fsType, snapshot.shown());
     return new Origin(
         snapshot.sizeBytes(),
-        "snapshot " + snapshot.id() + " on node " + snapshot.node(),
+        snapshot.shown() + " on node " + snapshot.node(),
         (into, pool) -> remote.copy(snapshot, into, pool));
   }
 

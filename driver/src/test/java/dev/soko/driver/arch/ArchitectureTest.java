@@ -20,6 +20,8 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
+import dev.soko.driver.attribute.AttributeEffects;
+import dev.soko.driver.attribute.AttributeKind;
 import dev.soko.driver.backend.Backends;
 import dev.soko.driver.backend.MountIdentity;
 import dev.soko.driver.backend.StorageTraits;
@@ -141,6 +143,29 @@ class ArchitectureTest {
         .and()
         .doNotHaveModifier(JavaModifier.ABSTRACT)
         .should(beNamedBy(Failures.class))
+        .check(DRIVER);
+  }
+
+  /**
+   * A kind of per-volume attribute (IO limits, and the kinds after it) is reached through the
+   * registry: the services and the engine never name one, except the engine's list of kinds and the
+   * IO limits' entry point that the node's wiring calls ({@code LocalVolumeManager.limitIo}). A new
+   * kind is a package of its own and one line in that list.
+   */
+  @Test
+  void theEngineReachesAttributeKindsOnlyThroughTheRegistry() {
+    noClasses()
+        .that()
+        .resideInAnyPackage("dev.soko.driver.csi..", "dev.soko.driver.volume..")
+        .and()
+        .doNotBelongToAnyOf(LocalVolumeManager.class)
+        .and()
+        .doNotHaveSimpleName("AttributeKinds")
+        .should()
+        .dependOnClassesThat(
+            assignableTo(AttributeKind.class)
+                .or(assignableTo(AttributeEffects.class))
+                .and(not(INTERFACES)))
         .check(DRIVER);
   }
 

@@ -11,14 +11,17 @@ import dev.soko.driver.model.GroupSnapshot;
 import dev.soko.driver.model.Snapshot;
 import dev.soko.driver.testing.FakeVolumeManager;
 import dev.soko.driver.testing.NodePluginApiServer;
+import dev.soko.driver.volume.SpanningGroupId;
 import dev.soko.driver.volume.StorageException;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -340,6 +343,56 @@ class NodeRequestIT extends HandoffCluster {
   }
 
   @Test
+  void aGroupOnTwoNodesGoesAcrossNodesAndItsIdFindsEachNodesPartForGetAndDelete() throws Exception {
+    String other = "node-" + NODES.incrementAndGet();
+    FakeVolumeManager here = new FakeVolumeManager().holding("vol-near");
+    FakeVolumeManager there = new FakeVolumeManager().holding("vol-far");
+    volume("vol-near");
+    volumeOn(other, "vol-far");
+    carriedOutBy(here);
+    carriedOutBy(other, there);
+    SpanningGroupId id = new SpanningGroupId("group-aaaaaaaaaaaaaaaaaaaa", List.of(node, other));
+    here.groups.put(id.id(), part(id, "snap-here", "vol-near"));
+    there.groups.put(id.id(), part(id, "snap-there", "vol-far"));
+    List<Map<String, List<String>>> asked = new ArrayList<>();
+    RemoteSnapshots remote =
+        new RemoteSnapshots(
+            owners,
+            controller(LONG),
+            Optional.of(
+                (name, byNode) -> {
+                  asked.add(byNode);
+                  return part(id, "snap-here", "vol-near");
+                }));
+
+    remote.createGroupSnapshot("across", List.of("vol-near", "vol-far"));
+
+    assertThat(asked)
+        .as("each node's members, for the coordinator; no NodeRequest for the create")
+        .containsExactly(Map.of(node, List.of("vol-near"), other, List.of("vol-far")));
+    assertThat(remote.getGroupSnapshot(id.id(), List.of("snap-there", "snap-here")).members())
+        .extracting(Snapshot::id, Snapshot::groupSnapshotId)
+        .containsExactlyInAnyOrder(tuple("snap-here", id.id()), tuple("snap-there", id.id()));
+    assertThatThrownBy(() -> remote.getGroupSnapshot(id.id(), List.of("snap-here")))
+        .isInstanceOfSatisfying(
+            StorageException.class,
+            e -> assertThat(e.reason()).isEqualTo(StorageException.Reason.INVALID_ARGUMENT));
+
+    remote.deleteGroupSnapshot(id.id(), List.of("snap-here", "snap-there"));
+
+    assertThat(here.groups).isEmpty();
+    assertThat(there.groups).isEmpty();
+    remote.deleteGroupSnapshot(id.id(), List.of()); // every part gone: succeeds
+    assertThat(requests()).as("group requests are deleted once answered").isEmpty();
+  }
+
+  private static GroupSnapshot part(SpanningGroupId id, String snapshot, String volume) {
+    Instant at = Instant.ofEpochSecond(100, 7);
+    return new GroupSnapshot(
+        id.id(), "", List.of(new Snapshot(snapshot, "", volume, 1, at, true, id.id())), at);
+  }
+
+  @Test
   void aNodesRefusalComesBackWithItsOwnCode() throws Exception {
     FakeVolumeManager engine = new FakeVolumeManager().holding("vol-here");
     volume("vol-here");
@@ -402,11 +455,15 @@ class NodeRequestIT extends HandoffCluster {
 
   /** This test's node carrying out its requests with {@code engine}. */
   void carriedOutBy(FakeVolumeManager engine) {
+    carriedOutBy(node, engine);
+  }
+
+  void carriedOutBy(String byNode, FakeVolumeManager engine) {
     NodeRequestWatch watch =
         new NodeRequestWatch(
             nodeApi,
             NodePluginApiServer.NAMESPACE,
-            node,
+            byNode,
             new LocalRequests(engine),
             Duration.ofSeconds(5),
             SHORT);

@@ -10,6 +10,8 @@ import dev.soko.driver.volume.StorageException;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,6 +49,7 @@ class SnapshotHomesIT {
   static void startServer() throws Exception {
     api = NodePluginApiServer.start();
     api.serveSnapshots();
+    api.servePersistentVolumeReads();
     admin = api.admin();
   }
 
@@ -67,7 +70,54 @@ class SnapshotHomesIT {
         (node, endpoint, id) -> {
           described.add(node + " " + endpoint + " " + id);
           return Optional.of(SnapshotHomesTest.snapshot(id, node));
+        },
+        (node, endpoint, id) -> {
+          described.add("volume " + node + " " + endpoint + " " + id);
+          return Optional.of(SnapshotHomesTest.snapshot(id, node));
         });
+  }
+
+  @Test
+  void aVolumesNodeIsTheOneItsPersistentVolumeNamesAskedAtItsEndpoint() throws Exception {
+    Assumptions.assumeTrue(
+        Files.readString(Path.of(STORAGE_NODE_CRD)).contains("dataEndpoint"),
+        "the StorageNode CRD has no dataEndpoint field yet: the API server would prune it");
+    String id = "vol-" + "d".repeat(20);
+    admin
+        .persistentVolumes()
+        .resource(
+            new PersistentVolumeBuilder()
+                .withNewMetadata()
+                .withName("pvc-clone-source")
+                .endMetadata()
+                .withNewSpec()
+                .withCapacity(Map.of("storage", new Quantity("64Mi")))
+                .withAccessModes("ReadWriteOnce")
+                .withNewCsi()
+                .withDriver(DRIVER)
+                .withVolumeHandle(id)
+                .endCsi()
+                .withNewNodeAffinity()
+                .withNewRequired()
+                .addNewNodeSelectorTerm()
+                .addNewMatchExpression()
+                .withKey("topology.soko.dev/node")
+                .withOperator("In")
+                .withValues("node-d")
+                .endMatchExpression()
+                .endNodeSelectorTerm()
+                .endRequired()
+                .endNodeAffinity()
+                .endSpec()
+                .build())
+        .create();
+    node("node-d");
+    storageNode("node-d", ENDPOINT);
+    SnapshotHomes homes = homes();
+
+    assertThat(homes.findVolume(id)).map(RemoteSnapshot::node).hasValue("node-d");
+    assertThat(described).containsExactly("volume node-d " + ENDPOINT + " " + id);
+    assertThat(homes.findVolume("vol-" + "n".repeat(20))).as("no PV names it").isEmpty();
   }
 
   @Test

@@ -32,6 +32,7 @@ class SnapshotHomesTest {
   @TempDir Path dir;
   ApiServerFake api;
   final List<Map<String, Object>> contents = new ArrayList<>();
+  final List<Map<String, Object>> volumes = new ArrayList<>();
   final Map<String, String> nodes = new LinkedHashMap<>();
   final Map<String, String> storageNodes = new LinkedHashMap<>();
   final List<String> described = new CopyOnWriteArrayList<>();
@@ -49,6 +50,10 @@ class SnapshotHomesTest {
             "soko",
             (node, endpoint, id) -> {
               described.add(node + " " + endpoint + " " + id);
+              return Optional.of(snapshot(id, node));
+            },
+            (node, endpoint, id) -> {
+              described.add("volume " + node + " " + endpoint + " " + id);
               return Optional.of(snapshot(id, node));
             });
   }
@@ -72,6 +77,17 @@ class SnapshotHomesTest {
       }
       return new Answer(
           200, Json.write(Map.of("metadata", meta, "items", contents.subList(from, to))));
+    }
+    if (uri.startsWith(SnapshotHomes.VOLUMES + "?")) {
+      int from =
+          uri.contains("continue=") ? Integer.parseInt(uri.replaceAll(".*continue=", "")) : 0;
+      int to = Math.min(volumes.size(), from + 2);
+      Map<String, Object> meta = new LinkedHashMap<>();
+      if (to < volumes.size()) {
+        meta.put("continue", Integer.toString(to));
+      }
+      return new Answer(
+          200, Json.write(Map.of("metadata", meta, "items", volumes.subList(from, to))));
     }
     if (uri.startsWith("/api/v1/nodes/")) {
       String body = nodes.get(uri.substring("/api/v1/nodes/".length()));
@@ -105,6 +121,32 @@ class SnapshotHomesTest {
       content.put("status", Map.of("snapshotHandle", statusHandle));
     }
     return content;
+  }
+
+  /** A PersistentVolume of {@code driver} for {@code handle}, pinned to {@code node}. */
+  static Map<String, Object> volume(String name, String driver, String handle, String node) {
+    Map<String, Object> spec = new LinkedHashMap<>();
+    spec.put("csi", Map.of("driver", driver, "volumeHandle", handle));
+    if (node != null) {
+      spec.put(
+          "nodeAffinity",
+          Map.of(
+              "required",
+              Map.of(
+                  "nodeSelectorTerms",
+                  List.of(
+                      Map.of(
+                          "matchExpressions",
+                          List.of(
+                              Map.of(
+                                  "key",
+                                  "topology.soko.dev/node",
+                                  "operator",
+                                  "In",
+                                  "values",
+                                  List.of(node))))))));
+    }
+    return Map.of("metadata", Map.of("name", name), "spec", spec);
   }
 
   void nodeUp(String node, String endpoint) {
@@ -230,6 +272,54 @@ class SnapshotHomesTest {
             "cannot find which node holds snapshot "
                 + ID
                 + ": could not list the VolumeSnapshotContents (HTTP 403");
+  }
+
+  static final String VOLUME = "vol-elsewhereelsewhereel";
+
+  @Test
+  void aVolumesNodeIsTheOneItsPersistentVolumesAffinityNamesAndIsAskedAtItsEndpoint() {
+    for (int i = 0; i < 3; i++) {
+      volumes.add(volume("pv-" + i, DRIVER, "vol-" + Integer.toString(i).repeat(20), "node-3"));
+    }
+    volumes.add(volume("pv-other-driver", "other.csi.example", VOLUME, "node-9"));
+    volumes.add(volume("pv-clone-source", DRIVER, VOLUME, "node-2"));
+    nodeUp("node-2", ENDPOINT);
+
+    Optional<RemoteSnapshot> found = homes.findVolume(VOLUME);
+
+    assertThat(found).map(RemoteSnapshot::node).hasValue("node-2");
+    assertThat(described).containsExactly("volume node-2 " + ENDPOINT + " " + VOLUME);
+    assertThat(api.seen)
+        .extracting(ApiServerFake.Request::uri)
+        .filteredOn(uri -> uri.startsWith(SnapshotHomes.VOLUMES))
+        .as("every page until the PV is found")
+        .hasSize(3);
+  }
+
+  @Test
+  void aVolumeNoPersistentVolumeNamesOrOneOfThisNodeIsNotFoundElsewhere() {
+    assertThat(homes.findVolume(VOLUME)).isEmpty();
+    volumes.add(volume("pv-mine", DRIVER, VOLUME, "node-1"));
+    assertThat(homes.findVolume(VOLUME)).isEmpty();
+    volumes.clear();
+    volumes.add(volume("pv-unpinned", DRIVER, VOLUME, null));
+    assertThat(homes.findVolume(VOLUME)).isEmpty();
+    assertThat(described).isEmpty();
+  }
+
+  @Test
+  void aVolumeWhoseNodeIsGoneIsUnavailableInPlainWords() {
+    volumes.add(volume("pv-clone-source", DRIVER, VOLUME, "node-2"));
+    StorageException e =
+        catchThrowableOfType(StorageException.class, () -> homes.findVolume(VOLUME));
+    assertThat(e.reason()).isEqualTo(StorageException.Reason.UNAVAILABLE);
+    assertThat(e.getMessage())
+        .isEqualTo(
+            "volume "
+                + VOLUME
+                + " is on node node-2, which is gone (its Node object no longer exists); its data"
+                + " cannot be copied");
+    assertThat(described).isEmpty();
   }
 
   static RemoteSnapshot snapshot(String id, String node) {

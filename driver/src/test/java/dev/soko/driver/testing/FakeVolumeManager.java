@@ -49,6 +49,10 @@ public final class FakeVolumeManager implements VolumeManager {
   public int lastListMax = -1;
   public SnapshotFilter lastSnapshotFilter;
   public Map<String, String> lastModify;
+
+  /** The StorageClass parameters its per-volume attributes own; none unless a test sets some. */
+  public List<String> attributeParameters = List.of();
+
   public long[] lastExpand;
   public boolean expandNowLeavesNodeWork;
   public Path lastPath;
@@ -192,6 +196,15 @@ public final class FakeVolumeManager implements VolumeManager {
     return page(matching, startingToken, maxEntries);
   }
 
+  @Override
+  public GroupSnapshot takeGroupPart(
+      String name,
+      dev.soko.driver.volume.SpanningGroupId id,
+      List<String> sourceVolumeIds,
+      dev.soko.driver.volume.FreezeGate gate) {
+    throw new UnsupportedOperationException("a group across nodes is not faked");
+  }
+
   /** Every source must exist; the group's members are new snapshots of them. */
   @Override
   public GroupSnapshot createGroupSnapshot(String name, List<String> sourceVolumeIds) {
@@ -290,6 +303,11 @@ public final class FakeVolumeManager implements VolumeManager {
     maybeFail();
     lastExpand = new long[] {requiredBytes, limitBytes};
     return new ExpandResult(requiredBytes, expandNowLeavesNodeWork);
+  }
+
+  @Override
+  public List<String> attributeParameters() {
+    return attributeParameters;
   }
 
   @Override

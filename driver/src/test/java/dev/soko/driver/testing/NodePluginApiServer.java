@@ -42,6 +42,7 @@ public final class NodePluginApiServer implements AutoCloseable {
       "../crd/src/generated/crds/noderequests.soko.dev-v1.yml";
   private static final String ROLE = "soko-node:pool-report";
   private static final String SNAPSHOTTER_ROLE = "soko-node:snapshotter";
+  private static final String PV_READER_ROLE = "soko-node:provisioner";
   private static final String GROUP_SNAPSHOTTER_ROLE = "soko-controller:group-snapshotter";
 
   private final KubeAPIServer server;
@@ -131,6 +132,16 @@ public final class NodePluginApiServer implements AutoCloseable {
         "SOKO_KUBE_API", adminConfig.getMasterUrl(),
         "SOKO_KUBE_TOKEN_FILE", tokenFile.toString(),
         "SOKO_KUBE_CA_FILE", ca.toString());
+  }
+
+  /**
+   * Grants the node plugin's account the PersistentVolume reads of its provisioner ClusterRole
+   * (operator model/Rbac renders get, list, watch among them): a clone of a volume another node
+   * holds finds that node in the source's PersistentVolume under the same account.
+   */
+  public void servePersistentVolumeReads() {
+    clusterRole(
+        PV_READER_ROLE, SERVICE_ACCOUNT, rule("", "persistentvolumes", "get", "list", "watch"));
   }
 
   /**

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.soko.data.v1.DataProto.ReadReply;
 import dev.soko.data.v1.DataProto.ReadRequest;
+import dev.soko.data.v1.DataProto.VolumeRef;
 import dev.soko.data.v1.SnapshotDataGrpc;
 import dev.soko.driver.extent.ByteRange;
 import dev.soko.driver.metrics.RpcMetrics;
@@ -13,6 +14,7 @@ import dev.soko.driver.model.AccessType;
 import dev.soko.driver.volume.RemoteSnapshot;
 import dev.soko.driver.volume.StorageException;
 import dev.soko.driver.volume.StorageException.Reason;
+import io.grpc.Context;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -249,6 +251,97 @@ class DataServerTest {
             reader("controller", ca, Roles.CONTROLLER)
                 .describe("node-a", server.endpoint(), "snap-1"))
         .isPresent();
+  }
+
+  @Test
+  void aNodeClonesAVolumeFromItsReadCopyWhichGoesWhenTheStreamEnds() throws Exception {
+    images.addVolume(
+        "vol-1",
+        dir.resolve("snap-1.img"),
+        SIZE,
+        List.of(new ByteRange(0, 2 * MIB + 4096), new ByteRange(10 * MIB, 4096)));
+    SnapshotReader reader = reader("node-b", ca, Roles.NODE);
+    RemoteSnapshot volume =
+        reader.describeVolume("node-a", server.endpoint(), "vol-1").orElseThrow();
+    Path copy = dir.resolve("clone.img");
+
+    volume.copyTo(copy);
+
+    assertThat(volume.ofVolume()).isTrue();
+    assertThat(volume.shown()).isEqualTo("volume vol-1");
+    assertThat(volume.sizeBytes()).isEqualTo(SIZE);
+    assertThat(Files.mismatch(copy, dir.resolve("snap-1.img"))).isEqualTo(-1);
+    assertThat(images.copiesMade).hasValue(1);
+    await(() -> images.copiesRemoved.get() == 1);
+    assertThat(reader.describeVolume("node-a", server.endpoint(), "vol-unknown")).isEmpty();
+  }
+
+  @Test
+  void onlyNodesMayReadVolumes() throws Exception {
+    images.addVolume("vol-1", dir.resolve("snap-1.img"), SIZE, List.of());
+    StorageException denied =
+        catchThrowableOfType(
+            StorageException.class,
+            () ->
+                reader("controller", ca, Roles.CONTROLLER)
+                    .describeVolume("node-a", server.endpoint(), "vol-1"));
+    assertThat(denied.reason()).isEqualTo(Reason.FAILED_PRECONDITION);
+    assertThat(denied.getMessage()).contains("soko-controller", "DescribeVolume");
+
+    DataTls tls =
+        DataTls.load(TestCertificates.directory(dir.resolve("raw"), ca, Roles.CONTROLLER));
+    closing.add(tls);
+    ManagedChannel channel =
+        NettyChannelBuilder.forTarget(server.endpoint(), tls.channelCredentials()).build();
+    closing.add(channel::shutdownNow);
+    Iterator<ReadReply> read =
+        SnapshotDataGrpc.newBlockingStub(channel)
+            .readVolume(VolumeRef.newBuilder().setVolumeId("vol-1").build());
+    assertThatThrownBy(read::hasNext)
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED));
+    assertThat(images.copiesMade).as("no copy made for a refused caller").hasValue(0);
+  }
+
+  @Test
+  void aReadOfAVolumeCancelledMidStreamRemovesItsCopy() throws Exception {
+    addLarge();
+    images.addVolume(
+        "vol-large", dir.resolve("large.img"), LARGE, List.of(new ByteRange(0, LARGE)));
+    DataTls tls = DataTls.load(TestCertificates.directory(dir.resolve("raw"), ca, Roles.NODE));
+    closing.add(tls);
+    ManagedChannel channel =
+        NettyChannelBuilder.forTarget(server.endpoint(), tls.channelCredentials())
+            .maxInboundMessageSize(SnapshotReader.MAX_REPLY_BYTES)
+            .build();
+    closing.add(channel::shutdownNow);
+    Context.CancellableContext call = Context.current().withCancellation();
+    call.run(
+        () -> {
+          Iterator<ReadReply> read =
+              SnapshotDataGrpc.newBlockingStub(channel)
+                  .readVolume(VolumeRef.newBuilder().setVolumeId("vol-large").build());
+          read.next();
+          read.next();
+        });
+    assertThat(images.copiesMade).hasValue(1);
+    assertThat(images.copiesRemoved).as("still read").hasValue(0);
+
+    call.cancel(null);
+
+    await(() -> images.copiesRemoved.get() == 1);
+  }
+
+  /**
+   * Waits up to ten seconds for {@code done}: the server sees a cancel a moment after it is sent.
+   */
+  static void await(java.util.function.BooleanSupplier done) throws InterruptedException {
+    long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (!done.getAsBoolean() && System.nanoTime() < until) {
+      Thread.sleep(20);
+    }
+    assertThat(done.getAsBoolean()).as("done within ten seconds").isTrue();
   }
 
   @Test

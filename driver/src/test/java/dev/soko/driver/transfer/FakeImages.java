@@ -4,9 +4,11 @@ import dev.soko.driver.extent.ByteRange;
 import dev.soko.driver.extent.RangeCursor;
 import dev.soko.driver.model.AccessType;
 import dev.soko.driver.volume.BlockStream;
+import dev.soko.driver.volume.ReadCopy;
 import dev.soko.driver.volume.SnapshotImage;
 import dev.soko.driver.volume.SnapshotImages;
 import dev.soko.driver.volume.StorageException;
+import dev.soko.driver.volume.VolumeImage;
 import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.List;
@@ -15,7 +17,10 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** Snapshot images in plain files, with their allocated ranges said by the test. */
+/**
+ * Snapshot images in plain files, with their allocated ranges said by the test; volumes likewise,
+ * whose read copy is their file as it is, counted when made and when removed.
+ */
 final class FakeImages implements SnapshotImages {
   private record Held(SnapshotImage image, List<ByteRange> ranges) {}
 
@@ -29,6 +34,51 @@ final class FakeImages implements SnapshotImages {
   void add(String id, Path file, long sizeBytes, List<ByteRange> ranges) {
     held.put(
         id, new Held(new SnapshotImage(id, "fast", sizeBytes, AccessType.BLOCK, "", file), ranges));
+  }
+
+  /** Read copies made, and removed (their blocks closed). */
+  final java.util.concurrent.atomic.AtomicInteger copiesMade =
+      new java.util.concurrent.atomic.AtomicInteger();
+
+  final java.util.concurrent.atomic.AtomicInteger copiesRemoved =
+      new java.util.concurrent.atomic.AtomicInteger();
+
+  private final Map<String, Held> volumes = new ConcurrentHashMap<>();
+
+  void addVolume(String id, Path file, long sizeBytes, List<ByteRange> ranges) {
+    volumes.put(
+        id, new Held(new SnapshotImage(id, "fast", sizeBytes, AccessType.BLOCK, "", file), ranges));
+  }
+
+  @Override
+  public VolumeImage volumeImage(String volumeId) {
+    Held h = volumes.get(volumeId);
+    if (h == null) {
+      throw StorageException.notFound("volume %s does not exist", volumeId);
+    }
+    return new VolumeImage(volumeId, "fast", h.image().sizeBytes(), AccessType.BLOCK, "");
+  }
+
+  @Override
+  public ReadCopy readCopy(String volumeId) {
+    VolumeImage facts = volumeImage(volumeId);
+    Held h = volumes.get(volumeId);
+    copiesMade.incrementAndGet();
+    Iterator<ByteRange> ranges = h.ranges().iterator();
+    RangeCursor cursor =
+        new RangeCursor() {
+          @Override
+          public Optional<ByteRange> next() {
+            return ranges.hasNext() ? Optional.of(ranges.next()) : Optional.empty();
+          }
+
+          @Override
+          public void close() {
+            copiesRemoved.incrementAndGet();
+          }
+        };
+    return new ReadCopy(
+        facts, h.image().path(), new BlockStream(facts.sizeBytes(), cursor, Optional::empty));
   }
 
   void delete(String id) {

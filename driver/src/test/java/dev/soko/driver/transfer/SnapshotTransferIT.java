@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import csi.v1.Csi;
 import csi.v1.SnapshotMetadataGrpc;
+import dev.soko.data.v1.DataProto.ReadReply;
+import dev.soko.data.v1.DataProto.VolumeRef;
+import dev.soko.data.v1.SnapshotDataGrpc;
 import dev.soko.driver.config.DriverConfig;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.exec.Exec;
@@ -21,10 +24,12 @@ import dev.soko.driver.volume.HostFixture;
 import dev.soko.driver.volume.LocalVolumeManager;
 import dev.soko.driver.volume.PublishRequest;
 import dev.soko.driver.volume.RemoteSnapshot;
+import dev.soko.driver.volume.RemoteSnapshots;
 import dev.soko.driver.volume.StageRequest;
 import dev.soko.driver.volume.StorageException;
 import dev.soko.driver.volume.StorageException.Reason;
 import dev.soko.driver.volume.VolumeRequest;
+import io.grpc.Context;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.Status;
@@ -43,6 +48,7 @@ import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -62,6 +68,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * devices): node A's engine holds block volumes written through their loop devices and snapshotted
  * on an XFS pool; node B's reader copies them through Describe and Read over mutual TLS with
  * certificates made here; the controller's relay answers SnapshotMetadata calls from node A's port.
+ * Node B's engine clones node A's mounted volumes through DescribeVolume and ReadVolume.
  */
 class SnapshotTransferIT {
   static final long MIB = HostFixture.MIB;
@@ -82,18 +89,23 @@ class SnapshotTransferIT {
   static void twoNodes() throws Exception {
     ca = TestCertificates.ca("soko-data-ca");
     nodeA = host.open();
-    Path poolB = Files.createDirectories(host.base.resolve("pool-b"));
     nodeB =
-        LocalVolumeManager.open(
-            DriverConfig.node(
-                "csi.soko.dev",
-                "node-b",
-                "unix:///tmp/unused-b.sock",
-                List.of(
-                    new PoolConfig(
-                        "b", poolB, 1024 * MIB, 1.0, new LinkedHashSet<>(List.of("ext4", "xfs")))),
-                List.of(host.kubelet),
-                64));
+        SecondNode.open(
+            host,
+            "node-b",
+            "b",
+            new RemoteSnapshots() {
+              // Node A holds every snapshot and volume node B does not: as the locator finds them.
+              @Override
+              public Optional<RemoteSnapshot> find(String snapshotId) {
+                return readerB.describe("node-a", portA.endpoint(), snapshotId);
+              }
+
+              @Override
+              public Optional<RemoteSnapshot> findVolume(String volumeId) {
+                return readerB.describeVolume("node-a", portA.endpoint(), volumeId);
+              }
+            });
     tlsA = DataTls.load(TestCertificates.directory(host.base.resolve("tls-a"), ca, Roles.NODE));
     tlsB = DataTls.load(TestCertificates.directory(host.base.resolve("tls-b"), ca, Roles.NODE));
     portA = DataServer.start("127.0.0.1:0", tlsA, nodeA, nodeA, "node-a", RpcMetrics.NONE);
@@ -204,6 +216,141 @@ class SnapshotTransferIT {
     assertThat(poolFiles(host.xfsPool)).isEqualTo(before);
     // Node B holds no such snapshot, and says so.
     assertThat(readerB.describe("node-b", portB.endpoint(), snapshot.id())).isEmpty();
+  }
+
+  /** A mounted ext4 volume of node A of 64 MiB holding a file of {@code bytes}, with its path. */
+  static Path mountedVolume(String name, int bytes) throws IOException {
+    Volume v =
+        nodeA.createVolume(
+            new VolumeRequest(
+                name,
+                64 * MIB,
+                0,
+                "xfs",
+                AccessType.FILESYSTEM,
+                "ext4",
+                ContentSource.EMPTY,
+                Map.of()));
+    Path staging = host.kubelet.resolve("plugins/csi.soko.dev/staging/" + name);
+    Path target = host.kubelet.resolve("pods/pod-" + name + "/volumes/" + name + "/mount");
+    nodeA.stage(new StageRequest(v.id(), staging, v.accessType(), "ext4", List.of()));
+    nodeA.publish(new PublishRequest(v.id(), staging, target, false, v.accessType(), List.of()));
+    Path file = target.resolve("data.bin");
+    Files.createFile(file);
+    write(file, 0, bytes);
+    return file;
+  }
+
+  /** The read copies in node A's pool: none once every read has ended. */
+  static List<Path> readCopiesOfA() throws IOException {
+    try (Stream<Path> files = Files.walk(host.xfsPool)) {
+      return files.filter(p -> p.getFileName().toString().startsWith("readcopy-")).toList();
+    }
+  }
+
+  static long availableOfA() {
+    return nodeA.capacity().stream()
+        .filter(p -> p.pool().equals("xfs"))
+        .findFirst()
+        .orElseThrow()
+        .availableBytes();
+  }
+
+  @Test
+  void aMountedVolumeIsClonedOnAnotherNodeWithItsFileAndNoCopyIsLeftBehind() throws Exception {
+    Path file = mountedVolume("live", (int) (24 * MIB));
+    String expected = sha256(file);
+    long available = availableOfA();
+
+    Volume clone =
+        nodeB.createVolume(
+            new VolumeRequest(
+                "live-clone",
+                32 * MIB,
+                0,
+                "b",
+                AccessType.FILESYSTEM,
+                "ext4",
+                new ContentSource.FromVolume(volumeId("live")),
+                Map.of()));
+
+    assertThat(clone.capacityBytes()).as("as large as its source").isEqualTo(64 * MIB);
+    assertThat(readCopiesOfA()).as("the read copy is gone").isEmpty();
+    assertThat(availableOfA()).as("its space given back").isEqualTo(available);
+    Path staging = host.kubelet.resolve("plugins/csi.soko.dev/staging/live-clone");
+    nodeB.stage(new StageRequest(clone.id(), staging, AccessType.FILESYSTEM, "ext4", List.of()));
+    try {
+      assertThat(sha256(staging.resolve("data.bin")))
+          .as("the file written on node A reads the same on node B")
+          .isEqualTo(expected);
+    } finally {
+      nodeB.unstage(clone.id(), staging);
+    }
+  }
+
+  @Test
+  void aReadOfAVolumeCancelledMidStreamLeavesNoCopy() throws Exception {
+    mountedVolume("cancelled", (int) (24 * MIB));
+    ManagedChannel channel =
+        NettyChannelBuilder.forTarget(portA.endpoint(), tlsB.channelCredentials())
+            .maxInboundMessageSize(SnapshotReader.MAX_REPLY_BYTES)
+            .build();
+    Context.CancellableContext call = Context.current().withCancellation();
+    try {
+      call.run(
+          () -> {
+            Iterator<ReadReply> read =
+                SnapshotDataGrpc.newBlockingStub(channel)
+                    .readVolume(VolumeRef.newBuilder().setVolumeId(volumeId("cancelled")).build());
+            read.next();
+            read.next();
+          });
+      assertThat(readCopiesOfA()).as("the copy exists while it is read").hasSize(1);
+
+      call.cancel(null);
+
+      long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      while (!readCopiesOfA().isEmpty() && System.nanoTime() < until) {
+        Thread.sleep(20);
+      }
+      assertThat(readCopiesOfA()).as("removed once the reader cancelled").isEmpty();
+    } finally {
+      channel.shutdownNow();
+    }
+  }
+
+  @Test
+  void aCopyLeftByACrashMidReadIsRemovedAtTheNextStart() throws Exception {
+    Path pool = Files.createDirectories(host.base.resolve("pool-crash"));
+    DriverConfig config =
+        DriverConfig.node(
+            "csi.soko.dev",
+            "node-c",
+            "unix:///tmp/unused-c.sock",
+            List.of(new PoolConfig("c", pool, 512 * MIB, 1.0, new LinkedHashSet<>(List.of("xfs")))),
+            List.of(host.kubelet),
+            8);
+    Path left;
+    try (LocalVolumeManager nodeC = LocalVolumeManager.open(config)) {
+      Volume v =
+          nodeC.createVolume(
+              new VolumeRequest(
+                  "crashed",
+                  64 * MIB,
+                  0,
+                  "c",
+                  AccessType.BLOCK,
+                  "",
+                  ContentSource.EMPTY,
+                  Map.of()));
+      // What ReadVolume holds while it streams; the process dies before the stream ends.
+      left = nodeC.readCopy(v.id()).path();
+    }
+    assertThat(left).exists();
+    try (LocalVolumeManager restarted = LocalVolumeManager.open(config)) {
+      assertThat(left).as("removed by the restart's recovery").doesNotExist();
+      assertThat(restarted.capacity().get(0).availableBytes()).isEqualTo(512 * MIB - 64 * MIB);
+    }
   }
 
   @Test
@@ -319,6 +466,12 @@ class SnapshotTransferIT {
 
       assertThat(refused.reason()).isEqualTo(Reason.FAILED_PRECONDITION);
       assertThat(refused.getMessage()).contains(snapshot.id(), "subvols", "another node");
+      StorageException volumeRefused =
+          catchThrowableOfType(
+              StorageException.class,
+              () -> readerB.describeVolume("node-c", portC.endpoint(), v.id()));
+      assertThat(volumeRefused.reason()).isEqualTo(Reason.FAILED_PRECONDITION);
+      assertThat(volumeRefused.getMessage()).contains(v.id(), "subvols", "another node");
     }
   }
 

@@ -2,6 +2,7 @@ package dev.soko.driver.volume;
 
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.soko.driver.attribute.AttributeRegistry;
 import dev.soko.driver.config.DriverConfig;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.exec.ExecResult;
@@ -72,6 +73,20 @@ final class EngineFixture {
         loops,
         NodeLabels.unknownBecause("not read in this test"),
         remote);
+  }
+
+  /** An engine that knows the per-volume attributes of {@code kinds}, and no others. */
+  LocalVolumeManager open(AttributeRegistry kinds) {
+    LinkedHashSet<String> fsTypes = new LinkedHashSet<>(List.of("ext4", "xfs"));
+    PoolConfig poolConfig = new PoolConfig("main", pool, capacity, 1.0, fsTypes, false, false);
+    return new LocalVolumeManager(
+        config(poolConfig, Optional.empty()),
+        exec,
+        mounter,
+        loops,
+        NodeLabels.unknownBecause("not read in this test"),
+        RemoteSnapshots.NONE,
+        kinds);
   }
 
   /** With the root-filesystem check against {@code kubeletDir}, and requireMountPoint. */

@@ -55,11 +55,26 @@ final class FakeRemoteSnapshots implements RemoteSnapshots {
     return Optional.ofNullable(held.get(snapshotId)).map(this::described);
   }
 
+  /** A volume of another node, held as a snapshot is (its ID says which it is). */
+  @Override
+  public Optional<RemoteSnapshot> findVolume(String volumeId) {
+    asked.add(volumeId);
+    if (findFails != null) {
+      throw findFails;
+    }
+    return Optional.ofNullable(held.get(volumeId)).map(this::described);
+  }
+
   private RemoteSnapshot described(Remote r) {
     return new RemoteSnapshot() {
       @Override
       public String id() {
         return r.id();
+      }
+
+      @Override
+      public boolean ofVolume() {
+        return r.id().startsWith("vol-");
       }
 
       @Override

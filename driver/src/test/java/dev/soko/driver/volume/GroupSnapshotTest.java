@@ -425,7 +425,7 @@ class GroupSnapshotTest {
   }
 
   /** No group, no member record or image, every reservation released, no lock held. */
-  private static void assertNothingLeft(EngineFixture f, LocalVolumeManager engine, long available)
+  static void assertNothingLeft(EngineFixture f, LocalVolumeManager engine, long available)
       throws IOException {
     assertThat(engine.listSnapshots(SnapshotFilter.ALL, "", 0).items()).isEmpty();
     try (Stream<Path> images = Files.list(f.pool.resolve("snapshots"));
@@ -439,7 +439,7 @@ class GroupSnapshotTest {
   }
 
   /** The fake cp copies for real and notes which filesystems were frozen while it ran. */
-  private static void copyRecordingFreezes(EngineFixture f, List<Set<Path>> frozenDuringCopies) {
+  static void copyRecordingFreezes(EngineFixture f, List<Set<Path>> frozenDuringCopies) {
     f.exec.on(
         List.of("cp"),
         command -> {

@@ -2,8 +2,11 @@ package dev.soko.operator.cli;
 
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.operator.model.ClusterFacts;
+import dev.soko.operator.model.DataTls;
 import dev.soko.operator.model.DesiredState;
 import dev.soko.operator.model.KubernetesVersion;
+import dev.soko.operator.model.Names;
+import dev.soko.operator.model.SnapshotMetadata;
 import dev.soko.operator.model.SpecValidator;
 import dev.soko.operator.model.VersionsTable;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -23,7 +26,9 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "render",
     mixinStandardHelpOptions = true,
-    description = "Print every object the operator would apply, as YAML, without a cluster.")
+    description =
+        "Print every object the operator would apply, as YAML, without a cluster; the Secrets"
+            + " and objects that hold keys or the CA are issued at run time and not printed.")
 public final class RenderCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "FILE", description = "StorageCluster YAML ('-' = stdin)")
   String file;
@@ -85,6 +90,27 @@ public final class RenderCommand implements Callable<Integer> {
     for (HasMetadata object : desired.all()) {
       out.print(Serialization.asYaml(object));
     }
+    err.println(leftOut(desired, sc.getSpec().getDriver().getName()));
     return 0;
+  }
+
+  /**
+   * What the render does not print: the objects that hold keys or the CA, which the operator issues
+   * at run time (docs/operations.md, "The data path's certificates").
+   */
+  static String leftOut(DesiredState desired, String driver) {
+    Names n = desired.names();
+    String note =
+        "note: not printed, issued at run time by the operator's CA: Secrets "
+            + String.join(", ", DataTls.secretNames(n));
+    if (desired.changedBlockTracking().runs()) {
+      note +=
+          ", "
+              + SnapshotMetadata.secretName(n)
+              + " and the SnapshotMetadataService "
+              + driver
+              + " (its caCert)";
+    }
+    return note;
   }
 }

@@ -2,6 +2,7 @@ package dev.soko.operator.datatls;
 
 import dev.soko.operator.model.DataTls;
 import dev.soko.operator.model.Names;
+import dev.soko.operator.model.SnapshotMetadata;
 import io.fabric8.kubernetes.api.model.Secret;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
@@ -21,14 +22,28 @@ import javax.security.auth.x500.X500Principal;
  * by a new key and certificate. A new CA goes into every component's ca.crt first; an hour later
  * ({@link Authority#PROPAGATION}) it re-issues the components' certificates, and the old CA stays
  * in ca.crt until it expires, so peers holding either CA's certificate trust each other throughout.
- * The drivers re-read the mounted files, so a rotation restarts no pod.
+ * The drivers re-read the mounted files, so a rotation restarts no pod. The same CA signs the
+ * snapshot metadata sidecar's serving certificate under the same rules ({@link
+ * KeptServingCertificates}).
  */
 public final class DataTlsCertificates {
   /**
    * @param secrets the CA's Secret, then one per component
-   * @param nextChange when a certificate is next due for renewal or a retired CA expires
+   * @param dataPathChange when the CA or a component's certificate is next due for renewal, or a
+   *     retired CA expires
+   * @param serving the snapshot metadata sidecar's certificate of the same CA, for the render (its
+   *     Secret is part of the desired state, as only the render knows whether the sidecar runs)
    */
-  public record Desired(List<Secret> secrets, Instant nextChange) {}
+  public record Desired(
+      List<Secret> secrets, Instant dataPathChange, KeptServingCertificates serving) {
+    /** The next change of them all, the serving certificate's once the render asked for it. */
+    public Instant nextChange() {
+      return serving
+          .nextChange()
+          .map(s -> Authority.earliest(dataPathChange, s))
+          .orElse(dataPathChange);
+    }
+  }
 
   private final Issuer issuer;
   private final Duration resync;
@@ -43,7 +58,8 @@ public final class DataTlsCertificates {
   }
 
   /**
-   * @param observed the StorageCluster's Secrets by name, as the cache holds them
+   * @param observed the StorageCluster's Secrets by name, as the cache holds them: the data path's
+   *     and the snapshot metadata sidecar's ({@link SnapshotMetadata#secretName})
    */
   public Desired desired(Names n, Map<String, Secret> observed, Instant now) {
     Authority authority = Authority.of(stored(observed.get(n.dataCa())), now, issuer);
@@ -70,7 +86,10 @@ public final class DataTlsCertificates {
                   DataTls.CA_CERT, authority.trustBundle())));
       next = Authority.earliest(next, leaf.renewAt());
     }
-    return new Desired(secrets, next);
+    KeptServingCertificates serving =
+        new KeptServingCertificates(
+            authority, issuer, stored(observed.get(SnapshotMetadata.secretName(n))), now);
+    return new Desired(secrets, next, serving);
   }
 
   /**

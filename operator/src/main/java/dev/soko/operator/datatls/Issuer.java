@@ -11,6 +11,7 @@ import java.security.spec.ECGenParameterSpec;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
+import java.util.List;
 import javax.security.auth.x500.X500Principal;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x500.X500NameBuilder;
@@ -18,6 +19,8 @@ import org.bouncycastle.asn1.x500.style.BCStyle;
 import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
 import org.bouncycastle.asn1.x509.Extension;
+import org.bouncycastle.asn1.x509.GeneralName;
+import org.bouncycastle.asn1.x509.GeneralNames;
 import org.bouncycastle.asn1.x509.KeyPurposeId;
 import org.bouncycastle.asn1.x509.KeyUsage;
 import org.bouncycastle.cert.CertIOException;
@@ -29,8 +32,9 @@ import org.bouncycastle.operator.OperatorCreationException;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
 /**
- * Issues the data path's certificates: ECDSA P-256 keys, SHA-256 signatures, made with the JDK's
- * own providers (BouncyCastle only builds the certificate structure).
+ * Issues the operator's certificates, the data path's and the snapshot metadata sidecar's: ECDSA
+ * P-256 keys, SHA-256 signatures, made with the JDK's own providers (BouncyCastle only builds the
+ * certificate structure).
  */
 final class Issuer {
   static final Duration CA_VALIDITY = Duration.ofDays(365);
@@ -72,6 +76,29 @@ final class Issuer {
 
   /** A component's certificate, subject CN {@code commonName}, for both ends of a connection. */
   Credential leaf(Credential ca, String commonName, Instant now) {
+    return leaf(
+        ca,
+        commonName,
+        List.of(),
+        new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth},
+        now);
+  }
+
+  /**
+   * A server's certificate for the names its clients dial (subject alternative names, which TLS
+   * clients check; the CN is only a label). Server authentication only: it cannot be presented as a
+   * client, and its CN is no data path role, so it opens no data port.
+   */
+  Credential serving(Credential ca, String commonName, List<String> dnsNames, Instant now) {
+    return leaf(ca, commonName, dnsNames, new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth}, now);
+  }
+
+  private Credential leaf(
+      Credential ca,
+      String commonName,
+      List<String> dnsNames,
+      KeyPurposeId[] purposes,
+      Instant now) {
     KeyPair keys = keyPair();
     X500Name issuer = X500Name.getInstance(ca.certificate().getSubjectX500Principal().getEncoded());
     try {
@@ -80,13 +107,7 @@ final class Issuer {
           builder(issuer, name(commonName), now, LEAF_VALIDITY, keys)
               .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
               .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature))
-              .addExtension(
-                  Extension.extendedKeyUsage,
-                  false,
-                  new ExtendedKeyUsage(
-                      new KeyPurposeId[] {
-                        KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth
-                      }))
+              .addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purposes))
               .addExtension(
                   Extension.subjectKeyIdentifier,
                   false,
@@ -95,10 +116,18 @@ final class Issuer {
                   Extension.authorityKeyIdentifier,
                   false,
                   extensions.createAuthorityKeyIdentifier(ca.certificate()));
+      if (!dnsNames.isEmpty()) {
+        builder.addExtension(
+            Extension.subjectAlternativeName,
+            false,
+            new GeneralNames(
+                dnsNames.stream()
+                    .map(d -> new GeneralName(GeneralName.dNSName, d))
+                    .toArray(GeneralName[]::new)));
+      }
       return sign(builder, keys, new KeyPair(ca.certificate().getPublicKey(), ca.key()));
     } catch (CertIOException | GeneralSecurityException e) {
-      throw new IllegalStateException(
-          "cannot issue the data path's " + commonName + " certificate", e);
+      throw new IllegalStateException("cannot issue the " + commonName + " certificate", e);
     }
   }
 

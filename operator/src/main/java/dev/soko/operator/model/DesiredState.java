@@ -26,7 +26,7 @@ import java.util.List;
  * @param groupSnapshotClass null when group snapshots are off ({@link #groupSnapshotsEnabled})
  * @param changedBlockTracking whether the snapshot metadata sidecar runs, and why not
  * @param snapshotMetadata its objects besides the container ({@link SnapshotMetadata#objects});
- *     empty when it does not run
+ *     empty when it does not run, without its Secret and SnapshotMetadataService offline
  */
 public record DesiredState(
     Names names,
@@ -44,7 +44,10 @@ public record DesiredState(
     SnapshotMetadata.Verdict changedBlockTracking,
     List<HasMetadata> snapshotMetadata) {
 
-  /** A render that issues no certificate: changed block tracking must not run with it. */
+  /**
+   * The offline render ({@code soko-operator render}): no CA, so the snapshot metadata sidecar's
+   * Secret and SnapshotMetadataService are left out ({@link ServingCertificates#NONE}).
+   */
   public static DesiredState of(StorageCluster sc, VersionsTable table, ClusterFacts facts) {
     return of(sc, table, facts, ServingCertificates.NONE);
   }
@@ -57,20 +60,6 @@ public record DesiredState(
       VersionsTable table,
       ClusterFacts facts,
       ServingCertificates certificates) {
-    return of(sc, table, facts, certificates, SnapshotMetadata.CONTROLLER_SERVES_SNAPSHOT_METADATA);
-  }
-
-  /**
-   * With the controller-mode driver's SnapshotMetadata service given rather than this release's
-   * ({@link SnapshotMetadata#CONTROLLER_SERVES_SNAPSHOT_METADATA}): for tests of the render that a
-   * release serving it makes.
-   */
-  public static DesiredState of(
-      StorageCluster sc,
-      VersionsTable table,
-      ClusterFacts facts,
-      ServingCertificates certificates,
-      boolean controllerServesSnapshotMetadata) {
     StorageClusterSpec spec = sc.getSpec();
     Names n = Names.of(sc);
     ResolvedImages images = ResolvedImages.resolve(spec, table, facts.version());
@@ -81,9 +70,7 @@ public record DesiredState(
     boolean health =
         CONTROLLER_REPORTS_VOLUME_CONDITION
             && Boolean.TRUE.equals(spec.getFeatures().getVolumeHealthMonitor());
-    SnapshotMetadata.Verdict cbt =
-        SnapshotMetadata.verdict(
-            spec, facts, row, images, snapshots, controllerServesSnapshotMetadata);
+    SnapshotMetadata.Verdict cbt = SnapshotMetadata.verdict(spec, facts, row, images, snapshots);
     return new DesiredState(
         n,
         KubeletRegistration.of(spec),

@@ -66,9 +66,11 @@ final class Rbac {
                     "snapshot.storage.k8s.io",
                     List.of("volumesnapshots"),
                     List.of("get", "list", "watch", "update")),
-                // The driver, under the same account, lists them too: a restore of a snapshot
-                // its node does not hold finds the node that does by the managed-by label of
-                // the content naming it (with snapshots off as well, so no role of its own).
+                // The driver, under the same account, reads two of these: the PVs (a clone of a
+                // volume its node does not hold finds the source's node in the source PV's node
+                // affinity) and the contents below (a restore of a snapshot its node does not
+                // hold finds the node that does by the managed-by label of the content naming
+                // it), with snapshots off as well, so no role of its own.
                 rule(
                     "snapshot.storage.k8s.io",
                     List.of("volumesnapshotcontents"),

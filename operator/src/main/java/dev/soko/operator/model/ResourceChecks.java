@@ -38,6 +38,7 @@ final class ResourceChecks {
           Component.DRIVER.key(),
           Component.RESIZER.key(),
           ControllerDeployment.GROUP_SNAPSHOTTER,
+          Component.SNAPSHOT_METADATA.key(),
           Component.LIVENESS_PROBE.key());
 
   private ResourceChecks() {}

@@ -1,6 +1,7 @@
 package dev.soko.operator.model;
 
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Where a serving certificate of the operator's CA comes from. The render asks for one by subject
@@ -12,8 +13,9 @@ public interface ServingCertificates {
   /**
    * @param commonName the subject's CN
    * @param dnsNames the subject alternative names the clients connect by
+   * @return empty where no CA is at hand ({@link #NONE})
    */
-  ServingCertificate issue(String commonName, List<String> dnsNames);
+  Optional<ServingCertificate> issue(String commonName, List<String> dnsNames);
 
   /**
    * A certificate with its key and the bundle of CA certificates that verifies it, all PEM.
@@ -23,11 +25,8 @@ public interface ServingCertificates {
   record ServingCertificate(String certificate, String privateKey, String caBundle) {}
 
   /**
-   * No CA: for renders that deploy nothing that needs one. Asking it for a certificate is a
-   * programming error.
+   * No CA: the offline render ({@code soko-operator render}), which prints no key. What carries a
+   * certificate or its CA is left out of the render; the operator issues it at run time.
    */
-  ServingCertificates NONE =
-      (cn, names) -> {
-        throw new IllegalStateException("no certificate authority to issue " + cn + " with");
-      };
+  ServingCertificates NONE = (cn, names) -> Optional.empty();
 }

@@ -25,6 +25,7 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Changed block tracking for backup tools: the snapshot metadata sidecar
@@ -35,16 +36,6 @@ import java.util.Map;
  * applications to bind (docs/backups.md).
  */
 public final class SnapshotMetadata {
-  /**
-   * Whether the controller-mode driver serves the CSI SnapshotMetadata service and advertises
-   * SNAPSHOT_METADATA_SERVICE. The sidecar requires both: without them it exits after its start
-   * (pkg/sidecar/sidecar.go at v1.0.0) and restarts for ever, which would keep the controller pod
-   * from being Ready. The node-mode driver serves the service; the controller's relay to the
-   * snapshot's node does not exist yet, so nothing of changed block tracking is deployed and the
-   * status says why. The one switch to turn once the relay is there.
-   */
-  static final boolean CONTROLLER_SERVES_SNAPSHOT_METADATA = false;
-
   /** The SnapshotMetadataService CRD's resource: an add-on CRD, found by discovery. */
   public static final String API = "cbt.storage.k8s.io/v1beta1/snapshotmetadataservices";
 
@@ -97,16 +88,13 @@ public final class SnapshotMetadata {
 
   /**
    * @param snapshots whether snapshots run ({@link DesiredState#snapshotsEnabled})
-   * @param controllerServes whether the controller-mode driver serves SnapshotMetadata ({@link
-   *     #CONTROLLER_SERVES_SNAPSHOT_METADATA} outside tests)
    */
   static Verdict verdict(
       StorageClusterSpec spec,
       ClusterFacts facts,
       VersionsTable.Row row,
       ResolvedImages images,
-      boolean snapshots,
-      boolean controllerServes) {
+      boolean snapshots) {
     if (!Boolean.TRUE.equals(spec.getFeatures().getChangedBlockTracking())) {
       return new Verdict(false, "Disabled", "spec.features.changedBlockTracking is false");
     }
@@ -137,22 +125,37 @@ public final class SnapshotMetadata {
               + CBT_GROUP
               + ") to turn it on");
     }
-    if (!controllerServes) {
+    if (!controllerServes(images)) {
       return new Verdict(
           false,
           "DriverNotServing",
-          "this release's controller-mode driver does not serve the CSI SnapshotMetadata"
-              + " service yet, which the sidecar requires");
+          "the driver image "
+              + images.get(Component.DRIVER)
+              + " is a release whose controller-mode driver does not serve the CSI"
+              + " SnapshotMetadata service, which the sidecar requires");
     }
     return new Verdict(
         true, "Running", "csi-snapshot-metadata serves " + CBT_GROUP + " in the controller pod");
+  }
+
+  /**
+   * Whether the controller-mode driver serves the CSI SnapshotMetadata service and advertises
+   * SNAPSHOT_METADATA_SERVICE: a driver of the release with the data path relays the calls to the
+   * snapshot's node over it (the relay comes with the data path's certificates, which the render
+   * mounts for that release, and with SOKO_STORAGE_CLUSTER). The sidecar requires both: without
+   * them it exits after its start (pkg/sidecar/sidecar.go at v1.0.0) and restarts for ever, which
+   * would keep the controller pod from being Ready; so an older pinned driver gets no sidecar.
+   */
+  static boolean controllerServes(ResolvedImages images) {
+    return DataTls.rendered(images);
   }
 
   static String serviceName(Names n) {
     return n.workload(COMPONENT);
   }
 
-  static String secretName(Names n) {
+  /** The sidecar's TLS Secret: tls.crt, tls.key and the CA bundle in ca.crt. */
+  public static String secretName(Names n) {
     return n.workload(COMPONENT + "-tls");
   }
 
@@ -222,15 +225,19 @@ public final class SnapshotMetadata {
 
   /**
    * Everything but the container: the TLS Secret, the Service, the SnapshotMetadataService object,
-   * the sidecar's RBAC and the backup applications' ClusterRole.
+   * the sidecar's RBAC and the backup applications' ClusterRole. Without a CA ({@link
+   * ServingCertificates#NONE}, the offline render) the Secret and the SnapshotMetadataService,
+   * which carry the certificate and its CA, are left out.
    */
   static List<HasMetadata> objects(
       Names n, StorageClusterSpec spec, ServingCertificates certificates) {
-    ServingCertificates.ServingCertificate cert = certificates.issue(host(n), dnsNames(n));
+    Optional<ServingCertificates.ServingCertificate> cert =
+        certificates.issue(host(n), dnsNames(n));
     List<HasMetadata> out = new ArrayList<>();
-    out.add(secret(n, cert));
+    cert.ifPresent(c -> out.add(secret(n, c)));
     out.add(service(n));
-    out.add(snapshotMetadataService(n, spec.getDriver().getName(), cert.caBundle()));
+    cert.ifPresent(
+        c -> out.add(snapshotMetadataService(n, spec.getDriver().getName(), c.caBundle())));
     out.add(clusterRole(n, COMPONENT, sidecarRules()));
     out.add(
         new ClusterRoleBindingBuilder()

@@ -9,6 +9,7 @@ import dev.soko.operator.datatls.DataTlsCertificates;
 import dev.soko.operator.model.ClusterFacts;
 import dev.soko.operator.model.Compatibility;
 import dev.soko.operator.model.DesiredState;
+import dev.soko.operator.model.Names;
 import dev.soko.operator.model.SpecValidator;
 import dev.soko.operator.model.VersionsTable;
 import dev.soko.operator.nodeloss.NodeLoss;
@@ -132,11 +133,11 @@ public final class StorageClusterReconciler
 
     ClusterFacts facts = observer.facts(sc, cache);
     cache.follow(facts);
-    DesiredState desired = DesiredState.of(sc, table, facts);
+    Names names = Names.of(sc);
     Instant issuedAt = Instant.now();
     DataTlsCertificates.Desired certificates =
-        dataTls.desired(
-            desired.names(), ClusterObserver.dataTlsSecrets(desired.names(), cache), issuedAt);
+        dataTls.desired(names, ClusterObserver.dataTlsSecrets(names, cache), issuedAt);
+    DesiredState desired = DesiredState.of(sc, table, facts, certificates.serving());
     List<HasMetadata> objects = applyDesired(sc, desired, certificates.secrets(), facts, cache);
 
     // Observe what the apply left: reads only.

@@ -49,6 +49,25 @@ class RenderCommandTest {
     assertThat(yaml).contains("image: \"sig-storage/csi-provisioner:v6.4.0\"");
   }
 
+  /**
+   * Keys and the CA are issued at run time: the render prints the snapshot metadata sidecar and its
+   * Service but not its Secret nor the SnapshotMetadataService (whose caCert is the CA), and says
+   * so beside the data path's Secrets.
+   */
+  @Test
+  void printsNoKeyAndSaysWhatItLeavesOut() throws Exception {
+    assertThat(render(sample(null).toString(), "1.34")).isZero();
+    String yaml = out.toString(StandardCharsets.UTF_8);
+    assertThat(yaml)
+        .contains("name: \"csi-snapshot-metadata\"", "name: \"fast-snapshot-metadata\"")
+        .doesNotContain("kind: \"Secret\"", "SnapshotMetadataService", "caCert", "PRIVATE KEY");
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .isEqualTo(
+            "note: not printed, issued at run time by the operator's CA: Secrets fast-data-ca,"
+                + " fast-node-data-tls, fast-controller-data-tls, fast-snapshot-metadata-tls and"
+                + " the SnapshotMetadataService fast.csi.soko.dev (its caCert)\n");
+  }
+
   private Path sample(String driverRegistration) throws Exception {
     String yaml;
     try (var in = getClass().getResourceAsStream("/storagecluster-sample.yaml")) {

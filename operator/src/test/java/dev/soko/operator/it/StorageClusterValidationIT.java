@@ -703,6 +703,7 @@ class StorageClusterValidationIT {
             + "    soko-driver: {limits: {memory: 256Mi}}\n"
             + "    csi-resizer: {requests: {cpu: 5m}}\n"
             + "    csi-group-snapshotter: {limits: {memory: 64Mi}}\n"
+            + "    csi-snapshot-metadata: {limits: {memory: 64Mi}}\n"
             + "    liveness-probe: {requests: {cpu: 5m}}\n"
             + "pools: [{name: a, path: /var/lib/soko/a, capacity: 1Ti}, {name: b, path:"
             + " /var/lib/soko/b2, capacity: '0.5Gi'}]";
@@ -713,7 +714,8 @@ class StorageClusterValidationIT {
             "\"liveness-probe\"",
             "\"node-driver-registrar\"",
             "\"csi-resizer\"",
-            "\"csi-group-snapshotter\"");
+            "\"csi-group-snapshotter\"",
+            "\"csi-snapshot-metadata\"");
   }
 
   /**

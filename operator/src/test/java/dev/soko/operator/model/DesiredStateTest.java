@@ -224,8 +224,9 @@ class DesiredStateTest {
     PodSpec pod = desired(sc, "1.34").controllerDeployment().getSpec().getTemplate().getSpec();
     assertThat(pod.getContainers())
         .extracting(Container::getName)
-        .as("offline every API counts as served: the group snapshotter too")
-        .containsExactly("soko-driver", "csi-resizer", "csi-group-snapshotter");
+        .as("offline every API counts as served: the group snapshotter and changed block tracking")
+        .containsExactly(
+            "soko-driver", "csi-resizer", "csi-group-snapshotter", "csi-snapshot-metadata");
     assertThat(container(pod, "soko-driver").getArgs()).contains("--mode=controller");
     assertThat(container(pod, "csi-resizer").getArgs())
         .contains("--leader-election=true", "--leader-election-namespace=soko-fast");
@@ -637,6 +638,35 @@ class DesiredStateTest {
         .filteredOn(o -> o.getMetadata().getName().endsWith(":pool-report"))
         .extracting(HasMetadata::getKind)
         .containsExactly("ClusterRole", "ClusterRoleBinding");
+  }
+
+  @Test
+  void theNodePluginReadsPersistentVolumesToFindTheNodeOfACloneOnAnotherNodesSource() {
+    List<HasMetadata> rbac = desired(Fixtures.sample(), "1.34").rbac();
+    java.util.Set<String> nodeRoles =
+        rbac.stream()
+            .filter(o -> o instanceof io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding)
+            .map(io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding.class::cast)
+            .filter(
+                b ->
+                    b.getSubjects().stream()
+                        .anyMatch(
+                            s ->
+                                "ServiceAccount".equals(s.getKind())
+                                    && s.getName().endsWith("-node")))
+            .map(b -> b.getRoleRef().getName())
+            .collect(java.util.stream.Collectors.toSet());
+    assertThat(
+            rbac.stream()
+                .filter(
+                    o -> o instanceof ClusterRole && nodeRoles.contains(o.getMetadata().getName()))
+                .flatMap(o -> ((ClusterRole) o).getRules().stream())
+                .filter(
+                    r ->
+                        r.getApiGroups().equals(List.of(""))
+                            && r.getResources().contains("persistentvolumes")))
+        .as("a rule of a ClusterRole bound to the node plugin's account")
+        .anySatisfy(r -> assertThat(r.getVerbs()).contains("get", "list", "watch"));
   }
 
   @Test

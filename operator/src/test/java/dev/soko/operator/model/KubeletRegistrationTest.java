@@ -88,7 +88,8 @@ class KubeletRegistrationTest {
     PodSpec pod = controllerPod(desired(Fixtures.sample(), "1.34"));
     assertThat(pod.getContainers())
         .extracting(Container::getName)
-        .containsExactly("soko-driver", "csi-resizer", "csi-group-snapshotter");
+        .containsExactly(
+            "soko-driver", "csi-resizer", "csi-group-snapshotter", "csi-snapshot-metadata");
     Container driver = container(pod, "soko-driver");
     assertThat(driver.getArgs())
         .contains("--health-address=0.0.0.0:9808")
@@ -175,7 +176,12 @@ class KubeletRegistrationTest {
     PodSpec pod = controllerPod(desired(sidecars(), "1.34"));
     assertThat(pod.getContainers())
         .extracting(Container::getName)
-        .containsExactly("soko-driver", "csi-resizer", "csi-group-snapshotter", "liveness-probe");
+        .containsExactly(
+            "soko-driver",
+            "csi-resizer",
+            "csi-group-snapshotter",
+            "liveness-probe",
+            "csi-snapshot-metadata");
     assertThat(container(pod, "soko-driver").getArgs())
         .noneMatch(a -> a.startsWith("--health-address"));
     assertThat(container(pod, "liveness-probe").getArgs()).contains("--http-endpoint=:9808");

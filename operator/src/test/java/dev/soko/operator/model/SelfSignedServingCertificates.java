@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
 import java.util.List;
+import java.util.Optional;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
@@ -23,8 +24,8 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
 /**
  * A throw-away CA for tests of the render: a new CA per instance that signs what it is asked for.
- * The operator's own CA (kept in a Secret, renewed) backs {@link ServingCertificates} in the
- * product; this one exists so the tests can check real PEM.
+ * The operator's own CA (kept in a Secret, renewed: {@code datatls.KeptServingCertificates}) backs
+ * {@link ServingCertificates} in the product; this one exists so the render's tests check real PEM.
  */
 final class SelfSignedServingCertificates implements ServingCertificates {
   private final KeyPair caKey = ecKey();
@@ -32,11 +33,11 @@ final class SelfSignedServingCertificates implements ServingCertificates {
       sign(new X500Name("CN=test-ca"), caKey, new X500Name("CN=test-ca"), caKey, List.of(), true);
 
   @Override
-  public ServingCertificate issue(String commonName, List<String> dnsNames) {
+  public Optional<ServingCertificate> issue(String commonName, List<String> dnsNames) {
     KeyPair key = ecKey();
     X509CertificateHolder cert =
         sign(new X500Name("CN=" + commonName), key, ca.getSubject(), caKey, dnsNames, false);
-    return new ServingCertificate(pem(cert), pem(key.getPrivate()), pem(ca));
+    return Optional.of(new ServingCertificate(pem(cert), pem(key.getPrivate()), pem(ca)));
   }
 
   private static X509CertificateHolder sign(

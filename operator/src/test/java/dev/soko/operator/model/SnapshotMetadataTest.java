@@ -23,7 +23,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -48,14 +47,13 @@ class SnapshotMetadataTest {
     return sc;
   }
 
-  /** A cluster that serves everything, a controller that serves the service. */
+  /** A cluster that serves everything, with this release's driver. */
   private static DesiredState running(StorageCluster sc, ServingCertificates certificates) {
     return DesiredState.of(
         sc,
         TABLE,
         Fixtures.serving("1.34", with(SNAPSHOT_APIS, SnapshotMetadata.API)),
-        certificates,
-        true);
+        certificates);
   }
 
   private static <T> T only(DesiredState d, Class<T> type) {
@@ -244,7 +242,7 @@ class SnapshotMetadataTest {
   @Test
   void aClusterWithoutTheSnapshotMetadataServiceCrdGetsNoSidecarAndTheReasonNamesTheApi() {
     DesiredState d =
-        DesiredState.of(sample(), TABLE, Fixtures.serving("1.34", SNAPSHOT_APIS), refusing(), true);
+        DesiredState.of(sample(), TABLE, Fixtures.serving("1.34", SNAPSHOT_APIS), refusing());
     assertNothingRendered(d, "ApiNotServed");
     assertThat(d.changedBlockTracking().message()).contains(SnapshotMetadata.API);
   }
@@ -263,30 +261,49 @@ class SnapshotMetadataTest {
             sample(),
             TABLE,
             Fixtures.serving("1.31", with(SNAPSHOT_APIS, SnapshotMetadata.API)),
-            refusing(),
-            true);
+            refusing());
     assertNothingRendered(d, "NotInVersionsTable");
     assertThat(d.images().get(Component.SNAPSHOT_METADATA)).isNull();
   }
 
   @Test
-  void thisReleasesControllerDoesNotServeTheServiceSoNothingIsRenderedAndNoCertificateIssued() {
-    AtomicInteger asked = new AtomicInteger();
-    ServingCertificates counting =
-        (cn, names) -> {
-          asked.incrementAndGet();
-          return new SelfSignedServingCertificates().issue(cn, names);
-        };
-    DesiredState d =
-        DesiredState.of(
-            sample(),
-            TABLE,
-            Fixtures.serving("1.34", with(SNAPSHOT_APIS, SnapshotMetadata.API)),
-            counting);
+  void aPinnedDriverOlderThanTheRelayGetsNoSidecarAndNoCertificate() {
+    StorageCluster sc = sample();
+    sc.getSpec().getDriver().setImage("soko.local/soko-driver:0.1.0");
+    DesiredState d = running(sc, refusing());
     assertNothingRendered(d, "DriverNotServing");
-    assertThat(asked).hasValue(0);
-    // The offline render (no CA at all) renders the same.
-    assertNothingRendered(Fixtures.desired(sample(), "1.34"), "DriverNotServing");
+    assertThat(d.changedBlockTracking().message())
+        .contains("soko.local/soko-driver:0.1.0", "SnapshotMetadata");
+  }
+
+  @Test
+  void thisReleasesDriverServesItSoTheDefaultInstallRunsTheSidecar() {
+    StorageCluster sc = Fixtures.sample();
+    sc.getSpec().getSnapshots().setEnabled(true);
+    assertThat(sc.getSpec().getFeatures().getChangedBlockTracking()).as("the default").isTrue();
+    DesiredState d = running(sc, new SelfSignedServingCertificates());
+    assertThat(d.changedBlockTracking().state().running()).isTrue();
+    assertThat(d.changedBlockTracking().state().reason()).isEqualTo("Running");
+    assertThat(Fixtures.controllerPod(d).getContainers())
+        .extracting(Container::getName)
+        .contains("csi-snapshot-metadata");
+  }
+
+  /**
+   * The offline render has no CA: it prints the sidecar, its Service and RBAC, and leaves out the
+   * Secret and the SnapshotMetadataService, which carry the certificate and its CA.
+   */
+  @Test
+  void theOfflineRenderPrintsNoKeyAndNoCa() {
+    DesiredState d = Fixtures.desired(sample(), "1.34");
+    assertThat(d.changedBlockTracking().runs()).isTrue();
+    assertThat(Fixtures.controllerPod(d).getContainers())
+        .extracting(Container::getName)
+        .contains("csi-snapshot-metadata");
+    assertThat(d.snapshotMetadata())
+        .extracting(HasMetadata::getKind)
+        .containsExactly("Service", "ClusterRole", "ClusterRoleBinding", "ClusterRole");
+    assertThat(d.all()).noneMatch(o -> o instanceof Secret);
   }
 
   private static void assertNothingRendered(DesiredState d, String reason) {
@@ -298,7 +315,7 @@ class SnapshotMetadataTest {
         .doesNotContain("csi-snapshot-metadata");
     assertThat(Fixtures.controllerPod(d).getVolumes())
         .extracting(Volume::getName)
-        .containsExactly("socket-dir", DataTls.VOLUME);
+        .doesNotContain(SnapshotMetadata.TLS_VOLUME);
     assertThat(d.snapshotMetadata()).isEmpty();
     assertThat(d.all())
         .noneMatch(o -> o.getMetadata().getName().contains("snapshot-metadata"))

@@ -56,7 +56,8 @@ class SpecValidatorTest {
             "spec.nodePlugin.resources names 'liveness-probe', which is no container these pods run"
                 + " here; they run [csi-provisioner, csi-snapshotter, soko-driver]",
             "spec.controller.resources names 'csi-provisioner', which is no container these pods"
-                + " run here; they run [csi-group-snapshotter, csi-resizer, soko-driver]");
+                + " run here; they run [csi-group-snapshotter, csi-resizer, csi-snapshot-metadata,"
+                + " soko-driver]");
     StorageCluster sidecars = Fixtures.sidecars();
     sidecars.getSpec().getNodePlugin().setResources(Map.of("liveness-probe", r));
     sidecars.getSpec().getController().setResources(Map.of("liveness-probe", r));

@@ -228,6 +228,48 @@ final class Upstream {
         "kubernetes-csi/livenessprobe @" + tag + " ships no RBAC (it calls no API)");
   }
 
+  /**
+   * external-snapshot-metadata's sidecar: its flags are its own FlagSet's and klog's (InitFlags on
+   * the same set); no --feature-gates. Its ClusterRole, read but not copied: Soko's sidecar role
+   * drops what v1.0.0 never calls (writes of SnapshotMetadataServices, get of reviews) and adds the
+   * snapshot classes it reads ({@link SnapshotMetadata#sidecarRules}).
+   */
+  private static Release snapshotMetadata(String tag) {
+    String repo = "kubernetes-csi/external-snapshot-metadata ";
+    return new Release(
+        "sig-storage/csi-snapshot-metadata:" + tag,
+        Set.of(
+            "kubeconfig",
+            "csi-address",
+            "timeout",
+            "port",
+            "tls-cert",
+            "tls-key",
+            "audience",
+            "max-streaming-duration-min",
+            "kube-api-qps",
+            "kube-api-burst",
+            "http-endpoint",
+            "metrics-path",
+            "disable-metrics",
+            KLOG),
+        repo + "pkg/sidecar/sidecar.go @" + tag,
+        null,
+        repo + "pkg/sidecar/sidecar.go @" + tag + " (no --feature-gates)",
+        Map.of(
+            "cbt.storage.k8s.io/snapshotmetadataservices",
+            Set.of("get", "list", "watch", "create", "update", "patch", "delete"),
+            "authentication.k8s.io/tokenreviews",
+            Set.of("create", "get"),
+            "authorization.k8s.io/subjectaccessreviews",
+            Set.of("create", "get"),
+            "snapshot.storage.k8s.io/volumesnapshots",
+            Set.of("get", "list"),
+            "snapshot.storage.k8s.io/volumesnapshotcontents",
+            Set.of("get", "list")),
+        repo + "deploy/snapshot-metadata-cluster-role.yaml @" + tag);
+  }
+
   private static final Map<String, Release> RELEASES = new TreeMap<>();
 
   private static void add(Release r) {
@@ -301,6 +343,7 @@ final class Upstream {
     for (String tag : new String[] {"v2.12.0", "v2.15.0", "v2.19.0"}) {
       add(livenessProbe(tag));
     }
+    add(snapshotMetadata("v1.0.0"));
   }
 
   /** The release of an image of the table, or an error that says what to read. */

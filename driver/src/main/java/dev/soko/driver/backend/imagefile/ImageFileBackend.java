@@ -123,6 +123,8 @@ public final class ImageFileBackend implements VolumeBackend {
     Path file = location.getFileName();
     String name = file == null ? "" : file.toString();
     String id = name.endsWith(".img") ? name.substring(0, name.length() - 4) : "";
-    return Ids.isVolumeId(id) || Ids.isSnapshotId(id) ? Optional.of(id) : Optional.empty();
+    return Ids.isVolumeId(id) || Ids.isSnapshotId(id) || Ids.isReadCopyId(id)
+        ? Optional.of(id)
+        : Optional.empty();
   }
 }

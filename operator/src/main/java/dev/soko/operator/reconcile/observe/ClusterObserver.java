@@ -7,6 +7,7 @@ import dev.soko.operator.model.DataTls;
 import dev.soko.operator.model.KubernetesVersion;
 import dev.soko.operator.model.Names;
 import dev.soko.operator.model.OperandNamespace;
+import dev.soko.operator.model.SnapshotMetadata;
 import dev.soko.operator.model.VersionsTable;
 import dev.soko.operator.reconcile.kinds.ClusterCache;
 import dev.soko.operator.reconcile.kinds.Kind;
@@ -73,10 +74,15 @@ public final class ClusterObserver {
         System::nanoTime);
   }
 
-  /** The StorageCluster's data path Secrets the cache holds, by name ({@link DataTls}). */
+  /**
+   * The Secrets of the StorageCluster's CA the cache holds, by name: the data path's ({@link
+   * DataTls}) and the snapshot metadata sidecar's ({@link SnapshotMetadata#secretName}).
+   */
   public static Map<String, Secret> dataTlsSecrets(Names n, ClusterCache cache) {
     Map<String, Secret> out = new HashMap<>();
-    for (String name : DataTls.secretNames(n)) {
+    List<String> names = new ArrayList<>(DataTls.secretNames(n));
+    names.add(SnapshotMetadata.secretName(n));
+    for (String name : names) {
       cache.get(KindRegistry.SECRET, n.namespace(), name).ifPresent(s -> out.put(name, (Secret) s));
     }
     return out;

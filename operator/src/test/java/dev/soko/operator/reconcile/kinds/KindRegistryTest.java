@@ -15,8 +15,10 @@ import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.InputStream;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -121,9 +123,8 @@ class KindRegistryTest {
   }
 
   /**
-   * What changed block tracking adds where it runs (a release whose controller serves the
-   * SnapshotMetadata service) is owned and applied in order too: the Secret before the Deployment
-   * that mounts it.
+   * What changed block tracking adds where it runs (by default, with a CA) is owned and applied in
+   * order too: the Secret before the Deployment that mounts it.
    */
   @Test
   void everyObjectOfChangedBlockTrackingIsAnOwnedKind() {
@@ -134,8 +135,8 @@ class KindRegistryTest {
             sc,
             VersionsTable.load(),
             ClusterFacts.offline(KubernetesVersion.parse("1.34")),
-            (cn, names) -> new ServingCertificates.ServingCertificate("crt", "key", "ca"),
-            true);
+            (cn, names) ->
+                Optional.of(new ServingCertificates.ServingCertificate("crt", "key", "ca")));
     Set<String> kinds = new HashSet<>();
     for (HasMetadata o : desired.snapshotMetadata()) {
       Kind kind = KindRegistry.of(o);
@@ -219,7 +220,9 @@ class KindRegistryTest {
               sc,
               VersionsTable.load(),
               ClusterFacts.offline(KubernetesVersion.parse("1." + row.minMinor())));
-      for (HasMetadata o : d.rbac()) {
+      List<HasMetadata> rbac = new ArrayList<>(d.rbac());
+      rbac.addAll(d.snapshotMetadata());
+      for (HasMetadata o : rbac) {
         List<PolicyRule> granted =
             o instanceof ClusterRole cr
                 ? cr.getRules()

@@ -219,7 +219,8 @@ class StatusAggregatorTest {
             "csi-provisioner",
             "csi-snapshotter",
             "csi-resizer",
-            "csi-group-snapshotter");
+            "csi-group-snapshotter",
+            "csi-snapshot-metadata");
     assertThat(s.getImages().get("csi-group-snapshotter"))
         .as("the controller's group snapshotter runs the snapshotter's image")
         .isEqualTo(s.getImages().get("csi-snapshotter"));
