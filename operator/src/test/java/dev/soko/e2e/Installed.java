@@ -6,6 +6,8 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.util.List;
 import java.util.Objects;
 
@@ -15,6 +17,19 @@ final class Installed {
 
   Installed(KubernetesClient client) {
     this.client = client;
+  }
+
+  /** {@code spec.nodeLoss: Delete} after {@code deleteAfter}, or the default again with null. */
+  void nodeLossDeleteAfter(String deleteAfter) {
+    String nodeLoss =
+        deleteAfter == null
+            ? "null"
+            : "{\"policy\": \"Delete\", \"deleteAfter\": \"" + deleteAfter + "\"}";
+    client
+        .resources(StorageCluster.class)
+        .withName(DefaultInstall.RELEASE)
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE), "{\"spec\": {\"nodeLoss\": " + nodeLoss + "}}");
   }
 
   StorageCluster storageCluster() {

@@ -159,6 +159,24 @@ final class LocalCluster {
   }
 
   /**
+   * Cordons every node but {@code node}, so that what is scheduled next lands there; the cordoned
+   * nodes, for {@link #uncordon}.
+   */
+  List<String> cordonAllBut(String node) throws IOException, InterruptedException {
+    List<String> others = nodes.stream().filter(n -> !n.equals(node)).toList();
+    for (String other : others) {
+      kubectl("cordon", other);
+    }
+    return others;
+  }
+
+  void uncordon(List<String> cordoned) throws IOException, InterruptedException {
+    for (String node : cordoned) {
+      kubectl("uncordon", node);
+    }
+  }
+
+  /**
    * Velero with its node-agent and a MinIO store on this cluster ({@code hack/velero.sh up}), or
    * their removal ({@code down}).
    */

@@ -1,13 +1,11 @@
 package dev.soko.e2e;
 
-import static dev.soko.e2e.DefaultInstall.RELEASE;
 import static dev.soko.e2e.DefaultInstall.SYSTEM;
 import static dev.soko.e2e.DefaultInstall.XFS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.soko.api.v1alpha1.OrphanedVolume;
 import dev.soko.api.v1alpha1.OrphanedVolumes;
-import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.operator.harness.Await;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
@@ -16,8 +14,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodAffinityTermBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -219,29 +215,19 @@ class MultiNodeE2E extends RealClusterTier {
       throws Exception {
     String lost = cluster.nodes.get(1);
     // Placed on the node to be lost by cordoning every other one while it is scheduled.
-    List<String> others = cluster.nodes.stream().filter(n -> !n.equals(lost)).toList();
-    for (String other : others) {
-      cluster.kubectl("cordon", other);
-    }
+    List<String> cordoned = cluster.cordonAllBut(lost);
     client.resource(solo()).create();
     Await.until(
         "StatefulSet " + SOLO + " ready",
         LONG,
         () -> client.apps().statefulSets().inNamespace(APPS).withName(SOLO).get(),
         s -> s.getStatus() != null && Objects.equals(s.getStatus().getReadyReplicas(), 1));
-    for (String other : others) {
-      cluster.kubectl("uncordon", other);
-    }
+    cluster.uncordon(cordoned);
     String replica = SOLO + "-0";
     assertThat(nodeOf(replica)).isEqualTo(lost);
     apps.sh(replica, "echo before > /data/id && sync");
     String pv = apps.claimNamed("data-" + replica).getSpec().getVolumeName();
-    client
-        .resources(StorageCluster.class)
-        .withName(RELEASE)
-        .patch(
-            PatchContext.of(PatchType.JSON_MERGE),
-            "{\"spec\": {\"nodeLoss\": {\"policy\": \"Delete\", \"deleteAfter\": \"30s\"}}}");
+    installed.nodeLossDeleteAfter("30s");
 
     cluster.stopNode(lost);
     try {
@@ -264,10 +250,7 @@ class MultiNodeE2E extends RealClusterTier {
       assertThat(apps.nodesOf(apps.claimNamed("data-" + replica)))
           .containsExactly(moved.getSpec().getNodeName());
     } finally {
-      client
-          .resources(StorageCluster.class)
-          .withName(RELEASE)
-          .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\": {\"nodeLoss\": null}}");
+      installed.nodeLossDeleteAfter(null);
       cluster.startNode(lost);
     }
   }

@@ -1,12 +1,10 @@
 package dev.soko.e2e;
 
 import static dev.soko.e2e.DefaultInstall.EXT4;
-import static dev.soko.e2e.DefaultInstall.RELEASE;
 import static dev.soko.e2e.DefaultInstall.SNAPSHOTS;
 import static dev.soko.e2e.DefaultInstall.XFS;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.operator.harness.Await;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
@@ -17,8 +15,6 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -158,12 +154,7 @@ class VeleroE2E extends RealClusterTier {
         client.persistentVolumeClaims().inNamespace(APPS).list().getItems().stream()
             .map(c -> c.getSpec().getVolumeName())
             .toList();
-    client
-        .resources(StorageCluster.class)
-        .withName(RELEASE)
-        .patch(
-            PatchContext.of(PatchType.JSON_MERGE),
-            "{\"spec\": {\"nodeLoss\": {\"policy\": \"Delete\", \"deleteAfter\": \"30s\"}}}");
+    installed.nodeLossDeleteAfter("30s");
     cluster.stopNode(lost);
     try {
       client.nodes().withName(lost).delete();
@@ -204,10 +195,7 @@ class VeleroE2E extends RealClusterTier {
       assertUnbrokenRun(records(reader, "/ext4/records"), before, "ext4");
       assertUnbrokenRun(blockRecords(reader), before, "block");
     } finally {
-      client
-          .resources(StorageCluster.class)
-          .withName(RELEASE)
-          .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\": {\"nodeLoss\": null}}");
+      installed.nodeLossDeleteAfter(null);
       cluster.startNode(lost);
     }
   }
@@ -224,17 +212,12 @@ class VeleroE2E extends RealClusterTier {
 
   /** The application, scheduled on {@code node} by cordoning every other node meanwhile. */
   private void startOn(String node) throws Exception {
-    List<String> others = cluster.nodes.stream().filter(n -> !n.equals(node)).toList();
-    for (String other : others) {
-      cluster.kubectl("cordon", other);
-    }
+    List<String> cordoned = cluster.cordonAllBut(node);
     try {
       client.resource(application()).create();
       runningPod();
     } finally {
-      for (String other : others) {
-        cluster.kubectl("uncordon", other);
-      }
+      cluster.uncordon(cordoned);
     }
   }
 

@@ -1,8 +1,6 @@
 package dev.soko.driver.transfer;
 
-import dev.soko.data.v1.DataProto.SnapshotFacts;
 import dev.soko.data.v1.DataProto.SnapshotRef;
-import dev.soko.data.v1.DataProto.VolumeFacts;
 import dev.soko.data.v1.DataProto.VolumeRef;
 import dev.soko.data.v1.SnapshotDataGrpc;
 import dev.soko.driver.model.AccessType;
@@ -68,32 +66,26 @@ public final class SnapshotReader implements AutoCloseable {
    * holds no such snapshot. UNAVAILABLE, naming the node and endpoint, when it cannot be reached.
    */
   public Optional<RemoteSnapshot> describe(String node, String endpoint, String snapshotId) {
-    ManagedChannel channel = channels.computeIfAbsent(endpoint, dial);
     String what = "describing snapshot " + snapshotId;
-    SnapshotFacts facts;
-    try {
-      facts =
-          SnapshotDataGrpc.newBlockingStub(channel)
-              .withDeadlineAfter(DESCRIBE_DEADLINE.toMillis(), TimeUnit.MILLISECONDS)
-              .describe(SnapshotRef.newBuilder().setSnapshotId(snapshotId).build());
-    } catch (StatusRuntimeException e) {
-      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
-        return Optional.empty();
-      }
-      throw RemoteFailures.of(e.getStatus(), what, node, endpoint);
-    }
-    requireNode(facts.getNode(), what, node, endpoint);
-    return Optional.of(
-        StreamedSnapshot.snapshot(
-            channel,
-            snapshotId,
+    return ask(
             node,
             endpoint,
-            facts.getSizeBytes(),
-            accessType(facts.getAccessType(), what, node),
-            facts.getFsType(),
-            stall,
-            timer));
+            what,
+            stub -> stub.describe(SnapshotRef.newBuilder().setSnapshotId(snapshotId).build()))
+        .map(
+            facts -> {
+              requireNode(facts.getNode(), what, node, endpoint);
+              return StreamedSnapshot.snapshot(
+                  channel(endpoint),
+                  snapshotId,
+                  node,
+                  endpoint,
+                  facts.getSizeBytes(),
+                  accessType(facts.getAccessType(), what, node),
+                  facts.getFsType(),
+                  stall,
+                  timer);
+            });
   }
 
   /**
@@ -102,32 +94,52 @@ public final class SnapshotReader implements AutoCloseable {
    * UNAVAILABLE, naming the node and endpoint, when it cannot be reached.
    */
   public Optional<RemoteSnapshot> describeVolume(String node, String endpoint, String volumeId) {
-    ManagedChannel channel = channels.computeIfAbsent(endpoint, dial);
     String what = "describing volume " + volumeId;
-    VolumeFacts facts;
+    return ask(
+            node,
+            endpoint,
+            what,
+            stub -> stub.describeVolume(VolumeRef.newBuilder().setVolumeId(volumeId).build()))
+        .map(
+            facts -> {
+              requireNode(facts.getNode(), what, node, endpoint);
+              return StreamedSnapshot.volume(
+                  channel(endpoint),
+                  volumeId,
+                  node,
+                  endpoint,
+                  facts.getSizeBytes(),
+                  accessType(facts.getAccessType(), what, node),
+                  facts.getFsType(),
+                  stall,
+                  timer);
+            });
+  }
+
+  /**
+   * One describing call to the node's port, within {@link #DESCRIBE_DEADLINE}: empty when the node
+   * answers NOT_FOUND, a StorageException naming the node and endpoint for any other failure.
+   */
+  private <T> Optional<T> ask(
+      String node,
+      String endpoint,
+      String what,
+      Function<SnapshotDataGrpc.SnapshotDataBlockingStub, T> call) {
     try {
-      facts =
-          SnapshotDataGrpc.newBlockingStub(channel)
-              .withDeadlineAfter(DESCRIBE_DEADLINE.toMillis(), TimeUnit.MILLISECONDS)
-              .describeVolume(VolumeRef.newBuilder().setVolumeId(volumeId).build());
+      return Optional.of(
+          call.apply(
+              SnapshotDataGrpc.newBlockingStub(channel(endpoint))
+                  .withDeadlineAfter(DESCRIBE_DEADLINE.toMillis(), TimeUnit.MILLISECONDS)));
     } catch (StatusRuntimeException e) {
       if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
         return Optional.empty();
       }
       throw RemoteFailures.of(e.getStatus(), what, node, endpoint);
     }
-    requireNode(facts.getNode(), what, node, endpoint);
-    return Optional.of(
-        StreamedSnapshot.volume(
-            channel,
-            volumeId,
-            node,
-            endpoint,
-            facts.getSizeBytes(),
-            accessType(facts.getAccessType(), what, node),
-            facts.getFsType(),
-            stall,
-            timer));
+  }
+
+  private ManagedChannel channel(String endpoint) {
+    return channels.computeIfAbsent(endpoint, dial);
   }
 
   private static void requireNode(String answered, String what, String node, String endpoint) {
