@@ -268,7 +268,8 @@ final class Workloads {
   /**
    * Deletes the namespace's pods, then its claims and snapshots (claims first: a claim restored
    * from a snapshot holds the snapshot until it goes), and waits until the driver has deleted every
-   * PersistentVolume of the cluster.
+   * PersistentVolume of the cluster and every snapshot of the namespace (an uninstall that comes
+   * sooner takes the snapshotter away from them, and their finalizers hold the namespace).
    */
   void deleteAllAndAwaitTheVolumesGone(Duration timeout) {
     client.pods().inNamespace(namespace).delete();
@@ -283,6 +284,16 @@ final class Workloads {
         "every PV of the driver gone",
         timeout,
         () -> client.persistentVolumes().list().getItems(),
+        List::isEmpty);
+    Await.until(
+        "every VolumeSnapshot of " + namespace + " gone",
+        timeout,
+        () ->
+            client
+                .genericKubernetesResources(VOLUME_SNAPSHOTS)
+                .inNamespace(namespace)
+                .list()
+                .getItems(),
         List::isEmpty);
   }
 
