@@ -265,15 +265,33 @@ final class LocalCluster {
     return run(command, timeoutSeconds);
   }
 
+  /** What the command printed, stdout and stderr together; fails when it exits non-zero. */
   static String run(List<String> command, int timeoutSeconds)
       throws IOException, InterruptedException {
+    return run(command, timeoutSeconds, true);
+  }
+
+  /**
+   * What the command printed on stdout alone (a program's output to parse, whatever notes it writes
+   * on stderr); fails, with both, when it exits non-zero.
+   */
+  static String stdout(List<String> command, int timeoutSeconds)
+      throws IOException, InterruptedException {
+    return run(command, timeoutSeconds, false);
+  }
+
+  private static String run(List<String> command, int timeoutSeconds, boolean withStderr)
+      throws IOException, InterruptedException {
     Path output = Files.createTempFile("soko-e2e-cmd", ".log");
+    Path errors = Files.createTempFile("soko-e2e-cmd", ".err");
     try {
-      Process p =
-          new ProcessBuilder(command)
-              .redirectErrorStream(true)
-              .redirectOutput(output.toFile())
-              .start();
+      ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(output.toFile());
+      if (withStderr) {
+        builder.redirectErrorStream(true);
+      } else {
+        builder.redirectError(errors.toFile());
+      }
+      Process p = builder.start();
       if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
         p.destroyForcibly();
         throw new AssertionError(
@@ -282,11 +300,17 @@ final class LocalCluster {
       String out = Files.readString(output, StandardCharsets.UTF_8);
       if (p.exitValue() != 0) {
         throw new AssertionError(
-            String.join(" ", command) + " exited " + p.exitValue() + ":\n" + out);
+            String.join(" ", command)
+                + " exited "
+                + p.exitValue()
+                + ":\n"
+                + out
+                + Files.readString(errors, StandardCharsets.UTF_8));
       }
       return out;
     } finally {
       Files.deleteIfExists(output);
+      Files.deleteIfExists(errors);
     }
   }
 }

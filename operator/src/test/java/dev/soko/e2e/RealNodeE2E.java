@@ -182,8 +182,9 @@ class RealNodeE2E extends RealClusterTier {
     Path file = Files.createTempFile("soko-e2e-sc", ".yaml");
     try {
       Files.writeString(file, Serialization.asYaml(sc));
+      // stdout alone: the render notes on stderr what it leaves out (keys issued at run time).
       String rendered =
-          LocalCluster.run(
+          LocalCluster.stdout(
               List.of(
                   "java",
                   "-jar",
