@@ -42,8 +42,9 @@ public class SnapshotSpec {
       "Label the VolumeSnapshotClass velero.io/csi-volumesnapshot-class, so that Velero's CSI"
           + " snapshots and its snapshot data mover use it for this driver's volumes (Velero picks"
           + " the class so labelled for each driver). Leave false where another class of this"
-          + " driver is Velero's.")
-  @Default("false")
+          + " driver is Velero's. Absent means false.")
+  // No schema default: a default would be written into every stored StorageCluster, and an
+  // operator of an earlier release, which does not know the field, could no longer read it.
   private Boolean velero = false;
 
   public Boolean getEnabled() {
