@@ -38,6 +38,8 @@ CI_FOCUS=(
   'Dynamic PV \(default fs\)\] provisioning should provision storage with (pvc|snapshot) data source( \[Feature:VolumeSnapshotDataSource\])?$'
   'Dynamic PV \(block volmode\)\] provisioning should provision storage with snapshot data source \[Feature:VolumeSnapshotDataSource\]$'
   'Dynamic PV \(default fs\)\] provisioning should mount multiple PV pointing to the same storage'
+  # The mount flags the definitions declare, all in one class.
+  'Dynamic PV \(default fs\)\] provisioning should provision storage with mount options'
   '(Dynamic|Pre-provisioned) Snapshot \(delete policy\)\] snapshottable.*after modifying source data'
   'Dynamic PV \((default fs|block volmode)\)\(allowExpansion\)\] volume-expand'
   # Filesystem growth on every change: xfs grows offline and online on any host, while a mounted
@@ -50,7 +52,9 @@ CI_FOCUS=(
   'Dynamic PV \(xfs\)\] \[Slow\] multiVolume \[Slow\] should concurrently access the volume and (restored snapshot|its clone) from pods on the same node'
   'Dynamic PV \((ext4|block volmode)\)\] multiVolume \[Slow\] should concurrently access the single volume from pods on the same node$'
   'Generic Ephemeral-volume \(default fs\) \(late-binding\)\] ephemeral should create read/write'
-  'Dynamic PV \(delayed binding\)\] topology should provision a volume'
+  # Two nodes: a class whose allowedTopologies names one node provisions there, and a pod that
+  # the class's topology conflicts with is never scheduled.
+  'Dynamic PV \((delayed|immediate) binding\)\] topology should'
   'Dynamic PV \(filesystem volmode\)\] volumeLimits should verify'
   # The node checked from a hostPID pod (nsenter into PID 1's mount namespace: the node's).
   'Dynamic PV \((default fs|block volmode)\)\] volumeMode should not mount / map unused volumes in a pod'
@@ -61,13 +65,25 @@ CI_FOCUS=(
   'volumegroupsnapshottable \[Feature:volumegroupsnapshot\]'
 )
 
+# The [Disruptive] specs of CI's selection, in a pass of their own, one spec at a time: each stops
+# or restarts a node's kubelet over SSH. A mounted volume read back after a kubelet restart; a
+# mount (with a subPath) and a block volume whose pods were deleted while the kubelet was down
+# cleaned up when it returns; `make conformance` runs all of them.
+CI_DISRUPTIVE=(
+  'Dynamic PV \(filesystem volmode\)\] disruptive \[Disruptive\] \[LinuxOnly\] Should test that pv written before kubelet restart is readable after restart'
+  'Dynamic PV \(default fs\)\] subPath should unmount if pod is gracefully deleted while kubelet is down'
+  'Dynamic PV \(block volmode\)\] disruptive \[Disruptive\] \[LinuxOnly\] Should test that pv used in a pod that is force deleted while the kubelet is down cleans up'
+)
+
 # pass NAME PROCS FOCUS [SKIP...]: the passes of a full run.
 # shellcheck disable=SC2317 # called as "passes_$selection" in main
 passes_full() {
-  pass parallel "$procs" 'External.Storage' '\[Serial\]' '\[Feature:'
-  pass serial 1 'External.Storage.*\[Serial\]' '\[Feature:'
-  pass features "$procs" 'External.Storage.*\[Feature:' '\[Serial\]'
-  pass features-serial 1 'External.Storage.*(\[Feature:.*\[Serial\]|\[Serial\].*\[Feature:)'
+  pass parallel "$procs" 'External.Storage' '\[Serial\]' '\[Feature:' '\[Disruptive\]'
+  pass serial 1 'External.Storage.*\[Serial\]' '\[Feature:' '\[Disruptive\]'
+  pass features "$procs" 'External.Storage.*\[Feature:' '\[Serial\]' '\[Disruptive\]'
+  pass features-serial 1 'External.Storage.*(\[Feature:.*\[Serial\]|\[Serial\].*\[Feature:)' '\[Disruptive\]'
+  # Specs that stop or restart a node's kubelet: one at a time, beside nothing else.
+  pass disruptive 1 'External.Storage.*\[Disruptive\]'
 }
 
 # The provisioning gate (test/k8s-e2e/gate/provisioning.yaml), after the definitions' passes.
@@ -80,9 +96,15 @@ pass_gate() {
 
 # shellcheck disable=SC2317 # called as "passes_$selection" in main
 passes_ci() {
-  local focus
-  focus="External.Storage.*(${CONFORMANCE_FOCUS:-$(IFS='|' && echo "${CI_FOCUS[*]}")})"
-  pass selection "$procs" "$focus" '\[Serial\]'
+  if [ -n "${CONFORMANCE_FOCUS:-}" ]; then
+    # A rerun of chosen specs: one pass, one spec at a time when it chooses [Disruptive] ones.
+    local nprocs=$procs
+    [[ $CONFORMANCE_FOCUS != *Disruptive* ]] || nprocs=1
+    pass selection "$nprocs" "External.Storage.*($CONFORMANCE_FOCUS)" '\[Serial\]'
+    return
+  fi
+  pass selection "$procs" "External.Storage.*($(IFS='|' && echo "${CI_FOCUS[*]}"))" '\[Serial\]' '\[Disruptive\]'
+  pass disruptive 1 "External.Storage.*($(IFS='|' && echo "${CI_DISRUPTIVE[*]}"))"
 }
 
 # The skip rules of test/k8s-e2e/skips that apply to definition $1 on this host, one per line.
@@ -183,11 +205,13 @@ pass() {
   started_reports+=("$out/report.json")
   say "$label"
   printf 'focus: %s\nskip: %s\n' "$focus" "${skips[*]}" >"$out/selection.txt"
-  # The suite's exit code is the pass's verdict, read from the report below.
-  KUBE_TEST_REPO_LIST=$SUITE/repo-list.yaml "$BIN/ginkgo" --procs="$nprocs" --no-color \
+  # The suite's exit code is the pass's verdict, read from the report below. It runs in the
+  # cluster's network (the local cluster's `client`), where the nodes' SSH servers are, with the
+  # cluster's SSH key and its in-network KUBECONFIG.
+  KUBE_TEST_REPO_LIST=$SUITE/repo-list.yaml bash "$cluster" client "$BIN/ginkgo" --procs="$nprocs" --no-color \
     --silence-skips --timeout=3h --focus="$focus" "${skips[@]}" --output-dir="$out" \
     --json-report=report.json --junit-report=junit.xml "$BIN/e2e.test" -- \
-    -kubeconfig="$KUBECONFIG" -kubectl-path="$BIN/kubectl" -provider=skeleton \
+    -kubectl-path="$BIN/kubectl" -provider=skeleton \
     -storage.testdriver="$SUITE/$definition.yaml" -repo-root="$ROOT" -report-dir="$out" >"$out/ginkgo.log" 2>&1 || true
   python3 "$ROOT/hack/conformance-report.py" "$label" "$out/report.json" | tee -a "$REPORTS/summary.txt"
   if [ -f "$out/junit.xml" ]; then cp "$out/junit.xml" "$junit"; fi
@@ -201,6 +225,9 @@ main() {
   case $selection in full | ci | gate) ;; *) die "usage: hack/conformance.sh [full|ci|gate]" ;; esac
   rm -rf "$REPORTS" "$JUNIT" && mkdir -p "$REPORTS"
   trap 'bash "$cluster" down' EXIT
+  # Two nodes, as a cluster has: the specs of topology, of restores and clones whose pod lands on
+  # the other node, of groups spread over both.
+  export SOKO_CLUSTER_NODES=${SOKO_CLUSTER_NODES:-2}
   SOKO_CLUSTER_POOL_SIZE=${SOKO_CLUSTER_POOL_SIZE:-24G} bash "$cluster" up >/dev/null
   eval "$(bash "$cluster" env)"
   local node

@@ -19,6 +19,10 @@ packages+=(openssl)
 # API server from the host's loopback, busybox-static for the test workloads' image.
 packages+=(runc containernetworking-plugins iptables socat busybox-static)
 
+# The local cluster's nodes serve SSH (hack/local-cluster.sh), as Kubernetes' e2e suite expects of a
+# node; the suite's [Disruptive] specs restart a node's kubelet through it.
+packages+=(openssh-server openssh-client)
+
 # The data-path benchmark (hack/bench-data.sh): fio (and btrfs-progs, above, for its btrfs pool).
 packages+=(fio)
 
@@ -37,6 +41,15 @@ for pkg in "${packages[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 if ((${#missing[@]})); then
+  # No package may start a service on this machine (openssh-server would start an sshd listening on
+  # every address, prometheus a server): invoke-rc.d asks /usr/sbin/policy-rc.d, and 101 refuses.
+  policy_made=
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d
+    policy_made=1
+    trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+  fi
   apt-get update
   DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
+  [ -z "$policy_made" ] || { rm -f /usr/sbin/policy-rc.d && trap - EXIT; }
 fi

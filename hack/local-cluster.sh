@@ -22,6 +22,11 @@
 #                                                        processes, mounts and volume loop devices
 #                                                        go; its disks stay
 #   hack/local-cluster.sh start-node NODE                and boots again with them
+#   hack/local-cluster.sh ssh NODE COMMAND               COMMAND on NODE through its SSH server, as
+#                                                        Kubernetes' e2e suite runs commands there
+#   hack/local-cluster.sh client COMMAND                 COMMAND on the host in the cluster's network,
+#                                                        which reaches the nodes' addresses (their SSH
+#                                                        servers), with KUBECONFIG and KUBE_SSH_* set
 #
 # Each node is what a node of a kind cluster is, without a container engine:
 # - its own network namespace (the first node's is $NETNS; the control plane lives there too) with
@@ -39,6 +44,10 @@
 #   ecosystem's tools expect.
 # - its own cgroup sub-tree (the kubelet's cgroupRoot /NODE), so pods of two nodes never share
 #   a cgroup, and its own certificates (system:node:NODE; NodeRestriction is on).
+# - an SSH server on its address (port 22, Debian's sshd, the cluster's own key in
+#   $STATE/ssh/id_ed25519, root only) whose sessions run on the node, with a `systemctl` that stops,
+#   starts and restarts the node's kubelet for real (hack/node-systemctl.sh): what the e2e suite's
+#   [Disruptive] specs send to a node. Only the cluster's namespaces reach that address.
 #
 # Environment: SOKO_CLUSTER_DIR (state, default /var/tmp/soko-cluster), SOKO_CLUSTER_API_PORT (the
 # host's loopback port of the API server, default 16443), SOKO_CLUSTER_NODES (how many nodes, 1 to
@@ -149,7 +158,7 @@ check_tools() {
   [ -d "$BIN/../crds/snapshot" ] || die "VolumeSnapshot CRDs missing (run: hack/tools.sh snapshot-crds)"
   [ -f "$BIN/../crds/snapshot/cbt.storage.k8s.io_snapshotmetadataservices.yaml" ] ||
     die "SnapshotMetadataService CRD missing (run: hack/tools.sh snapshot-crds)"
-  for tool in runc nsenter unshare socat iptables mkfs.xfs; do
+  for tool in runc nsenter unshare socat iptables mkfs.xfs sshd ssh ssh-keygen; do
     command -v "$tool" >/dev/null || die "$tool is missing (run: hack/deps.sh)"
   done
   [ -x /usr/lib/cni/bridge ] || die "the CNI plugins are missing (run: hack/deps.sh)"
@@ -452,7 +461,8 @@ make_mount_points() {
   mount --bind "$MNT_DIR" "$MNT_DIR"
   mount --make-private "$MNT_DIR"
   : >"$STATE/created-dirs"
-  for dir in "${NODE_DIRS[@]}" /run/containerd /var/lib/soko; do
+  # /run/sshd: the nodes' SSH servers' privilege separation folder (empty, root's).
+  for dir in "${NODE_DIRS[@]}" /run/containerd /var/lib/soko /run/sshd; do
     [ -d "$dir" ] || { mkdir -p "$dir" && echo "$dir" >>"$STATE/created-dirs"; }
   done
 }
@@ -716,18 +726,130 @@ ctr() {
 # Stops one of a node's services and starts it again, as an admin restarts a node's kubelet or
 # runtime: the pods (their shims) go on running.
 restart() {
-  local service=$1 n name pid
+  local service=$1 n name
   n=$(node_index "${2:-$(node_name 1)}")
   name=$(node_name "$n")
   case $service in containerd | kubelet) ;; *) die "restart: containerd or kubelet, not '$service'" ;; esac
+  stop_service "$n" "$service"
+  "run_$service" "$n"
+  [ "$service" = kubelet ] || return 0
+  wait_until 120 node_ready "$name" || die "node $name not Ready in 120 s after the kubelet restarted"
+}
+
+# stop_service N SERVICE: stops one of node N's services (TERM, KILL after 30 s); its log is kept
+# aside, so that the next start writes a log of its own.
+stop_service() {
+  local n=$1 service=$2 name pid
+  name=$(node_name "$n")
   pid=$(cat "$STATE/pids/$name-$service.pid")
   kill -TERM "$pid" 2>/dev/null || true
   wait_until 30 all_gone "$pid" || kill -KILL "$pid" 2>/dev/null || true
   wait_until 10 all_gone "$pid" || die "$name's $service (pid $pid) does not stop"
-  mv "$STATE/logs/$name-$service.log" "$STATE/logs/$name-$service.$(date +%s).log"
-  "run_$service" "$n"
-  [ "$service" = kubelet ] || return 0
-  wait_until 120 node_ready "$name" || die "node $name not Ready in 120 s after the kubelet restarted"
+  if [ -f "$STATE/logs/$name-$service.log" ]; then
+    mv "$STATE/logs/$name-$service.log" "$STATE/logs/$name-$service.$(date +%s%N).log"
+  fi
+}
+
+service_running() {
+  local pid
+  pid=$(cat "$STATE/pids/$(node_name "$1")-$2.pid" 2>/dev/null) && ! all_gone "$pid"
+}
+
+# --- SSH to a node, and its kubelet's unit --------------------------------------------------------
+
+# make_ssh_keys: the cluster's SSH key (the client's, which the e2e suite reads from
+# KUBE_SSH_KEY_PATH), the nodes' host key, and the folder of the nodes' `systemctl`.
+make_ssh_keys() {
+  mkdir -p "$STATE/ssh" "$STATE/node-bin"
+  chmod 700 "$STATE/ssh"
+  ssh-keygen -q -t ed25519 -N '' -C soko-local-cluster -f "$STATE/ssh/id_ed25519"
+  ssh-keygen -q -t ed25519 -N '' -C soko-local-node -f "$STATE/ssh/host_ed25519_key"
+  cp "$STATE/ssh/id_ed25519.pub" "$STATE/ssh/authorized_keys"
+  ln -sf "$ROOT/hack/node-systemctl.sh" "$STATE/node-bin/systemctl"
+}
+
+# write_sshd_config N: node N's SSH server: its address only, the cluster's key only, root only,
+# no forwarding; sessions find the node's `systemctl` first, and the socket of its units.
+# StrictModes is off: the key lives below $STATE, whose parent (/var/tmp) others may write to.
+write_sshd_config() {
+  local n=$1
+  cat >"$(node_dir "$n")/etc/sshd_config" <<EOF
+ListenAddress $(node_ip "$n"):22
+HostKey $STATE/ssh/host_ed25519_key
+AuthorizedKeysFile $STATE/ssh/authorized_keys
+PidFile none
+PermitRootLogin prohibit-password
+AllowUsers root
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+PrintMotd no
+PrintLastLog no
+X11Forwarding no
+AllowTcpForwarding no
+AllowStreamLocalForwarding no
+AllowAgentForwarding no
+PermitTunnel no
+SetEnv PATH=$STATE/node-bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin SOKO_NODE_UNITS=$(node_dir "$n")/units.sock
+EOF
+}
+
+# run_sshd N: node N's SSH server, a process of the node (its sessions see the node's mounts).
+run_sshd() {
+  local n=$1 name
+  name=$(node_name "$n")
+  start --node "$n" "$name-sshd" /usr/sbin/sshd -D -e -f "$(node_dir "$n")/etc/sshd_config"
+  wait_until 10 on_node "$n" sh -c "ss -Hltn 'sport = :22' | grep -q ." ||
+    die "sshd did not start on $name (see $STATE/logs/$name-sshd.log)"
+}
+
+# serve_units N: the host's end of node N's unit socket, where the node's `systemctl` sends its
+# requests (the kubelet is started from the host, like every service of the node). It outlives a
+# stopped node, as a machine's management controller does. -t: once the request is read (the
+# client's end closed), socat waits for the answer up to that long, not its default half second.
+serve_units() {
+  local n=$1 name
+  name=$(node_name "$n")
+  setsid socat -t 120 "UNIX-LISTEN:$(node_dir "$n")/units.sock,fork,unlink-early,mode=600" \
+    "EXEC:bash $ROOT/hack/local-cluster.sh unit $name" >"$STATE/logs/units-$name.log" 2>&1 </dev/null &
+  echo $! >"$STATE/pids/units-$name.pid"
+}
+
+# unit NODE: one request of the node's `systemctl`, read from stdin (stop, start, restart or state
+# of the kubelet); writes the answer, then `status=N`.
+unit_request() {
+  local n request status=0
+  n=$(node_index "$1")
+  exec 2>&1
+  read -r request
+  case $request in
+  stop) stop_service "$n" kubelet ;;
+  start) service_running "$n" kubelet || run_kubelet "$n" ;;
+  restart) stop_service "$n" kubelet && run_kubelet "$n" ;;
+  state) if service_running "$n" kubelet; then echo active; else echo inactive; fi ;;
+  *) echo "no such request: '$request'" && status=2 ;;
+  esac
+  echo "status=$status"
+}
+
+# client COMMAND...: COMMAND as a process of the host (its files, its processes) in the first
+# node's network namespace, from where every node's address is routed; KUBECONFIG names the API
+# server by its address there, and the KUBE_SSH_* variables the e2e suite reads name the cluster's
+# SSH key and user.
+client() {
+  exec nsenter --net="/run/netns/$(node_netns 1)" -- env KUBECONFIG="$STATE/pki/admin.kubeconfig" \
+    KUBE_SSH_KEY_PATH="$STATE/ssh/id_ed25519" KUBE_SSH_USER=root "$@"
+}
+
+# ssh_node NODE COMMAND...: COMMAND on NODE through its SSH server, from the cluster's network.
+ssh_node() {
+  local n
+  n=$(node_index "$1")
+  shift
+  nsenter --net="/run/netns/$(node_netns 1)" -- ssh -q -i "$STATE/ssh/id_ed25519" \
+    -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes \
+    "root@$(node_ip "$n")" "$@"
 }
 
 # start_node N: node N's runtime with the images, its kubelet and kube-proxy.
@@ -738,6 +860,7 @@ start_node() {
   import_images "$n"
   run_kubelet "$n"
   start --node "$n" "$name-kube-proxy" "$BIN/kube-proxy" --config "$(node_dir "$n")/etc/kube-proxy.yaml"
+  run_sshd "$n"
 }
 
 node_ready() {
@@ -901,10 +1024,17 @@ up() {
     node_name "$i" >>"$STATE/nodes.list"
   done
   make_pki
+  make_ssh_keys
   write_cluster_configs
-  for ((i = 1; i <= NODE_COUNT; i++)); do write_node_configs "$i"; done
+  for ((i = 1; i <= NODE_COUNT; i++)); do
+    write_node_configs "$i"
+    write_sshd_config "$i"
+  done
   start_control_plane
-  for ((i = 1; i <= NODE_COUNT; i++)); do start_node "$i"; done
+  for ((i = 1; i <= NODE_COUNT; i++)); do
+    serve_units "$i"
+    start_node "$i"
+  done
   for ((i = 1; i <= NODE_COUNT; i++)); do
     wait_until 120 node_ready "$(node_name "$i")" ||
       die "node $(node_name "$i") not Ready in 120 s (see $STATE/logs/$(node_name "$i")-kubelet.log)"
@@ -1060,7 +1190,7 @@ down() {
   release_namespaces
   restore_sysctls
   rm -rf "$STATE/pids" "$STATE/nodes" "$STATE/etcd" "$STATE/api.sock" "$STATE/disks" \
-    "$STATE/nodes.list" "$STATE/node-init"
+    "$STATE/nodes.list" "$STATE/node-init" "$STATE/ssh" "$STATE/node-bin"
   if [ "${1:-}" = quiet ]; then
     leftovers >/dev/null || die "a previous cluster could not be removed: run 'hack/local-cluster.sh down'"
   else
@@ -1085,5 +1215,8 @@ ls) list "${2:?which node}" "${3:?which folder}" ;;
 stop-node) stop_node "${2:?which node}" ;;
 start-node) start_node_again "${2:?which node}" ;;
 umount-disk) umount_disk "${2:?which node}" "${3:?where}" ;;
-*) die "usage: hack/local-cluster.sh up|down|images|env|nodes|usage|restart containerd|kubelet [NODE]|ctr [--node NODE] ARGS...|statfs NODE PATH|mount-disk NODE PATH SIZE [xfs|btrfs]|umount-disk NODE PATH|mounts NODE|ls NODE DIR|stop-node NODE|start-node NODE" ;;
+ssh) shift && ssh_node "${1:?which node}" "${@:2}" ;;
+client) shift && client "${@:?which command}" ;;
+unit) unit_request "${2:?which node}" ;;
+*) die "usage: hack/local-cluster.sh up|down|images|env|nodes|usage|restart containerd|kubelet [NODE]|ctr [--node NODE] ARGS...|statfs NODE PATH|mount-disk NODE PATH SIZE [xfs|btrfs]|umount-disk NODE PATH|mounts NODE|ls NODE DIR|stop-node NODE|start-node NODE|ssh NODE COMMAND|client COMMAND" ;;
 esac
