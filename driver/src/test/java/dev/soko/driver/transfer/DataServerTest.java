@@ -124,7 +124,8 @@ class DataServerTest {
                     NettyChannelBuilder.forTarget(endpoint, tls.channelCredentials())
                         .maxInboundMessageSize(SnapshotReader.MAX_REPLY_BYTES)
                         .build()),
-            Duration.ofSeconds(30));
+            Duration.ofSeconds(30),
+            new Resumes(2, Duration.ofMillis(50)));
     closing.add(reader);
     closing.add(tls);
     return reader;
