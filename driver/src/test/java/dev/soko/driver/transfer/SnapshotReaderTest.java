@@ -11,6 +11,8 @@ import dev.soko.data.v1.DataProto.ReadReply;
 import dev.soko.data.v1.DataProto.ReadRequest;
 import dev.soko.data.v1.DataProto.SnapshotFacts;
 import dev.soko.data.v1.DataProto.SnapshotRef;
+import dev.soko.data.v1.DataProto.VolumeFacts;
+import dev.soko.data.v1.DataProto.VolumeRef;
 import dev.soko.data.v1.SnapshotDataGrpc;
 import dev.soko.driver.volume.RemoteSnapshot;
 import dev.soko.driver.volume.StorageException;
@@ -272,6 +274,63 @@ class SnapshotReaderTest {
     assertThat(copy[(1 << 20) + 8191]).isEqualTo((byte) 2);
     assertThat(copy[3 << 20]).isEqualTo((byte) 3);
     assertThat(copy[(3 << 20) + 4096]).isZero();
+  }
+
+  @Test
+  void aVolumesCutStreamIsReadAgainFromTheStartAndNothingOfTheFirstInstantStays() throws Exception {
+    List<String> calls = new ArrayList<>();
+    String name = InProcessServerBuilder.generateName();
+    server =
+        InProcessServerBuilder.forName(name)
+            .directExecutor()
+            .addService(
+                new SnapshotDataGrpc.SnapshotDataImplBase() {
+                  @Override
+                  public void describeVolume(VolumeRef request, StreamObserver<VolumeFacts> o) {
+                    o.onNext(
+                        VolumeFacts.newBuilder()
+                            .setVolumeId("vol-1")
+                            .setSizeBytes(SIZE)
+                            .setAccessType(AccessType.BLOCK)
+                            .setNode("node-a")
+                            .build());
+                    o.onCompleted();
+                  }
+
+                  @Override
+                  public void readVolume(VolumeRef request, StreamObserver<ReadReply> o) {
+                    calls.add(request.getVolumeId());
+                    if (calls.size() == 1) {
+                      o.onNext(chunk(0, bytes(4096, 1)));
+                      o.onNext(chunk(2 << 20, bytes(4096, 1)));
+                      o.onError(
+                          Status.UNAVAILABLE
+                              .withDescription("connection reset")
+                              .asRuntimeException());
+                    } else {
+                      // Another instant: the block at 2 MiB was discarded since.
+                      o.onNext(chunk(0, bytes(4096, 2)));
+                      o.onNext(end(SIZE, 1));
+                      o.onCompleted();
+                    }
+                  }
+                })
+            .build()
+            .start();
+    reader =
+        new SnapshotReader(
+            endpoint -> InProcessChannelBuilder.forName(name).directExecutor().build(),
+            Duration.ofMillis(400),
+            new Resumes(2, Duration.ofMillis(10)));
+    RemoteSnapshot volume = reader.describeVolume("node-a", "10.0.0.7:9810", "vol-1").orElseThrow();
+
+    volume.copyTo(dir.resolve("copy"));
+
+    assertThat(calls).containsExactly("vol-1", "vol-1");
+    byte[] copy = Files.readAllBytes(dir.resolve("copy"));
+    assertThat(copy).hasSize((int) SIZE);
+    assertThat(copy[0]).isEqualTo((byte) 2);
+    assertThat(copy[2 << 20]).as("nothing of the first copy's instant").isZero();
   }
 
   @Test
