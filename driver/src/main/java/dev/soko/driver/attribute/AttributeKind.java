@@ -50,6 +50,15 @@ public interface AttributeKind {
   }
 
   /**
+   * Whether a staged volume with these values must stay mounted while staged: its mount holds state
+   * a remount loses (an encryption key lives in the mounted filesystem's keyring), so the engine
+   * grows its filesystem online rather than taking the staging mount down. False by default.
+   */
+  default boolean mountHoldsState(Map<String, String> values) {
+    return false;
+  }
+
+  /**
    * The values a copy (a clone or a restore) keeps, given the values of its {@code source} and
    * those its request asked for ({@code requested}); the requested ones by default. A kind whose
    * values describe the content itself (its encryption) makes the copy keep the source's.

@@ -177,6 +177,11 @@ public final class AttributeRegistry {
     return Optional.empty();
   }
 
+  /** Whether a kind says the staging mount of a volume that kept {@code kept} holds state. */
+  public boolean mountHoldsState(Map<String, String> kept) {
+    return kinds.stream().anyMatch(kind -> kind.mountHoldsState(valuesOf(kind, kept)));
+  }
+
   public void staging(String volumeId, Map<String, String> kept, NodeSecrets secrets) {
     each(kept, (effects, values) -> effects.staging(volumeId, values, secrets));
   }

@@ -90,6 +90,12 @@ public final class EncryptionAttribute implements AttributeKind {
     return encrypted(values) ? Optional.of(DIRECTORY) : Optional.empty();
   }
 
+  /** The key is in the mounted filesystem's keyring, and goes with its last unmount. */
+  @Override
+  public boolean mountHoldsState(Map<String, String> values) {
+    return encrypted(values);
+  }
+
   /** A copy holds its source's encrypted bytes: it is encrypted as its source is, or refused. */
   @Override
   public Map<String, String> copied(Map<String, String> source, Map<String, String> requested) {

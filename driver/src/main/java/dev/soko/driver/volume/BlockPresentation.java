@@ -41,12 +41,13 @@ final class BlockPresentation implements Presentation {
       Mounter mounter,
       PathPolicy paths,
       VolumeStorage storage,
-      BlockDevices devices) {
+      BlockDevices devices,
+      java.util.function.Predicate<VolumeRecord> stayMounted) {
     this.mounter = mounter;
     this.storage = storage;
     this.devices = devices;
     this.mounts = new BlockMounts(catalog, mounter, storage, devices);
-    this.offline = new OfflineGrowth(catalog, mounter, paths);
+    this.offline = new OfflineGrowth(catalog, mounter, paths, stayMounted);
   }
 
   @Override

@@ -137,7 +137,13 @@ public final class LocalVolumeManager implements VolumeManager {
     // The one place that makes the backends; each pool's configuration picks its own, and nothing
     // below names an implementation.
     this.backends = Backends.onHost(exec, loops);
-    Presentations presentations = new Presentations(backends, catalog, mounter, paths);
+    Presentations presentations =
+        new Presentations(
+            backends,
+            catalog,
+            mounter,
+            paths,
+            record -> attributeKinds.mountHoldsState(VolumeAttributes.kept(record)));
     VolumeCopier copier = new VolumeCopier(mounter, backends, presentations);
     this.health = new Health(catalog, mounter, backends, presentations);
     this.node = new NodeVolumes(catalog, locks, backends, presentations, paths, mounter);

@@ -201,7 +201,8 @@ final class VolumeAttributes {
     return catalog.volume(volumeId).map(VolumeAttributes::kept).orElse(Map.of());
   }
 
-  private static Map<String, String> kept(VolumeRecord record) {
+  /** What {@code record} keeps of its attributes: StorageClass and mutable parameters. */
+  static Map<String, String> kept(VolumeRecord record) {
     Map<String, String> kept = new HashMap<>(record.parameters());
     kept.putAll(record.mutableParameters());
     return kept;

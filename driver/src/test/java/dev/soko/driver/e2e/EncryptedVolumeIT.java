@@ -114,7 +114,35 @@ class EncryptedVolumeIT {
     assertThat(wrong.getStatus().getDescription()).doesNotContain(keyText);
 
     stage(restored, key);
+    // Grown while staged and unpublished: never by taking the staging mount down, which would lose
+    // the key. Online where the driver may grow a mounted ext4 (CAP_SYS_RESOURCE), else refused
+    // and grown unmounted by the next stage.
+    csi.controller()
+        .controllerExpandVolume(
+            Csi.ControllerExpandVolumeRequest.newBuilder()
+                .setVolumeId(restored.getVolumeId())
+                .setCapacityRange(Csi.CapacityRange.newBuilder().setRequiredBytes(128 * MIB))
+                .setVolumeCapability(EXT4)
+                .build());
+    try {
+      csi.node()
+          .nodeExpandVolume(
+              Csi.NodeExpandVolumeRequest.newBuilder()
+                  .setVolumeId(restored.getVolumeId())
+                  .setVolumePath(staging(restored).toString())
+                  .setStagingTargetPath(staging(restored).toString())
+                  .setCapacityRange(Csi.CapacityRange.newBuilder().setRequiredBytes(128 * MIB))
+                  .build());
+    } catch (StatusRuntimeException e) {
+      assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+      assertThat(e.getStatus().getDescription()).contains("CAP_SYS_RESOURCE");
+    }
     Path restoredTarget = publish(restored);
+    assertThat(sha256(restoredTarget.resolve(MARKER + ".txt"))).isEqualTo(sha);
+    teardown(restored);
+    stage(restored, key);
+    restoredTarget = publish(restored);
+    assertThat(Files.getFileStore(restoredTarget).getTotalSpace()).isGreaterThan(100 * MIB);
     assertThat(sha256(restoredTarget.resolve(MARKER + ".txt"))).isEqualTo(sha);
     teardown(restored);
 
