@@ -65,9 +65,11 @@ final class VolumeProvisioner {
   /**
    * What a new volume's content comes from, resolved and checked; {@code bytes} is the size of its
    * image, which a copy can never be smaller than, {@code shown} names it in messages and {@code
-   * copy} writes it into the new volume's storage.
+   * copy} writes it into the new volume's storage; {@code parameters} are the StorageClass
+   * parameters its content was made with (none known for another node's).
    */
-  private record Origin(long bytes, String shown, Copy copy) {}
+  private record Origin(
+      long bytes, String shown, Copy copy, java.util.Map<String, String> parameters) {}
 
   /** Writes an origin's content into {@code target}, a new volume's storage in {@code pool}. */
   @FunctionalInterface
@@ -154,7 +156,7 @@ final class VolumeProvisioner {
             && existing.accessType() == request.accessType()
             && existing.fsType().equals(fsType)
             && existing.source().equals(src)
-            && existing.parameters().equals(nonNull(request.parameters()))
+            && sameParameters(existing.parameters(), nonNull(request.parameters()))
             && existing.mutableParameters().equals(attributes.check(pool, request, fsType));
     if (!fits || !same) {
       throw StorageException.alreadyExists(
@@ -168,6 +170,24 @@ final class VolumeProvisioner {
     return existing.toVolume(VolumeCondition.HEALTHY);
   }
 
+  /**
+   * Whether a volume kept {@code kept} for a request of {@code requested}: the same, but for the
+   * attributes' keys a copy kept from its source ({@link VolumeAttributes#copiedParameters}).
+   */
+  private boolean sameParameters(
+      java.util.Map<String, String> kept, java.util.Map<String, String> requested) {
+    java.util.List<String> attributeKeys = attributes.classParameters();
+    for (var entry : kept.entrySet()) {
+      String asked = requested.get(entry.getKey());
+      if (asked == null
+          ? !attributeKeys.contains(entry.getKey())
+          : !asked.equals(entry.getValue())) {
+        return false;
+      }
+    }
+    return kept.keySet().containsAll(requested.keySet());
+  }
+
   private static java.util.Map<String, String> nonNull(java.util.Map<String, String> map) {
     return map == null ? java.util.Map.of() : map;
   }
@@ -176,6 +196,11 @@ final class VolumeProvisioner {
     // The attributes are checked before any reserve; the mutable ones are kept in the record.
     java.util.Map<String, String> mutableParameters = attributes.check(pool, request, fsType);
     Origin origin = origin(source, request.accessType(), fsType, pool);
+    // A copy's content was made with its source's attributes (its encryption): it keeps them.
+    java.util.Map<String, String> parameters =
+        origin == null
+            ? nonNull(request.parameters())
+            : attributes.copiedParameters(origin.parameters(), request.parameters());
     long minimum = Sizes.minimumFor(request.accessType(), fsType);
     if (origin != null) {
       // A copy below its source's size is not refused but made as large as the source: a
@@ -208,7 +233,7 @@ final class VolumeProvisioner {
             source,
             Instant.now(),
             RecordState.READY,
-            nonNull(request.parameters()),
+            parameters,
             "",
             Optional.empty(),
             mutableParameters);
@@ -270,7 +295,8 @@ final class VolumeProvisioner {
       return new Origin(
           snapshot.sizeBytes(),
           "snapshot " + snapshot.id(),
-          (into, pool) -> copier.copy(image, into, pool, from == pool));
+          (into, pool) -> copier.copy(image, into, pool, from == pool),
+          snapshot.sourceParameters());
     }
     if (source instanceof ContentSource.FromVolume v) {
       if (catalog.volume(v.volumeId()).isEmpty() && Ids.isVolumeId(v.volumeId())) {
@@ -288,7 +314,8 @@ final class VolumeProvisioner {
       return new Origin(
           volume.capacityBytes(),
           "source volume " + volume.id(),
-          (into, pool) -> copier.copyVolume(volume, image, into, pool, from == pool));
+          (into, pool) -> copier.copyVolume(volume, image, into, pool, from == pool),
+          volume.parameters());
     }
     return null;
   }
@@ -305,7 +332,8 @@ final class VolumeProvisioner {
     return new Origin(
         snapshot.sizeBytes(),
         snapshot.shown() + " on node " + snapshot.node(),
-        (into, pool) -> remote.copy(snapshot, into, pool));
+        (into, pool) -> remote.copy(snapshot, into, pool),
+        java.util.Map.of());
   }
 
   /**
