@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import csi.v1.Csi;
 import dev.soko.driver.client.CsiClient;
 import dev.soko.driver.client.Requests;
+import dev.soko.driver.testing.Await;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.IOException;
@@ -14,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
@@ -148,8 +150,8 @@ class EncryptedVolumeIT {
 
     assertNoByteOfTheKey();
     csi.controller().deleteSnapshot(Requests.deleteSnapshot(snapshot.getSnapshotId()));
-    csi.controller().deleteVolume(Requests.deleteVolume(restored.getVolumeId()));
-    csi.controller().deleteVolume(Requests.deleteVolume(volume.getVolumeId()));
+    deleteAsTheProvisionerDoes(restored);
+    deleteAsTheProvisionerDoes(volume);
   }
 
   @Test
@@ -185,7 +187,30 @@ class EncryptedVolumeIT {
     Path target = publish(volume);
     assertThat(Files.exists(target.resolve("lost+found"))).isTrue();
     teardown(volume);
-    csi.controller().deleteVolume(Requests.deleteVolume(volume.getVolumeId()));
+    deleteAsTheProvisionerDoes(volume);
+  }
+
+  /**
+   * DeleteVolume, retried on FAILED_PRECONDITION for a bounded time as the external-provisioner
+   * retries it: an unstaged volume's loop device is released by the kernel once its last holder
+   * lets go, which under load can outlast the unstage's own wait, and until then the volume is
+   * still in use on the node.
+   */
+  private void deleteAsTheProvisionerDoes(Csi.Volume volume) {
+    Await.until(
+        "volume " + volume.getVolumeId() + " deleted",
+        Duration.ofSeconds(30),
+        () -> {
+          try {
+            csi.controller().deleteVolume(Requests.deleteVolume(volume.getVolumeId()));
+            return true;
+          } catch (StatusRuntimeException e) {
+            if (e.getStatus().getCode() != Status.Code.FAILED_PRECONDITION) {
+              throw e;
+            }
+            return false;
+          }
+        });
   }
 
   private Csi.Volume create(String name, Map<String, String> parameters) {
