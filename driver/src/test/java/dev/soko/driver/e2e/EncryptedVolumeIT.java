@@ -196,7 +196,7 @@ class EncryptedVolumeIT {
    * lets go, which under load can outlast the unstage's own wait, and until then the volume is
    * still in use on the node.
    */
-  private void deleteAsTheProvisionerDoes(Csi.Volume volume) {
+  private void deleteAsTheProvisionerDoes(Csi.Volume volume) throws InterruptedException {
     Await.until(
         "volume " + volume.getVolumeId() + " deleted",
         Duration.ofSeconds(30),
