@@ -44,42 +44,6 @@ public record DriverConfig(
   /** The most data streams a node's port serves at once, unless told otherwise. */
   public static final int DEFAULT_DATA_MAX_READS = 4;
 
-  /** A configuration whose data port, if any, serves the default number of reads at once. */
-  public DriverConfig(
-      String driverName,
-      String nodeId,
-      Mode mode,
-      String endpoint,
-      List<PoolConfig> pools,
-      List<Path> allowedPathRoots,
-      int maxVolumesPerNode,
-      String metricsAddress,
-      String healthAddress,
-      Optional<KubeletRegistration> registration,
-      Optional<Path> kubeletDir,
-      String logLevel,
-      boolean labelImportedSnapshots,
-      String dataAddress,
-      Optional<Path> dataTlsDir) {
-    this(
-        driverName,
-        nodeId,
-        mode,
-        endpoint,
-        pools,
-        allowedPathRoots,
-        maxVolumesPerNode,
-        metricsAddress,
-        healthAddress,
-        registration,
-        kubeletDir,
-        logLevel,
-        labelImportedSnapshots,
-        dataAddress,
-        dataTlsDir,
-        DEFAULT_DATA_MAX_READS);
-  }
-
   /** A configuration without the node-to-node data path (no data port, no credentials for it). */
   public DriverConfig(
       String driverName,
@@ -110,7 +74,8 @@ public record DriverConfig(
         logLevel,
         labelImportedSnapshots,
         "",
-        Optional.empty());
+        Optional.empty(),
+        DEFAULT_DATA_MAX_READS);
   }
 
   /** The names {@code --log-level} takes, least verbose first. */
@@ -143,7 +108,8 @@ public record DriverConfig(
         "info",
         false,
         "",
-        Optional.empty());
+        Optional.empty(),
+        DEFAULT_DATA_MAX_READS);
   }
 
   /** This configuration with the kubelet's root directory, so the root-filesystem check runs. */
