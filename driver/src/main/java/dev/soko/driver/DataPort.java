@@ -40,6 +40,13 @@ final class DataPort {
     }
     SnapshotBlocks blocks = volumes.servesBlockMetadata() ? volumes : null;
     return DataServer.start(
-        config.dataAddress(), tls, volumes, blocks, volumes, config.nodeId(), metrics);
+        config.dataAddress(),
+        tls,
+        volumes,
+        blocks,
+        volumes,
+        config.nodeId(),
+        metrics,
+        config.dataMaxReads());
   }
 }

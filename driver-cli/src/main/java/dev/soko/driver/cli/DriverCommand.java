@@ -189,6 +189,7 @@ public final class DriverCommand {
     check(
         dataAddress.isEmpty() || dataTlsDir.isPresent(),
         "--data-address needs --data-tls-dir: the data port serves mutual TLS only");
+    int dataMaxReads = parsePositive(Flag.DATA_MAX_READS);
     String node = value(Flag.NODE_ID) == null ? "" : value(Flag.NODE_ID);
     if (mode == DriverConfig.Mode.NODE || !node.isEmpty()) {
       check(!node.isEmpty(), "--node-id is required in node mode");
@@ -212,7 +213,19 @@ public final class DriverCommand {
         logLevel,
         labelImports,
         dataAddress,
-        dataTlsDir);
+        dataTlsDir,
+        dataMaxReads);
+  }
+
+  private int parsePositive(Flag flag) {
+    int value;
+    try {
+      value = Integer.parseInt(value(flag));
+    } catch (NumberFormatException e) {
+      throw usage("%s must be a whole number, got '%s'", flag.name, value(flag));
+    }
+    check(value >= 1, "%s must be at least 1, got %d", flag.name, value);
+    return value;
   }
 
   private boolean parseBoolean(Flag flag) {

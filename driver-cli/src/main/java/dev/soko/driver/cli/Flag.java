@@ -120,6 +120,17 @@ enum Flag {
           + " by the data port and by this driver's calls to other nodes' ports; re-read every"
           + " minute, so a renewed certificate needs no restart. Absent: no data port, and no"
           + " calls to other nodes."),
+  DATA_MAX_READS(
+      "--data-max-reads",
+      "N",
+      String.valueOf(DriverConfig.DEFAULT_DATA_MAX_READS),
+      Use.NODE_ONLY,
+      "The most streams the data port serves at once (a snapshot's or volume's data read by"
+          + " another node, block metadata read by the controller), at least 1. One more is"
+          + " refused at once with RESOURCE_EXHAUSTED, which the reading node answers its"
+          + " CreateVolume with as UNAVAILABLE, so the provisioner tries again later: a node's"
+          + " disk and network are shared by every copy it serves, and its own volumes'"
+          + " workloads."),
   LABEL_IMPORTED_SNAPSHOTS(
       "--label-imported-snapshots",
       "true|false",

@@ -20,6 +20,8 @@ import java.util.Optional;
  * @param dataAddress node mode: host:port of the node-to-node data port, empty when there is none
  * @param dataTlsDir the directory of the data path's certificate, key and CA bundle; present
  *     whenever {@code dataAddress} is given
+ * @param dataMaxReads node mode: the most streams of snapshot or volume data and block metadata the
+ *     data port serves at once; a caller beyond it is refused with RESOURCE_EXHAUSTED
  */
 public record DriverConfig(
     String driverName,
@@ -36,7 +38,47 @@ public record DriverConfig(
     String logLevel,
     boolean labelImportedSnapshots,
     String dataAddress,
-    Optional<Path> dataTlsDir) {
+    Optional<Path> dataTlsDir,
+    int dataMaxReads) {
+
+  /** The most data streams a node's port serves at once, unless told otherwise. */
+  public static final int DEFAULT_DATA_MAX_READS = 4;
+
+  /** A configuration whose data port, if any, serves the default number of reads at once. */
+  public DriverConfig(
+      String driverName,
+      String nodeId,
+      Mode mode,
+      String endpoint,
+      List<PoolConfig> pools,
+      List<Path> allowedPathRoots,
+      int maxVolumesPerNode,
+      String metricsAddress,
+      String healthAddress,
+      Optional<KubeletRegistration> registration,
+      Optional<Path> kubeletDir,
+      String logLevel,
+      boolean labelImportedSnapshots,
+      String dataAddress,
+      Optional<Path> dataTlsDir) {
+    this(
+        driverName,
+        nodeId,
+        mode,
+        endpoint,
+        pools,
+        allowedPathRoots,
+        maxVolumesPerNode,
+        metricsAddress,
+        healthAddress,
+        registration,
+        kubeletDir,
+        logLevel,
+        labelImportedSnapshots,
+        dataAddress,
+        dataTlsDir,
+        DEFAULT_DATA_MAX_READS);
+  }
 
   /** A configuration without the node-to-node data path (no data port, no credentials for it). */
   public DriverConfig(
@@ -121,7 +163,8 @@ public record DriverConfig(
         logLevel,
         labelImportedSnapshots,
         dataAddress,
-        dataTlsDir);
+        dataTlsDir,
+        dataMaxReads);
   }
 
   /** This configuration with the node-to-node data port at {@code address}, credentials in dir. */
@@ -141,7 +184,8 @@ public record DriverConfig(
         logLevel,
         labelImportedSnapshots,
         address,
-        Optional.of(tlsDir));
+        Optional.of(tlsDir),
+        dataMaxReads);
   }
 
   /** Which CSI services this process serves. */

@@ -100,6 +100,21 @@ class DriverCommandTest {
     assertThat(config.labelImportedSnapshots()).isFalse();
     assertThat(config.dataAddress()).isEmpty();
     assertThat(config.dataTlsDir()).isEmpty();
+    assertThat(config.dataMaxReads()).isEqualTo(DriverConfig.DEFAULT_DATA_MAX_READS).isEqualTo(4);
+  }
+
+  @Test
+  void theDataPortsReadsAreAtLeastOneAndOnlyANodeServesThem() {
+    assertThat(run("--node-id=n", "--pool=name=p,path=/p", "--data-max-reads=2")).isZero();
+    assertThat(launched.get().dataMaxReads()).isEqualTo(2);
+    launched.set(null);
+    assertThat(run("--node-id=n", "--pool=name=p,path=/p", "--data-max-reads=0")).isEqualTo(2);
+    assertThat(err.toString()).contains("--data-max-reads must be at least 1, got 0");
+    assertThat(run("--node-id=n", "--pool=name=p,path=/p", "--data-max-reads=many")).isEqualTo(2);
+    assertThat(err.toString()).contains("--data-max-reads must be a whole number, got 'many'");
+    assertThat(run("--mode=controller", "--data-max-reads=2")).isEqualTo(2);
+    assertThat(err.toString()).contains("--data-max-reads is only for node mode");
+    assertThat(launched.get()).isNull();
   }
 
   @Test

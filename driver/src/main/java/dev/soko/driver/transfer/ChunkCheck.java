@@ -91,6 +91,11 @@ final class ChunkCheck {
     return chunks;
   }
 
+  /** Where the bytes that passed end: a cut stream is read again from here. */
+  long verifiedUpTo() {
+    return next;
+  }
+
   private StorageException corrupt(String what) {
     return new StorageException(
         StorageException.Reason.INTERNAL, "copy of " + source + " failed: " + what);

@@ -3,6 +3,7 @@ package dev.soko.driver.transfer;
 import csi.v1.SnapshotMetadataGrpc;
 import dev.soko.data.v1.SnapshotDataGrpc;
 import dev.soko.driver.cli.HostPort;
+import dev.soko.driver.config.DriverConfig;
 import dev.soko.driver.csi.SnapshotMetadataService;
 import dev.soko.driver.metrics.RpcMetrics;
 import dev.soko.driver.server.RpcInterceptor;
@@ -56,7 +57,22 @@ public final class DataServer implements AutoCloseable {
           SnapshotMetadataGrpc.getGetMetadataDeltaMethod().getFullMethodName(),
           Set.of(Roles.CONTROLLER));
 
-  /** The most calls that read at once; more wait. Each holds about one chunk (1 MiB) in flight. */
+  /**
+   * The streams of data and of block metadata, which {@link ReadLimit} bounds: each holds a file
+   * open and reads the pool's disk for as long as its reader takes.
+   */
+  static final Set<String> READS =
+      Set.of(
+          SnapshotDataGrpc.getReadMethod().getFullMethodName(),
+          SnapshotDataGrpc.getReadVolumeMethod().getFullMethodName(),
+          SnapshotMetadataGrpc.getGetMetadataAllocatedMethod().getFullMethodName(),
+          SnapshotMetadataGrpc.getGetMetadataDeltaMethod().getFullMethodName());
+
+  /**
+   * The threads that run the port's calls. A stream takes one only while it makes its next messages
+   * (it is sent at its reader's pace, {@link ChunkReply}), so these bound the reads in progress at
+   * an instant and {@link ReadLimit} the streams open.
+   */
   static final int THREADS = 4;
 
   /** Requests are a snapshot ID and an offset; anything larger is not a caller of ours. */
@@ -113,6 +129,24 @@ public final class DataServer implements AutoCloseable {
       String node,
       RpcMetrics metrics)
       throws IOException {
+    return start(
+        address, tls, images, blocks, parts, node, metrics, DriverConfig.DEFAULT_DATA_MAX_READS);
+  }
+
+  /**
+   * As {@link #start(String, DataTls, SnapshotImages, SnapshotBlocks, GroupParts, String,
+   * RpcMetrics)}, serving at most {@code maxReads} streams of data and block metadata at once.
+   */
+  public static DataServer start(
+      String address,
+      DataTls tls,
+      SnapshotImages images,
+      SnapshotBlocks blocks,
+      GroupParts parts,
+      String node,
+      RpcMetrics metrics,
+      int maxReads)
+      throws IOException {
     InetSocketAddress unresolved = HostPort.parse(address);
     InetSocketAddress bind =
         new InetSocketAddress(unresolved.getHostString(), unresolved.getPort());
@@ -123,11 +157,14 @@ public final class DataServer implements AutoCloseable {
         new ThreadPoolExecutor(
             THREADS, THREADS, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), daemonThreads());
     executor.allowCoreThreadTimeOut(true);
+    ReadLimit limit = new ReadLimit(READS, maxReads, node);
     NettyServerBuilder builder =
         NettyServerBuilder.forAddress(bind, tls.serverCredentials())
-            .addService(guarded(new SnapshotDataService(images, node).bindService(), metrics));
+            .addService(
+                guarded(new SnapshotDataService(images, node).bindService(), limit, metrics));
     if (blocks != null) {
-      builder.addService(guarded(new SnapshotMetadataService(blocks).bindService(), metrics));
+      builder.addService(
+          guarded(new SnapshotMetadataService(blocks).bindService(), limit, metrics));
     }
     if (parts != null) {
       builder.addService(
@@ -150,12 +187,13 @@ public final class DataServer implements AutoCloseable {
 
   /**
    * The role check runs inside the error boundary, so a refusal is logged and counted like every
-   * other answer.
+   * other answer; the read limit inside the role check, so a caller that may not read takes no
+   * slot.
    */
   private static ServerServiceDefinition guarded(
-      ServerServiceDefinition service, RpcMetrics metrics) {
+      ServerServiceDefinition service, ReadLimit limit, RpcMetrics metrics) {
     return ServerInterceptors.intercept(
-        service, new RoleCheck(ROLES_BY_METHOD), new RpcInterceptor(metrics));
+        service, limit, new RoleCheck(ROLES_BY_METHOD), new RpcInterceptor(metrics));
   }
 
   /** Where peers reach this port: the host as given, the port as bound. */

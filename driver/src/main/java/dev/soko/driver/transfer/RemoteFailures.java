@@ -7,8 +7,10 @@ import io.grpc.Status;
 /**
  * What a failed call to another node's data port means to this node's caller, said with the node
  * and endpoint: a node that cannot be reached or a stream cut midway is UNAVAILABLE (the caller may
- * try again); a certificate the port refuses is FAILED_PRECONDITION (a configuration to fix); the
- * port's own answers keep their code.
+ * try again); so is a node that refuses for want of resources (its limit of reads at once, room for
+ * a volume's read copy), said as its own words: the caller's RESOURCE_EXHAUSTED would tell a
+ * provisioner that this node, not the source's, is full; a certificate the port refuses is
+ * FAILED_PRECONDITION (a configuration to fix); the port's own answers keep their code.
  */
 final class RemoteFailures {
   private RemoteFailures() {}
@@ -18,7 +20,10 @@ final class RemoteFailures {
     String said =
         status.getDescription() == null ? status.getCode().name() : status.getDescription();
     return switch (status.getCode()) {
-      case UNAVAILABLE, DEADLINE_EXCEEDED, CANCELLED, ABORTED, UNKNOWN, RESOURCE_EXHAUSTED ->
+      case RESOURCE_EXHAUSTED ->
+          new StorageException(
+              Reason.UNAVAILABLE, what + ": " + where + " cannot serve it now: " + said);
+      case UNAVAILABLE, DEADLINE_EXCEEDED, CANCELLED, ABORTED, UNKNOWN ->
           new StorageException(
               Reason.UNAVAILABLE,
               what + ": " + where + " cannot be reached or stopped answering (" + said + ")");

@@ -37,6 +37,7 @@ public final class SnapshotReader implements AutoCloseable {
 
   private final Function<String, ManagedChannel> dial;
   private final Duration stall;
+  private final Resumes resumes;
   private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
   private final ScheduledExecutorService timer =
       Executors.newSingleThreadScheduledExecutor(
@@ -57,8 +58,13 @@ public final class SnapshotReader implements AutoCloseable {
   }
 
   SnapshotReader(Function<String, ManagedChannel> dial, Duration stall) {
+    this(dial, stall, Resumes.DEFAULT);
+  }
+
+  SnapshotReader(Function<String, ManagedChannel> dial, Duration stall, Resumes resumes) {
     this.dial = dial;
     this.stall = stall;
+    this.resumes = resumes;
   }
 
   /**
@@ -84,6 +90,7 @@ public final class SnapshotReader implements AutoCloseable {
                   accessType(facts.getAccessType(), what, node),
                   facts.getFsType(),
                   stall,
+                  resumes,
                   timer);
             });
   }
@@ -112,6 +119,7 @@ public final class SnapshotReader implements AutoCloseable {
                   accessType(facts.getAccessType(), what, node),
                   facts.getFsType(),
                   stall,
+                  resumes,
                   timer);
             });
   }

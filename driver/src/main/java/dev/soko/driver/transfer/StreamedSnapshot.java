@@ -19,18 +19,26 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Iterator;
+import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A snapshot (or volume) as another node described it, copied by streaming its Read (or
  * ReadVolume): each chunk written at its offset (holes stay holes), checked as {@link ChunkCheck}
- * says, the file set to the described size and synced only after the stream's End.
+ * says, the file set to the described size and synced only after the stream's End. A stream cut on
+ * the way is followed by another ({@link Resumes}): a snapshot's from the end of the last chunk
+ * that passed its check, since a snapshot never changes; a volume's from the start, into an emptied
+ * file, since each ReadVolume is a copy of another instant and two instants never mix.
  */
 final class StreamedSnapshot implements RemoteSnapshot {
-  /** Opens the stream of an image's chunks on a node's data port. */
+  private static final Logger LOG = LoggerFactory.getLogger(StreamedSnapshot.class);
+
+  /** Opens the stream of an image's chunks on a node's data port, from an offset. */
   @FunctionalInterface
   interface Opening {
-    Iterator<ReadReply> open(SnapshotDataGrpc.SnapshotDataBlockingStub stub);
+    Iterator<ReadReply> open(SnapshotDataGrpc.SnapshotDataBlockingStub stub, long from);
   }
 
   private final Channel channel;
@@ -43,6 +51,7 @@ final class StreamedSnapshot implements RemoteSnapshot {
   private final AccessType accessType;
   private final String fsType;
   private final Duration stall;
+  private final Resumes resumes;
   private final ScheduledExecutorService timer;
 
   /** Another node's snapshot, read with Read from its start. */
@@ -55,18 +64,21 @@ final class StreamedSnapshot implements RemoteSnapshot {
       AccessType accessType,
       String fsType,
       Duration stall,
+      Resumes resumes,
       ScheduledExecutorService timer) {
     return new StreamedSnapshot(
         channel,
         id,
         false,
-        stub -> stub.read(ReadRequest.newBuilder().setSnapshotId(id).setStartingOffset(0).build()),
+        (stub, from) ->
+            stub.read(ReadRequest.newBuilder().setSnapshotId(id).setStartingOffset(from).build()),
         node,
         endpoint,
         sizeBytes,
         accessType,
         fsType,
         stall,
+        resumes,
         timer);
   }
 
@@ -80,18 +92,20 @@ final class StreamedSnapshot implements RemoteSnapshot {
       AccessType accessType,
       String fsType,
       Duration stall,
+      Resumes resumes,
       ScheduledExecutorService timer) {
     return new StreamedSnapshot(
         channel,
         id,
         true,
-        stub -> stub.readVolume(VolumeRef.newBuilder().setVolumeId(id).build()),
+        (stub, from) -> stub.readVolume(VolumeRef.newBuilder().setVolumeId(id).build()),
         node,
         endpoint,
         sizeBytes,
         accessType,
         fsType,
         stall,
+        resumes,
         timer);
   }
 
@@ -106,7 +120,9 @@ final class StreamedSnapshot implements RemoteSnapshot {
       AccessType accessType,
       String fsType,
       Duration stall,
+      Resumes resumes,
       ScheduledExecutorService timer) {
+    this.resumes = resumes;
     this.channel = channel;
     this.id = id;
     this.ofVolume = ofVolume;
@@ -153,8 +169,7 @@ final class StreamedSnapshot implements RemoteSnapshot {
   @Override
   public void copyTo(Path target) {
     String what = "copy of " + shown();
-    ChunkCheck check =
-        new ChunkCheck(shown() + " of node " + node + " at " + endpoint, sizeBytes, 0);
+    String source = shown() + " of node " + node + " at " + endpoint;
     try {
       Files.createFile(target);
     } catch (IOException e) {
@@ -167,8 +182,37 @@ final class StreamedSnapshot implements RemoteSnapshot {
       // no speculative preallocation past it (XFS), which a size set afterwards would have turned
       // into allocated blocks (a 1 GiB copy holding 512 MiB allocated 1023 MiB).
       file.setLength(sizeBytes);
-      stream(check, out);
-      check.complete();
+      long from = 0;
+      for (int resume = 1; ; resume++) {
+        ChunkCheck check = new ChunkCheck(source, sizeBytes, from);
+        Optional<Status> cut = stream(check, out, from);
+        if (cut.isEmpty()) {
+          check.complete();
+          break;
+        }
+        if (resume > resumes.max() || Context.current().isCancelled()) {
+          throw RemoteFailures.of(cut.get(), what, node, endpoint);
+        }
+        if (ofVolume) {
+          // The next ReadVolume is a copy of another instant: nothing of this one may stay.
+          file.setLength(0);
+          file.setLength(sizeBytes);
+        } else {
+          from = check.verifiedUpTo();
+        }
+        LOG.atWarn()
+            .addKeyValue("source", shown())
+            .addKeyValue("node", node)
+            .addKeyValue("from", from)
+            .addKeyValue("resume", resume)
+            .log(
+                "the stream of {} from node {} was cut ({}); reading again from byte {}",
+                shown(),
+                node,
+                cut.get().getCode(),
+                from);
+        resumes.pause(resume, what);
+      }
       out.force(true);
     } catch (IOException e) {
       throw StorageException.internal(
@@ -176,13 +220,17 @@ final class StreamedSnapshot implements RemoteSnapshot {
     }
   }
 
-  /** Reads the whole stream into {@code out}, cancelled when it stalls for {@link #stall}. */
-  private void stream(ChunkCheck check, FileChannel out) throws IOException {
+  /**
+   * Reads one stream from {@code from} into {@code out}, cancelled when it stalls for {@link
+   * #stall}: empty when it closed (complete or not, as {@code check} tells), the status of a stream
+   * cut on the way ({@link Resumes#isCut}). Any other failure is thrown.
+   */
+  private Optional<Status> stream(ChunkCheck check, FileChannel out, long from) throws IOException {
     Context.CancellableContext call = Context.current().withCancellation();
     ProgressWatch watch = new ProgressWatch(call, stall, System::nanoTime).start(timer);
     Context previous = call.attach();
     try {
-      Iterator<ReadReply> replies = opening.open(SnapshotDataGrpc.newBlockingStub(channel));
+      Iterator<ReadReply> replies = opening.open(SnapshotDataGrpc.newBlockingStub(channel), from);
       while (replies.hasNext()) {
         ReadReply reply = replies.next();
         watch.progress();
@@ -207,12 +255,16 @@ final class StreamedSnapshot implements RemoteSnapshot {
                       + " failed: a message of no known kind arrived");
         }
       }
+      return Optional.empty();
     } catch (StatusRuntimeException e) {
       Status status =
           watch.stalled()
               ? Status.UNAVAILABLE.withDescription(
                   "nothing arrived for " + stall.toMillis() + " ms")
               : e.getStatus();
+      if (Resumes.isCut(status)) {
+        return Optional.of(status);
+      }
       throw RemoteFailures.of(status, "copy of " + shown(), node, endpoint);
     } finally {
       call.detach(previous);

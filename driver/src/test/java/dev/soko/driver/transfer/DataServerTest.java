@@ -124,7 +124,8 @@ class DataServerTest {
                     NettyChannelBuilder.forTarget(endpoint, tls.channelCredentials())
                         .maxInboundMessageSize(SnapshotReader.MAX_REPLY_BYTES)
                         .build()),
-            Duration.ofSeconds(30));
+            Duration.ofSeconds(30),
+            new Resumes(2, Duration.ofMillis(50)));
     closing.add(reader);
     closing.add(tls);
     return reader;
@@ -207,6 +208,93 @@ class DataServerTest {
     // 64 chunks wait to be read; only what the stream's window holds was.
     int read = images.presenceChecks.get();
     assertThat(read).isBetween(1, 8);
+  }
+
+  /**
+   * Opens a read of {@code snapshotId} that takes its first message and no more, so that it stays
+   * open; the returned call cancels it.
+   */
+  io.grpc.stub.ClientCallStreamObserver<ReadRequest> holdRead(
+      ManagedChannel channel, String snapshotId) throws InterruptedException {
+    java.util.concurrent.CountDownLatch first = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicReference<io.grpc.stub.ClientCallStreamObserver<ReadRequest>>
+        held = new java.util.concurrent.atomic.AtomicReference<>();
+    SnapshotDataGrpc.newStub(channel)
+        .read(
+            ReadRequest.newBuilder().setSnapshotId(snapshotId).build(),
+            new io.grpc.stub.ClientResponseObserver<ReadRequest, ReadReply>() {
+              @Override
+              public void beforeStart(io.grpc.stub.ClientCallStreamObserver<ReadRequest> call) {
+                held.set(call);
+                call.disableAutoRequestWithInitial(1);
+              }
+
+              @Override
+              public void onNext(ReadReply reply) {
+                first.countDown();
+              }
+
+              @Override
+              public void onError(Throwable t) {}
+
+              @Override
+              public void onCompleted() {}
+            });
+    assertThat(first.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    return held.get();
+  }
+
+  @Test
+  void readsBeyondThePortsLimitAreRefusedAtOnceAndASlotComesBackWhenAReadEnds() throws Exception {
+    server.close();
+    server =
+        DataServer.start(
+            "127.0.0.1:0", serverTls, images, null, null, "node-a", RpcMetrics.NONE, 2);
+    addLarge();
+    DataTls tls = DataTls.load(TestCertificates.directory(dir.resolve("busy"), ca, Roles.NODE));
+    closing.add(tls);
+    ManagedChannel channel =
+        NettyChannelBuilder.forTarget(server.endpoint(), tls.channelCredentials())
+            .maxInboundMessageSize(SnapshotReader.MAX_REPLY_BYTES)
+            .build();
+    closing.add(channel::shutdownNow);
+    var one = holdRead(channel, "snap-large");
+    holdRead(channel, "snap-large");
+
+    Iterator<ReadReply> third =
+        SnapshotDataGrpc.newBlockingStub(channel)
+            .read(ReadRequest.newBuilder().setSnapshotId("snap-1").build());
+    assertThatThrownBy(third::hasNext)
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+              assertThat(e.getStatus().getDescription())
+                  .contains("node-a", "2 reads", "--data-max-reads");
+            });
+    SnapshotReader reader = reader("node-b", ca, Roles.NODE);
+    RemoteSnapshot snapshot =
+        reader.describe("node-a", server.endpoint(), "snap-1").orElseThrow(); // not a read
+    StorageException busy =
+        catchThrowableOfType(StorageException.class, () -> snapshot.copyTo(dir.resolve("no.img")));
+    assertThat(busy.reason())
+        .as("the reading node's CreateVolume is retried, not rescheduled as if it were full")
+        .isEqualTo(Reason.UNAVAILABLE);
+    assertThat(busy.getMessage()).contains("node-a", "cannot serve it now", "--data-max-reads");
+
+    one.cancel("done", null);
+    Path copy = dir.resolve("copy.img");
+    await(
+        () -> {
+          try {
+            Files.deleteIfExists(copy);
+            snapshot.copyTo(copy);
+            return true;
+          } catch (StorageException | IOException e) {
+            return false;
+          }
+        });
+    assertThat(Files.mismatch(copy, dir.resolve("snap-1.img"))).isEqualTo(-1);
   }
 
   @Test

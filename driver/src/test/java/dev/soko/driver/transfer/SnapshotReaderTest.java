@@ -11,6 +11,8 @@ import dev.soko.data.v1.DataProto.ReadReply;
 import dev.soko.data.v1.DataProto.ReadRequest;
 import dev.soko.data.v1.DataProto.SnapshotFacts;
 import dev.soko.data.v1.DataProto.SnapshotRef;
+import dev.soko.data.v1.DataProto.VolumeFacts;
+import dev.soko.data.v1.DataProto.VolumeRef;
 import dev.soko.data.v1.SnapshotDataGrpc;
 import dev.soko.driver.volume.RemoteSnapshot;
 import dev.soko.driver.volume.StorageException;
@@ -23,7 +25,9 @@ import io.grpc.stub.StreamObserver;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.AfterEach;
@@ -51,8 +55,17 @@ class SnapshotReaderTest {
     }
   }
 
-  /** A port whose Read sends what {@code read} writes to the observer. */
+  /** One stream per copy: the tests of a single stream's checks. */
+  static final Resumes NO_RESUMES = new Resumes(0, Duration.ZERO);
+
+  /** A port whose Read sends what {@code read} writes to the observer; a cut stream is final. */
   RemoteSnapshot serving(Consumer<StreamObserver<ReadReply>> read) throws Exception {
+    return serving(NO_RESUMES, (request, o) -> read.accept(o));
+  }
+
+  /** A port whose Read answers each request as {@code read} does; cut streams resume so. */
+  RemoteSnapshot serving(Resumes resumes, BiConsumer<ReadRequest, StreamObserver<ReadReply>> read)
+      throws Exception {
     String name = InProcessServerBuilder.generateName();
     server =
         InProcessServerBuilder.forName(name)
@@ -78,7 +91,7 @@ class SnapshotReaderTest {
 
                   @Override
                   public void read(ReadRequest request, StreamObserver<ReadReply> o) {
-                    read.accept(o);
+                    read.accept(request, o);
                   }
                 })
             .build()
@@ -86,7 +99,8 @@ class SnapshotReaderTest {
     reader =
         new SnapshotReader(
             endpoint -> InProcessChannelBuilder.forName(name).directExecutor().build(),
-            Duration.ofMillis(400));
+            Duration.ofMillis(400),
+            resumes);
     return reader.describe("node-a", "10.0.0.7:9810", "snap-1").orElseThrow();
   }
 
@@ -229,6 +243,126 @@ class SnapshotReaderTest {
 
     assertThat(cut.reason()).isEqualTo(Reason.UNAVAILABLE);
     assertThat(cut.getMessage()).contains("snap-1", "node-a", "10.0.0.7:9810", "connection reset");
+  }
+
+  @Test
+  void aCutStreamIsReadOnFromTheEndOfTheLastChunkThatPassed() throws Exception {
+    List<Long> asked = new ArrayList<>();
+    RemoteSnapshot snapshot =
+        serving(
+            new Resumes(2, Duration.ofMillis(10)),
+            (request, o) -> {
+              asked.add(request.getStartingOffset());
+              if (asked.size() == 1) {
+                o.onNext(chunk(0, bytes(4096, 1)));
+                o.onNext(chunk(1 << 20, bytes(8192, 2)));
+                o.onError(
+                    Status.UNAVAILABLE.withDescription("connection reset").asRuntimeException());
+              } else {
+                o.onNext(chunk(3 << 20, bytes(4096, 3)));
+                o.onNext(end(SIZE, 1));
+                o.onCompleted();
+              }
+            });
+
+    snapshot.copyTo(dir.resolve("copy"));
+
+    assertThat(asked).containsExactly(0L, (1L << 20) + 8192);
+    byte[] copy = Files.readAllBytes(dir.resolve("copy"));
+    assertThat(copy).hasSize((int) SIZE);
+    assertThat(copy[4095]).isEqualTo((byte) 1);
+    assertThat(copy[(1 << 20) + 8191]).isEqualTo((byte) 2);
+    assertThat(copy[3 << 20]).isEqualTo((byte) 3);
+    assertThat(copy[(3 << 20) + 4096]).isZero();
+  }
+
+  @Test
+  void aVolumesCutStreamIsReadAgainFromTheStartAndNothingOfTheFirstInstantStays() throws Exception {
+    List<String> calls = new ArrayList<>();
+    String name = InProcessServerBuilder.generateName();
+    server =
+        InProcessServerBuilder.forName(name)
+            .directExecutor()
+            .addService(
+                new SnapshotDataGrpc.SnapshotDataImplBase() {
+                  @Override
+                  public void describeVolume(VolumeRef request, StreamObserver<VolumeFacts> o) {
+                    o.onNext(
+                        VolumeFacts.newBuilder()
+                            .setVolumeId("vol-1")
+                            .setSizeBytes(SIZE)
+                            .setAccessType(AccessType.BLOCK)
+                            .setNode("node-a")
+                            .build());
+                    o.onCompleted();
+                  }
+
+                  @Override
+                  public void readVolume(VolumeRef request, StreamObserver<ReadReply> o) {
+                    calls.add(request.getVolumeId());
+                    if (calls.size() == 1) {
+                      o.onNext(chunk(0, bytes(4096, 1)));
+                      o.onNext(chunk(2 << 20, bytes(4096, 1)));
+                      o.onError(
+                          Status.UNAVAILABLE
+                              .withDescription("connection reset")
+                              .asRuntimeException());
+                    } else {
+                      // Another instant: the block at 2 MiB was discarded since.
+                      o.onNext(chunk(0, bytes(4096, 2)));
+                      o.onNext(end(SIZE, 1));
+                      o.onCompleted();
+                    }
+                  }
+                })
+            .build()
+            .start();
+    reader =
+        new SnapshotReader(
+            endpoint -> InProcessChannelBuilder.forName(name).directExecutor().build(),
+            Duration.ofMillis(400),
+            new Resumes(2, Duration.ofMillis(10)));
+    RemoteSnapshot volume = reader.describeVolume("node-a", "10.0.0.7:9810", "vol-1").orElseThrow();
+
+    volume.copyTo(dir.resolve("copy"));
+
+    assertThat(calls).containsExactly("vol-1", "vol-1");
+    byte[] copy = Files.readAllBytes(dir.resolve("copy"));
+    assertThat(copy).hasSize((int) SIZE);
+    assertThat(copy[0]).isEqualTo((byte) 2);
+    assertThat(copy[2 << 20]).as("nothing of the first copy's instant").isZero();
+  }
+
+  @Test
+  void aStreamCutEveryTimeFailsOnceItsResumesAreSpentAndAnAnswerIsNeverResumed() throws Exception {
+    List<Long> asked = new ArrayList<>();
+    RemoteSnapshot cutAlways =
+        serving(
+            new Resumes(2, Duration.ofMillis(10)),
+            (request, o) -> {
+              asked.add(request.getStartingOffset());
+              o.onNext(chunk(asked.size() << 20, bytes(4096, 1)));
+              o.onError(
+                  Status.UNAVAILABLE.withDescription("connection reset").asRuntimeException());
+            });
+    StorageException cut = copyFails(cutAlways);
+    assertThat(cut.reason()).isEqualTo(Reason.UNAVAILABLE);
+    assertThat(asked).as("the first stream and two resumes").hasSize(3);
+    reader.close();
+    server.shutdownNow();
+
+    asked.clear();
+    RemoteSnapshot deleted =
+        serving(
+            new Resumes(2, Duration.ofMillis(10)),
+            (request, o) -> {
+              asked.add(request.getStartingOffset());
+              o.onNext(chunk(0, bytes(4096, 1)));
+              o.onError(Status.NOT_FOUND.withDescription("snapshot deleted").asRuntimeException());
+            });
+    Files.delete(dir.resolve("copy"));
+    assertThat(copyFails(deleted).reason()).isEqualTo(Reason.NOT_FOUND);
+    assertThat(asked).as("the source's answer is final").hasSize(1);
   }
 
   @Test

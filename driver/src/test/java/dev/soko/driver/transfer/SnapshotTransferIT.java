@@ -85,6 +85,9 @@ class SnapshotTransferIT {
   static DataServer portB;
   static SnapshotReader readerB;
 
+  /** Where node B reaches node A's port: the port itself, or a test's relay in front of it. */
+  static volatile String routeToA;
+
   @BeforeAll
   static void twoNodes() throws Exception {
     ca = TestCertificates.ca("soko-data-ca");
@@ -98,12 +101,12 @@ class SnapshotTransferIT {
               // Node A holds every snapshot and volume node B does not: as the locator finds them.
               @Override
               public Optional<RemoteSnapshot> find(String snapshotId) {
-                return readerB.describe("node-a", portA.endpoint(), snapshotId);
+                return readerB.describe("node-a", routeToA(), snapshotId);
               }
 
               @Override
               public Optional<RemoteSnapshot> findVolume(String volumeId) {
-                return readerB.describeVolume("node-a", portA.endpoint(), volumeId);
+                return readerB.describeVolume("node-a", routeToA(), volumeId);
               }
             });
     tlsA = DataTls.load(TestCertificates.directory(host.base.resolve("tls-a"), ca, Roles.NODE));
@@ -111,6 +114,10 @@ class SnapshotTransferIT {
     portA = DataServer.start("127.0.0.1:0", tlsA, nodeA, nodeA, "node-a", RpcMetrics.NONE);
     portB = DataServer.start("127.0.0.1:0", tlsB, nodeB, "node-b", RpcMetrics.NONE);
     readerB = new SnapshotReader(tlsB);
+  }
+
+  static String routeToA() {
+    return routeToA == null ? portA.endpoint() : routeToA;
   }
 
   @AfterAll
@@ -410,7 +417,8 @@ class SnapshotTransferIT {
                     .build(),
                 2,
                 port::close);
-    try (SnapshotReader reader = new SnapshotReader(dial, Duration.ofSeconds(30))) {
+    try (SnapshotReader reader =
+        new SnapshotReader(dial, Duration.ofSeconds(30), new Resumes(2, Duration.ofMillis(50)))) {
       RemoteSnapshot remote =
           reader.describe("node-a", port.endpoint(), snapshot.id()).orElseThrow();
 
@@ -420,6 +428,110 @@ class SnapshotTransferIT {
 
       assertThat(cut.reason()).isEqualTo(Reason.UNAVAILABLE);
       assertThat(cut.getMessage()).contains(snapshot.id(), "node-a", port.endpoint());
+    }
+  }
+
+  /**
+   * A snapshot of a block volume of node A holding {@code data} bytes from its start; the volume is
+   * deleted once snapshotted, so that only the snapshot takes room in node A's pool.
+   */
+  static Snapshot blockSnapshot(String name, long bytes, long data) throws IOException {
+    Path device = blockVolume(name, bytes);
+    for (long at = 0; at < data; at += 8 * MIB) {
+      write(device, at, (int) Math.min(8 * MIB, data - at));
+    }
+    String id = volumeId(name);
+    Snapshot snapshot = nodeA.createSnapshot(name + "-snap", id);
+    nodeA.unpublish(id, device);
+    nodeA.unstage(id, host.kubelet.resolve("plugins/csi.soko.dev/staging/" + name));
+    nodeA.deleteVolume(id);
+    return snapshot;
+  }
+
+  static VolumeRequest restoreOnB(String name, Snapshot snapshot) {
+    return new VolumeRequest(
+        name,
+        snapshot.sizeBytes(),
+        0,
+        "b",
+        AccessType.BLOCK,
+        "",
+        new ContentSource.FromSnapshot(snapshot.id()),
+        Map.of());
+  }
+
+  static List<String> imagesOfB() throws IOException {
+    try (Stream<Path> files = Files.list(host.base.resolve("pool-b").resolve("images"))) {
+      return files.map(p -> p.getFileName().toString()).sorted().toList();
+    }
+  }
+
+  @Test
+  void aRestoreWhoseConnectionIsCutMidStreamGoesOnFromWhatArrived() throws Exception {
+    long data = 48 * MIB;
+    Snapshot snapshot = blockSnapshot("resumed", 64 * MIB, data);
+    String expected = sha256(nodeA.snapshotImage(snapshot.id()).path());
+    try (CuttingProxy proxy = new CuttingProxy(portA.endpoint())) {
+      routeToA = proxy.endpoint();
+      proxy.cutAfter(16 * MIB);
+
+      Volume restored = nodeB.createVolume(restoreOnB("resumed-on-b", snapshot));
+
+      Path image = host.base.resolve("pool-b").resolve("images").resolve(restored.id() + ".img");
+      assertThat(sha256(image)).isEqualTo(expected);
+      // Read again from the start, the 16 MiB before the cut would have crossed twice.
+      assertThat(proxy.bytesToReader())
+          .as("the snapshot's data crossed about once")
+          .isBetween(data, data + 6 * MIB);
+      nodeB.deleteVolume(restored.id());
+    } finally {
+      routeToA = null;
+      nodeA.deleteSnapshot(snapshot.id());
+    }
+  }
+
+  @Test
+  void aRestoreFromANodeThatStaysUnreachableLeavesNothingAndALaterTrySucceeds() throws Exception {
+    Snapshot snapshot = blockSnapshot("unreached", 32 * MIB, 16 * MIB);
+    String expected = sha256(nodeA.snapshotImage(snapshot.id()).path());
+    List<String> before = imagesOfB();
+    long available = nodeB.capacity().get(0).availableBytes();
+    try (CuttingProxy proxy = new CuttingProxy(portA.endpoint())) {
+      routeToA = proxy.endpoint();
+      proxy.cutAfter(4 * MIB, true);
+
+      StorageException unreachable =
+          catchThrowableOfType(
+              StorageException.class,
+              () -> nodeB.createVolume(restoreOnB("unreached-on-b", snapshot)));
+
+      assertThat(unreachable.reason()).isEqualTo(Reason.UNAVAILABLE);
+      assertThat(unreachable.getMessage()).contains(snapshot.id(), "node-a", proxy.endpoint());
+      assertThat(imagesOfB()).as("no partial image").isEqualTo(before);
+      assertThat(nodeB.listVolumes("", 1000).items())
+          .extracting(Volume::name)
+          .doesNotContain("unreached-on-b");
+      assertThat(nodeB.capacity().get(0).availableBytes()).isEqualTo(available);
+
+      proxy.refuse(false);
+      // As the provisioner does: the same request again until the node answers.
+      Volume restored = null;
+      long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      while (restored == null) {
+        try {
+          restored = nodeB.createVolume(restoreOnB("unreached-on-b", snapshot));
+        } catch (StorageException e) {
+          assertThat(e.reason()).isEqualTo(Reason.UNAVAILABLE);
+          assertThat(System.nanoTime()).as("node A answers again within 60 s").isLessThan(until);
+          Thread.sleep(500);
+        }
+      }
+      Path image = host.base.resolve("pool-b").resolve("images").resolve(restored.id() + ".img");
+      assertThat(sha256(image)).isEqualTo(expected);
+      nodeB.deleteVolume(restored.id());
+    } finally {
+      routeToA = null;
+      nodeA.deleteSnapshot(snapshot.id());
     }
   }
 

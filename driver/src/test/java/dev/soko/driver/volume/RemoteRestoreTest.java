@@ -93,6 +93,28 @@ class RemoteRestoreTest {
   }
 
   @Test
+  void aTargetPoolWithoutRoomIsResourceExhaustedNamingItsFreeSpaceBeforeAnythingIsCopied()
+      throws Exception {
+    EngineFixture f = new EngineFixture(dir, 64 * MIB);
+    remote.hold(REMOTE, NODE, 128 * MIB, AccessType.BLOCK, "", PAYLOAD);
+    try (LocalVolumeManager engine = f.open(remote)) {
+      StorageException full =
+          catchThrowableOfType(
+              StorageException.class,
+              () -> engine.createVolume(restore("too-large", 0, AccessType.BLOCK, "", REMOTE)));
+
+      assertThat(full.reason())
+          .as("the provisioner's cue to try a node with room")
+          .isEqualTo(Reason.RESOURCE_EXHAUSTED);
+      assertThat(full.getMessage())
+          .contains("pool main has " + 64 * MIB + " bytes available", 128 * MIB + " more");
+      assertThat(remote.copiedTo).as("nothing streamed").isEmpty();
+      assertThat(engine.listVolumes("", 0).items()).isEmpty();
+      assertThat(engine.capacity().get(0).availableBytes()).isEqualTo(64 * MIB);
+    }
+  }
+
+  @Test
   void aRetryOfTheSameNameReturnsTheSameVolumeWithoutCopyingAgain() throws Exception {
     EngineFixture f = new EngineFixture(dir, 1024 * MIB);
     remote.hold(REMOTE, NODE, 16 * MIB, AccessType.FILESYSTEM, "xfs", PAYLOAD);
