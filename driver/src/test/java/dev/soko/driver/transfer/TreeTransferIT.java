@@ -84,6 +84,13 @@ class TreeTransferIT {
   static Server hostileServer;
   static final HostileNode hostile = new HostileNode();
 
+  /** Where node D reaches node C's port: the port itself, or a test's relay in front of it. */
+  static volatile String routeToC;
+
+  static String routeToC() {
+    return routeToC == null ? portC.endpoint() : routeToC;
+  }
+
   @BeforeAll
   static void twoNodes() throws Exception {
     ca = TestCertificates.ca("soko-data-ca");
@@ -103,12 +110,12 @@ class TreeTransferIT {
                 if (snapshotId.equals(HOSTILE)) {
                   return hostileReader.describe("node-h", "in-process", snapshotId);
                 }
-                return readerD.describe("node-c", portC.endpoint(), snapshotId);
+                return readerD.describe("node-c", routeToC(), snapshotId);
               }
 
               @Override
               public Optional<RemoteSnapshot> findVolume(String volumeId) {
-                return readerD.describeVolume("node-c", portC.endpoint(), volumeId);
+                return readerD.describeVolume("node-c", routeToC(), volumeId);
               }
             });
     tlsC = DataTls.load(TestCertificates.directory(host.base.resolve("tls-c"), ca, Roles.NODE));
@@ -333,6 +340,58 @@ class TreeTransferIT {
   }
 
   @Test
+  void aRestoreWhoseStreamIsCutIsReadAgainFromTheStartIntoAnEmptiedSubvolume() throws Exception {
+    Volume source = nodeC.createVolume(request("cut", 64 * MIB, 0, "c", ContentSource.EMPTY));
+    Path sourceRoot = volumeOf(poolC, source.id());
+    fill(sourceRoot);
+    write(sourceRoot.resolve("large.bin"), 0, (int) (24 * MIB));
+    Map<String, String> expected = tree(sourceRoot);
+    Snapshot snapshot = nodeC.createSnapshot("cut-snap", source.id());
+    try (CuttingProxy proxy = new CuttingProxy(portC.endpoint())) {
+      routeToC = proxy.endpoint();
+      proxy.cutAfter(12 * MIB);
+
+      Volume restored =
+          nodeD.createVolume(
+              request("cut-on-d", 0, 0, "d", new ContentSource.FromSnapshot(snapshot.id())));
+
+      assertThat(tree(volumeOf(poolD, restored.id()))).isEqualTo(expected);
+      assertThat(proxy.bytesToReader())
+          .as("the bytes before the cut crossed twice: the tree was read again from its start")
+          .isGreaterThan(12 * MIB + 27 * MIB);
+      nodeD.deleteVolume(restored.id());
+    } finally {
+      routeToC = null;
+      nodeC.deleteSnapshot(snapshot.id());
+      nodeC.deleteVolume(source.id());
+    }
+  }
+
+  @Test
+  void aReadCopyLeftByACrashMidReadIsRemovedAtTheNextStart() throws Exception {
+    Path pool = btrfsPool("e");
+    DriverConfig config = config("node-e", "e", pool);
+    Path left;
+    try (LocalVolumeManager nodeE = LocalVolumeManager.open(config)) {
+      Volume v = nodeE.createVolume(request("crashed", 32 * MIB, 0, "e", ContentSource.EMPTY));
+      // What ReadVolumeTree holds while it streams; the process dies before the stream ends.
+      nodeE.volumeTree(v.id());
+      left = pool.resolve("snapshots").resolve(entriesOf(pool.resolve("snapshots")).get(0));
+    }
+    assertThat(left.getFileName().toString()).startsWith("readcopy-");
+    try (LocalVolumeManager restarted = LocalVolumeManager.open(config)) {
+      assertThat(left).as("removed by the restart's recovery").doesNotExist();
+      assertThat(
+              restarted.capacity().stream()
+                  .filter(p -> p.pool().equals("e"))
+                  .findFirst()
+                  .orElseThrow()
+                  .availableBytes())
+          .isEqualTo(384 * MIB - 32 * MIB);
+    }
+  }
+
+  @Test
   void aSourceLargerThanTheClaimsLimitIsRefusedBeforeAnythingIsWritten() throws Exception {
     Volume source = nodeC.createVolume(request("large", 64 * MIB, 0, "c", ContentSource.EMPTY));
     write(volumeOf(poolC, source.id()).resolve("data.bin"), 0, (int) (8 * MIB));
@@ -421,6 +480,11 @@ class TreeTransferIT {
     assertThat(nodeD.listVolumes("", 1000).items())
         .extracting(Volume::name)
         .doesNotContain("hostile");
+    ProcessExec exec = new ProcessExec();
+    // A deleted subvolume's blocks are freed by btrfs's cleaner once the delete is committed.
+    exec.check(List.of("btrfs", "filesystem", "sync", poolD.toString()), Exec.LONG);
+    exec.check(List.of("btrfs", "subvolume", "sync", poolD.toString()), Exec.LONG);
+    exec.check(List.of("btrfs", "filesystem", "sync", poolD.toString()), Exec.LONG);
     assertThat(availableOfD()).as("no space held").isEqualTo(available);
     assertThat(entriesOf(outside)).as("nothing written outside").isEmpty();
     return refused;
