@@ -6,6 +6,8 @@ import dev.soko.data.v1.DataProto.VolumeRef;
 import dev.soko.data.v1.SnapshotDataGrpc;
 import dev.soko.driver.backend.CopyForm;
 import dev.soko.driver.model.AccessType;
+import dev.soko.driver.sys.LinuxSyscalls;
+import dev.soko.driver.sys.Syscalls;
 import dev.soko.driver.volume.RemoteSnapshot;
 import dev.soko.driver.volume.StorageException;
 import io.grpc.Channel;
@@ -47,6 +49,7 @@ final class StreamedTree implements RemoteSnapshot {
   private final Duration stall;
   private final Resumes resumes;
   private final ScheduledExecutorService timer;
+  private final Syscalls syscalls = new LinuxSyscalls();
 
   private StreamedTree(
       Channel channel,
@@ -145,7 +148,7 @@ final class StreamedTree implements RemoteSnapshot {
     String source = shown() + " of node " + node + " at " + endpoint;
     for (int resume = 1; ; resume++) {
       Optional<Status> cut;
-      try (TreeWriter writer = new TreeWriter(source, target)) {
+      try (TreeWriter writer = new TreeWriter(source, target, syscalls)) {
         cut = stream(writer);
         if (cut.isEmpty()) {
           writer.complete();

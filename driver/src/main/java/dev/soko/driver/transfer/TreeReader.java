@@ -182,6 +182,7 @@ final class TreeReader implements PacedReply.Source<TreeReply> {
         } else {
           if ((Integer) a.get("nlink") > 1) {
             linked.put(inode, index);
+            entry.setHasLinks(true);
           }
           long size = (Long) a.get("size");
           entry.setKind(Entry.Kind.REGULAR).setSizeBytes(size);

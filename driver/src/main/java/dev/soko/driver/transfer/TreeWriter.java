@@ -3,6 +3,8 @@ package dev.soko.driver.transfer;
 import dev.soko.data.v1.DataProto.Entry;
 import dev.soko.data.v1.DataProto.FileData;
 import dev.soko.data.v1.DataProto.TreeEnd;
+import dev.soko.driver.sys.SyscallException;
+import dev.soko.driver.sys.Syscalls;
 import dev.soko.driver.volume.StorageException;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -16,7 +18,10 @@ import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.zip.CRC32C;
 
 /**
@@ -28,17 +33,26 @@ import java.util.zip.CRC32C;
  * directories this writer made; before each entry its parent's real path is checked to lie in the
  * directory all the same. Regular files are set to their size first and get only the chunks that
  * arrive (holes stay holes); owners, modes and times are set once a file is complete, a directory's
- * last (its entries would change its time). Any refusal is INTERNAL and names the source; the
- * caller removes the directory.
+ * last (its entries would change its time), and the filesystem is synced once at the end (syncfs),
+ * not file by file. Only the directories and the files marked as having other names are remembered,
+ * so a tree of any number of files costs the memory of its directories. Any refusal is INTERNAL and
+ * names the source; the caller removes the directory.
  */
 final class TreeWriter implements AutoCloseable {
   /** What this writer made of one entry: where it is and what it is. */
   private record Made(Path path, Entry entry) {}
 
+  private static final int O_RDONLY = 0;
+
   private final String source;
   private final Path root;
   private final Path realRoot;
-  private final List<Made> made = new ArrayList<>();
+  private final Syscalls syscalls;
+
+  /** The directories and the files with other names, by their number in the stream. */
+  private final Map<Long, Made> kept = new HashMap<>();
+
+  private long entries;
   private RandomAccessFile file;
   private Made fileEntry;
   private long next;
@@ -50,10 +64,11 @@ final class TreeWriter implements AutoCloseable {
    * @param source what is copied and from where, for messages ("snapshot X of node N at E")
    * @param root the empty directory to write into
    */
-  TreeWriter(String source, Path root) throws IOException {
+  TreeWriter(String source, Path root, Syscalls syscalls) throws IOException {
     this.source = source;
     this.root = root;
     this.realRoot = root.toRealPath();
+    this.syscalls = syscalls;
   }
 
   void accept(Entry entry) throws IOException {
@@ -61,20 +76,21 @@ final class TreeWriter implements AutoCloseable {
       throw refused("an entry came after the end of the stream");
     }
     finishFile();
-    long index = made.size();
+    long index = entries;
     if (index == 0) {
       if (entry.getKind() != Entry.Kind.DIRECTORY || !entry.getName().isEmpty()) {
         throw refused("the stream does not begin with its root directory");
       }
-      made.add(new Made(root, entry));
+      kept.put(0L, new Made(root, entry));
+      entries++;
       return;
     }
     String name = checkName(entry.getName(), index);
     if (entry.getParent() < 0 || entry.getParent() >= index) {
       throw refused("entry " + index + " names entry " + entry.getParent() + " as its parent");
     }
-    Made parent = made.get((int) entry.getParent());
-    if (parent.entry().getKind() != Entry.Kind.DIRECTORY) {
+    Made parent = kept.get(entry.getParent());
+    if (parent == null || parent.entry().getKind() != Entry.Kind.DIRECTORY) {
       throw refused(
           "entry " + index + " (" + name + ") is placed in an entry that is not a directory");
     }
@@ -88,7 +104,11 @@ final class TreeWriter implements AutoCloseable {
     } catch (java.nio.file.FileAlreadyExistsException e) {
       throw refused("entry " + index + " (" + name + ") names what an earlier entry made");
     }
-    made.add(new Made(path, entry));
+    if (entry.getKind() == Entry.Kind.DIRECTORY
+        || (entry.getKind() == Entry.Kind.REGULAR && entry.getHasLinks())) {
+      kept.put(index, new Made(path, entry));
+    }
+    entries++;
   }
 
   private void create(Entry entry, Path path, long index) throws IOException {
@@ -120,11 +140,16 @@ final class TreeWriter implements AutoCloseable {
         setAttributes(path, entry);
       }
       case HARD_LINK -> {
-        long to = entry.getLinkTo();
-        if (to <= 0 || to >= index || made.get((int) to).entry().getKind() != Entry.Kind.REGULAR) {
-          throw refused("entry " + index + " links to entry " + to + ", not an earlier file");
+        Made file = kept.get(entry.getLinkTo());
+        if (file == null || file.entry().getKind() != Entry.Kind.REGULAR) {
+          throw refused(
+              "entry "
+                  + index
+                  + " links to entry "
+                  + entry.getLinkTo()
+                  + ", not an earlier file with other names");
         }
-        Files.createLink(path, made.get((int) to).path());
+        Files.createLink(path, file.path());
       }
       default -> throw refused("entry " + index + " is of no known kind");
     }
@@ -195,30 +220,29 @@ final class TreeWriter implements AutoCloseable {
       throw refused("the stream ended twice");
     }
     finishFile();
-    if (made.isEmpty()) {
+    if (entries == 0) {
       throw refused("the stream ended without its root directory");
     }
-    if (end.getEntries() != made.size()
+    if (end.getEntries() != entries
         || end.getChunks() != chunks
         || end.getDataBytes() != dataBytes) {
       throw refused(
           String.format(
               "the stream's end counts %d entries, %d chunks and %d bytes sent; %d, %d and %d"
                   + " arrived",
-              end.getEntries(),
-              end.getChunks(),
-              end.getDataBytes(),
-              made.size(),
-              chunks,
-              dataBytes));
+              end.getEntries(), end.getChunks(), end.getDataBytes(), entries, chunks, dataBytes));
     }
-    // Deepest first: setting a directory's time after its entries were made keeps it.
-    for (int i = made.size() - 1; i >= 0; i--) {
-      Made m = made.get(i);
+    // Deepest first (a directory's number is above its parent's): setting a directory's time
+    // after its entries were made keeps it.
+    List<Long> numbers = new ArrayList<>(kept.keySet());
+    numbers.sort(Comparator.reverseOrder());
+    for (long number : numbers) {
+      Made m = kept.get(number);
       if (m.entry().getKind() == Entry.Kind.DIRECTORY) {
         setAttributes(m.path(), m.entry());
       }
     }
+    sync();
     ended = true;
   }
 
@@ -227,7 +251,7 @@ final class TreeWriter implements AutoCloseable {
     if (!ended) {
       throw refused(
           "the stream closed after "
-              + made.size()
+              + entries
               + " entries without its end: the copy is incomplete");
     }
   }
@@ -236,19 +260,33 @@ final class TreeWriter implements AutoCloseable {
     return dataBytes;
   }
 
-  /** Syncs and closes the file being written, then sets its owner, mode and time. */
+  /** Closes the file being written, then sets its owner, mode and time. */
   private void finishFile() throws IOException {
     if (file == null) {
       return;
     }
     try {
-      file.getChannel().force(true);
-    } finally {
       file.close();
+    } finally {
       file = null;
     }
     setAttributes(fileEntry.path(), fileEntry.entry());
     fileEntry = null;
+  }
+
+  /** One write-back of the whole copy: a file-by-file fsync would cost a commit per file. */
+  private void sync() {
+    try {
+      int fd = syscalls.open(root.toString(), O_RDONLY);
+      try {
+        syscalls.syncfs(fd);
+      } finally {
+        syscalls.close(fd);
+      }
+    } catch (SyscallException e) {
+      throw StorageException.internal(
+          "copy of " + source + " failed: cannot sync its files: " + e.errnoName(), e);
+    }
   }
 
   /** Owner first (a chown clears set-user-ID), then mode, then time; a symlink's own. */

@@ -42,9 +42,9 @@ public interface RemoteSnapshot {
    * Writes the snapshot's image into {@code target}, a new file this call creates: only the
    * allocated ranges are written (holes stay holes), the file is {@link #sizeBytes()} long and
    * synced before the call returns. Of form FILE_TREE, writes its tree of files into {@code
-   * target}, an empty directory the caller made (a new volume with its limit), each file synced. On
-   * any failure it throws a {@link StorageException} and the caller deletes {@code target}; a
-   * stream cut midway is a failure, never a short copy.
+   * target}, an empty directory the caller made (a new volume with its limit), synced. On any
+   * failure it throws a {@link StorageException} and the caller deletes {@code target}; a stream
+   * cut midway is a failure, never a short copy.
    */
   void copyTo(Path target);
 }

@@ -7,6 +7,7 @@ import com.google.protobuf.ByteString;
 import dev.soko.data.v1.DataProto.Entry;
 import dev.soko.data.v1.DataProto.FileData;
 import dev.soko.data.v1.DataProto.TreeEnd;
+import dev.soko.driver.sys.LinuxSyscalls;
 import dev.soko.driver.volume.StorageException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -38,7 +39,10 @@ class TreeWriterTest {
   }
 
   TreeWriter writer() throws IOException {
-    return new TreeWriter("snapshot S of node N at E", Files.createDirectories(dir.resolve("t")));
+    return new TreeWriter(
+        "snapshot S of node N at E",
+        Files.createDirectories(dir.resolve("t")),
+        new LinuxSyscalls());
   }
 
   StorageException refusal(TreeWriter writer, Entry entry) {
@@ -50,7 +54,11 @@ class TreeWriterTest {
     try (TreeWriter writer = writer()) {
       writer.accept(ROOT);
       writer.accept(entry(0, "d", Entry.Kind.DIRECTORY));
-      writer.accept(entry(1, "f", Entry.Kind.REGULAR).toBuilder().setSizeBytes(8192).build());
+      writer.accept(
+          entry(1, "f", Entry.Kind.REGULAR).toBuilder()
+              .setSizeBytes(8192)
+              .setHasLinks(true)
+              .build());
       writer.accept(data(4096, "tail"));
       writer.accept(
           entry(0, "l", Entry.Kind.SYMLINK).toBuilder().setSymlinkTarget("/etc/passwd").build());
@@ -93,7 +101,7 @@ class TreeWriterTest {
       assertThat(
               refusal(writer, entry(0, "h", Entry.Kind.HARD_LINK).toBuilder().setLinkTo(1).build())
                   .getMessage())
-          .contains("not an earlier file");
+          .contains("not an earlier file with other names");
     }
     assertThat(dir.resolve("x")).doesNotExist();
   }
