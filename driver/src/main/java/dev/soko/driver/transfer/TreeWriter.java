@@ -94,8 +94,9 @@ final class TreeWriter implements AutoCloseable {
       throw refused(
           "entry " + index + " (" + name + ") is placed in an entry that is not a directory");
     }
-    if (!parent.path().toRealPath(LinkOption.NOFOLLOW_LINKS).startsWith(realRoot)
-        || !parent.path().toRealPath().startsWith(realRoot)) {
+    // Every link resolved (the pool's own directory may lie behind one, as the root's real path
+    // does): a parent that is not inside the copy after that is not to be written in.
+    if (!parent.path().toRealPath().startsWith(realRoot)) {
       throw refused("entry " + index + " (" + name + ") would be written outside the copy");
     }
     Path path = parent.path().resolve(name);

@@ -74,6 +74,22 @@ class TreeWriterTest {
   }
 
   @Test
+  void aCopyWhosePoolLiesBehindALinkIsWritten() throws Exception {
+    Files.createDirectories(dir.resolve("real/t"));
+    Path via = Files.createSymbolicLink(dir.resolve("via"), dir.resolve("real"));
+    try (TreeWriter writer =
+        new TreeWriter("snapshot S of node N at E", via.resolve("t"), new LinuxSyscalls())) {
+      writer.accept(ROOT);
+      writer.accept(entry(0, "d", Entry.Kind.DIRECTORY));
+      writer.accept(entry(1, "e", Entry.Kind.DIRECTORY));
+      writer.accept(entry(2, "f", Entry.Kind.REGULAR));
+      writer.end(TreeEnd.newBuilder().setEntries(4).build());
+      writer.complete();
+    }
+    assertThat(dir.resolve("real/t/d/e/f")).isRegularFile();
+  }
+
+  @Test
   void namesThatAreNotOneNameAreRefused() throws Exception {
     for (String name : new String[] {"", ".", "..", "../x", "a/b", "nul\0"}) {
       try (TreeWriter writer = writer()) {
