@@ -116,6 +116,7 @@ skip_rules() {
     case $when in
     always) ;;
     no-cap-sys-resource) has_cap_sys_resource && continue ;;
+    several-nodes) ((SOKO_CLUSTER_NODES > 1)) || continue ;;
     *) die "test/k8s-e2e/skips: unknown condition '$when'" ;;
     esac
     printf '%s\n' "$regex"

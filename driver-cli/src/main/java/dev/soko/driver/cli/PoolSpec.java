@@ -10,6 +10,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.StringJoiner;
 import java.util.regex.Pattern;
 
 /**
@@ -21,8 +22,6 @@ import java.util.regex.Pattern;
 public final class PoolSpec {
   /** Pool names end up in StorageClass parameters and metrics labels: keep them DNS-label-like. */
   static final Pattern NAME = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
-
-  static final Set<String> FS_TYPES = Set.of("ext4", "xfs");
 
   /** Kubernetes' label key: an optional DNS-subdomain prefix and '/', then a name. */
   static final Pattern LABEL_KEY =
@@ -78,7 +77,7 @@ public final class PoolSpec {
         Path.of(pathText).normalize(),
         capacity,
         ratio,
-        backend == PoolConfig.Backend.IMAGE_FILE ? fsTypes(fs) : backendFsTypes(backend, fs),
+        backend.formatsVolumes() ? chosenFsTypes(backend, fs) : ownFsTypes(backend, fs),
         flag(fields, PoolField.REQUIRE_MOUNT_POINT),
         flag(fields, PoolField.ALLOW_ROOT_FILESYSTEM),
         selector,
@@ -102,8 +101,8 @@ public final class PoolSpec {
                         + ")"));
   }
 
-  /** A backend whose volumes are of its own filesystem: fs may only repeat that. */
-  private static Set<String> backendFsTypes(PoolConfig.Backend backend, String text) {
+  /** A backend whose volumes are of the pool's own filesystem: fs may only repeat that. */
+  private static Set<String> ownFsTypes(PoolConfig.Backend backend, String text) {
     Set<String> own = backend.fsTypes();
     if (text != null && !text.equals(String.join(":", own))) {
       throw new IllegalArgumentException(
@@ -155,19 +154,62 @@ public final class PoolSpec {
     return ratio;
   }
 
-  private static Set<String> fsTypes(String text) {
+  /** A backend that formats its volumes: fs picks some of its filesystems, all when left out. */
+  private static Set<String> chosenFsTypes(PoolConfig.Backend backend, String text) {
+    Set<String> offered = backend.fsTypes();
     if (text == null) {
-      return Collections.unmodifiableSet(new LinkedHashSet<>(List.of("ext4", "xfs")));
+      return offered;
     }
     Set<String> types = new LinkedHashSet<>();
     for (String type : text.split(":", -1)) {
-      if (!FS_TYPES.contains(type) || !types.add(type)) {
+      if (!offered.contains(type) || !types.add(type)) {
         throw new IllegalArgumentException(
             "fs must be a ':'-separated list of distinct types from "
-                + FS_TYPES
-                + ("btrfs".equals(type) ? " (btrfs volumes need backend=btrfs-subvolume)" : ""));
+                + offered
+                + PoolConfig.Backend.serving(type)
+                    .filter(other -> other != backend)
+                    .map(other -> " (" + type + " volumes need backend=" + other.flagName() + ")")
+                    .orElse(""));
       }
     }
     return Collections.unmodifiableSet(types);
+  }
+
+  /**
+   * The {@code --pool} value that {@link #parse} reads back as {@code pool}: fields at their
+   * default are left out, so an image-file pool's value names no backend (as the driver's flags
+   * always were).
+   */
+  public static String format(PoolConfig pool) {
+    StringJoiner text = new StringJoiner(",");
+    text.add(field(PoolField.NAME, pool.name()));
+    text.add(field(PoolField.PATH, pool.path().toString()));
+    if (pool.capacityBytes() != 0) {
+      text.add(field(PoolField.CAPACITY, Long.toString(pool.capacityBytes())));
+    }
+    if (pool.overprovisionRatio() != 1.0) {
+      text.add(field(PoolField.OVERPROVISION, Double.toString(pool.overprovisionRatio())));
+    }
+    if (!List.copyOf(pool.fsTypes()).equals(List.copyOf(pool.backend().fsTypes()))) {
+      text.add(field(PoolField.FS, String.join(":", pool.fsTypes())));
+    }
+    if (pool.requireMountPoint()) {
+      text.add(field(PoolField.REQUIRE_MOUNT_POINT, "true"));
+    }
+    if (pool.allowRootFilesystem()) {
+      text.add(field(PoolField.ALLOW_ROOT_FILESYSTEM, "true"));
+    }
+    if (pool.backend() != PoolConfig.Backend.IMAGE_FILE) {
+      text.add(field(PoolField.BACKEND, pool.backend().flagName()));
+    }
+    pool.nodeSelector().entrySet().stream()
+        .sorted(Map.Entry.comparingByKey())
+        .forEach(
+            label -> text.add(PoolField.SELECTOR_PREFIX + label.getKey() + "=" + label.getValue()));
+    return text.toString();
+  }
+
+  private static String field(PoolField field, String value) {
+    return field.key + "=" + value;
   }
 }

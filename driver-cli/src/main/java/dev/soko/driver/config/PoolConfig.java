@@ -1,6 +1,7 @@
 package dev.soko.driver.config;
 
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -34,27 +35,38 @@ public record PoolConfig(
     Backend backend) {
 
   /**
-   * How a pool stores its volumes, one backend per pool. What each can serve is said here, where
-   * the flag is parsed and where GetCapacity and CreateVolume look, so that no layer has to know a
-   * backend's implementation to refuse what it cannot do.
+   * How a pool stores its volumes, one backend per pool: the one table of what each backend is
+   * called and what it serves. The flag parser, GetCapacity and CreateVolume, the operator's checks
+   * and the CRD's rules read it (a test in each of those places fails when its copy disagrees), so
+   * that no layer has to know a backend's implementation to refuse what it cannot do, and a new
+   * backend is a new row here.
    */
   public enum Backend {
     /** Sparse image files attached through loop devices, with ext4 or xfs (or raw, for block). */
-    IMAGE_FILE("image-file", List.of("ext4", "xfs"), true),
+    IMAGE_FILE("image-file", "ImageFile", List.of("ext4", "xfs"), true, true),
     /**
      * Btrfs subvolumes with a qgroup limit each, bind-mounted: no loop device and no second
      * filesystem, so the data path is the pool filesystem's own. Filesystem volumes only, and their
      * filesystem is the pool's: btrfs.
      */
-    BTRFS_SUBVOLUME("btrfs-subvolume", List.of("btrfs"), false);
+    BTRFS_SUBVOLUME("btrfs-subvolume", "BtrfsSubvolume", List.of("btrfs"), false, false);
 
     private final String flagName;
+    private final String crdName;
     private final List<String> fsTypes;
+    private final boolean formatsVolumes;
     private final boolean blockVolumes;
 
-    Backend(String flagName, List<String> fsTypes, boolean blockVolumes) {
+    Backend(
+        String flagName,
+        String crdName,
+        List<String> fsTypes,
+        boolean formatsVolumes,
+        boolean blockVolumes) {
       this.flagName = flagName;
+      this.crdName = crdName;
       this.fsTypes = fsTypes;
+      this.formatsVolumes = formatsVolumes;
       this.blockVolumes = blockVolumes;
     }
 
@@ -63,9 +75,28 @@ public record PoolConfig(
       return flagName;
     }
 
+    /** The name in the StorageCluster's {@code spec.pools[].backend}. */
+    public String crdName() {
+      return crdName;
+    }
+
     /** The filesystems this backend's volumes can have, the default first. */
     public Set<String> fsTypes() {
       return Collections.unmodifiableSet(new LinkedHashSet<>(fsTypes));
+    }
+
+    /** The filesystem of a volume whose pool and request name none. */
+    public String defaultFsType() {
+      return fsTypes.get(0);
+    }
+
+    /**
+     * Whether the driver makes each volume's filesystem, so that a pool may offer any of {@link
+     * #fsTypes()}; when not, a volume's filesystem is the pool's own and a pool offers exactly
+     * those.
+     */
+    public boolean formatsVolumes() {
+      return formatsVolumes;
     }
 
     /** Whether it serves raw block volumes. */
@@ -75,12 +106,26 @@ public record PoolConfig(
 
     /** The backend a flag names, or empty for an unknown name. */
     public static Optional<Backend> ofFlag(String name) {
+      return Arrays.stream(values()).filter(b -> b.flagName.equals(name)).findFirst();
+    }
+
+    /** The backend a StorageCluster names, or empty for an unknown name. */
+    public static Optional<Backend> ofCrd(String name) {
+      return Arrays.stream(values()).filter(b -> b.crdName.equals(name)).findFirst();
+    }
+
+    /** The backend that serves a filesystem, or empty when none does. */
+    public static Optional<Backend> serving(String fsType) {
+      return Arrays.stream(values()).filter(b -> b.fsTypes.contains(fsType)).findFirst();
+    }
+
+    /** Every filesystem some backend serves, in table order. */
+    public static Set<String> allFsTypes() {
+      Set<String> all = new LinkedHashSet<>();
       for (Backend backend : values()) {
-        if (backend.flagName.equals(name)) {
-          return Optional.of(backend);
-        }
+        all.addAll(backend.fsTypes);
       }
-      return Optional.empty();
+      return Collections.unmodifiableSet(all);
     }
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.soko.driver.config.PoolConfig;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -77,5 +78,39 @@ class PoolSpecTest {
     assertThatThrownBy(() -> PoolSpec.parse("name=f,path=/f,backend=BtrfsSubvolume"))
         .as("the flag's spelling, not the CRD's")
         .hasMessageContaining("is unknown");
+  }
+
+  @Test
+  void formatIsTheInverseOfParse() {
+    for (String spec :
+        List.of(
+            "name=p,path=/p",
+            "name=nvme,path=/var/lib/soko/nvme,capacity=107374182400,overprovision=2.5,fs=xfs:ext4"
+                + ",requireMountPoint=true,allowRootFilesystem=true"
+                + ",nodeSelector:empty=,nodeSelector:soko.dev/disk=nvme",
+            "name=one,path=/one,fs=xfs",
+            "name=fast,path=/fast,backend=btrfs-subvolume")) {
+      PoolConfig pool = PoolSpec.parse(spec);
+      assertThat(PoolSpec.format(pool)).as("canonical text").isEqualTo(spec);
+      PoolConfig again = PoolSpec.parse(PoolSpec.format(pool));
+      assertThat(again).isEqualTo(pool);
+      assertThat(again.fsTypes())
+          .as("the default filesystem stays first")
+          .containsExactlyElementsOf(pool.fsTypes());
+    }
+  }
+
+  @Test
+  void formatLeavesOutWhatIsAtItsDefault() {
+    PoolConfig spelledOut =
+        PoolSpec.parse(
+            "name=p,path=/p/./x/,capacity=0,overprovision=1.0,fs=ext4:xfs,requireMountPoint=false"
+                + ",allowRootFilesystem=false,backend=image-file");
+    assertThat(PoolSpec.format(spelledOut)).isEqualTo("name=p,path=/p/x");
+    assertThat(PoolSpec.format(PoolSpec.parse("name=b,path=/b,backend=btrfs-subvolume,fs=btrfs")))
+        .isEqualTo("name=b,path=/b,backend=btrfs-subvolume");
+    assertThat(PoolSpec.format(PoolSpec.parse("name=q,path=/q,capacity=100Gi")))
+        .as("a quantity is written in bytes")
+        .isEqualTo("name=q,path=/q,capacity=107374182400");
   }
 }

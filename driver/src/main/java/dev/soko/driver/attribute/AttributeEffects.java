@@ -10,8 +10,26 @@ import java.util.Map;
  * limits, applied again every period) logs and returns.
  */
 public interface AttributeEffects {
+  /**
+   * The volume is about to be staged, nothing is attached or mounted yet: refuse here what staging
+   * would need and lacks (a missing secret), so that a refused stage changes nothing.
+   */
+  default void staging(String volumeId, Map<String, String> values, NodeSecrets secrets) {}
+
   /** The volume was staged at {@code stagingPath}. */
   default void staged(String volumeId, Path stagingPath, Map<String, String> values) {}
+
+  /**
+   * The volume was staged at {@code stagingPath}, with the node-stage {@code secrets}. A failure
+   * here makes the engine take a staging mount this stage made down again.
+   */
+  default void staged(
+      String volumeId, Path stagingPath, Map<String, String> values, NodeSecrets secrets) {
+    staged(volumeId, stagingPath, values);
+  }
+
+  /** The volume is about to be unstaged from {@code stagingPath}, which is still mounted. */
+  default void unstaging(String volumeId, Path stagingPath, Map<String, String> values) {}
 
   /** The volume was unstaged from {@code stagingPath}. */
   default void unstaged(String volumeId, Path stagingPath) {}

@@ -33,6 +33,42 @@ public interface AttributeKind {
    */
   Map<String, String> check(Map<String, String> given, VolumeShape volume);
 
+  /**
+   * The features the volume's filesystem must be made with for these values (ext4's {@code
+   * encrypt}); none by default, and a volume with none of this kind's values is made as ever.
+   */
+  default List<String> filesystemFeatures(Map<String, String> values) {
+    return List.of();
+  }
+
+  /**
+   * The directory, relative to the filesystem's root, that pods see instead of the root; empty for
+   * the root itself (the default).
+   */
+  default Optional<String> presentedDirectory(Map<String, String> values) {
+    return Optional.empty();
+  }
+
+  /**
+   * Whether a staged volume with these values must stay mounted while staged: its mount holds state
+   * a remount loses (an encryption key lives in the mounted filesystem's keyring), so the engine
+   * grows its filesystem online rather than taking the staging mount down. False by default.
+   */
+  default boolean mountHoldsState(Map<String, String> values) {
+    return false;
+  }
+
+  /**
+   * The values a copy (a clone or a restore) keeps, given the values of its {@code source} and
+   * those its request asked for ({@code requested}); the requested ones by default. A kind whose
+   * values describe the content itself (its encryption) makes the copy keep the source's.
+   *
+   * @throws AttributeException when the copy cannot have the requested values
+   */
+  default Map<String, String> copied(Map<String, String> source, Map<String, String> requested) {
+    return requested;
+  }
+
   /** What it does on the node now; empty while it does nothing (values are still kept). */
   default Optional<AttributeEffects> effects() {
     return Optional.empty();

@@ -138,8 +138,65 @@ public final class AttributeRegistry {
     return kept.keySet().stream().anyMatch(owners::containsKey);
   }
 
+  /**
+   * The StorageClass parameters a copy keeps: {@code requested} with each kind's keys as the kind
+   * says from the {@code source}'s kept values ({@link AttributeKind#copied}).
+   */
+  public Map<String, String> copied(Map<String, String> source, Map<String, String> requested) {
+    Map<String, String> out = new LinkedHashMap<>(requested);
+    for (AttributeKind kind : kinds) {
+      Map<String, String> asked = classValuesOf(kind, requested);
+      Map<String, String> kept = kind.copied(classValuesOf(kind, source), asked);
+      asked.keySet().forEach(out::remove);
+      out.putAll(kept);
+    }
+    return out;
+  }
+
+  /** The filesystem features the kinds need for {@code kept}, each once, in the kinds' order. */
+  public List<String> filesystemFeatures(Map<String, String> kept) {
+    List<String> out = new ArrayList<>();
+    for (AttributeKind kind : kinds) {
+      kind.filesystemFeatures(valuesOf(kind, kept)).stream()
+          .filter(f -> !out.contains(f))
+          .forEach(out::add);
+    }
+    return out;
+  }
+
+  /**
+   * The directory pods see instead of the filesystem's root, as the first kind that has one says.
+   */
+  public Optional<String> presentedDirectory(Map<String, String> kept) {
+    for (AttributeKind kind : kinds) {
+      Optional<String> directory = kind.presentedDirectory(valuesOf(kind, kept));
+      if (directory.isPresent()) {
+        return directory;
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Whether a kind says the staging mount of a volume that kept {@code kept} holds state. */
+  public boolean mountHoldsState(Map<String, String> kept) {
+    return kinds.stream().anyMatch(kind -> kind.mountHoldsState(valuesOf(kind, kept)));
+  }
+
+  public void staging(String volumeId, Map<String, String> kept, NodeSecrets secrets) {
+    each(kept, (effects, values) -> effects.staging(volumeId, values, secrets));
+  }
+
   public void staged(String volumeId, Path stagingPath, Map<String, String> kept) {
-    each(kept, (effects, values) -> effects.staged(volumeId, stagingPath, values));
+    staged(volumeId, stagingPath, kept, NodeSecrets.none());
+  }
+
+  public void staged(
+      String volumeId, Path stagingPath, Map<String, String> kept, NodeSecrets secrets) {
+    each(kept, (effects, values) -> effects.staged(volumeId, stagingPath, values, secrets));
+  }
+
+  public void unstaging(String volumeId, Path stagingPath, Map<String, String> kept) {
+    each(kept, (effects, values) -> effects.unstaging(volumeId, stagingPath, values));
   }
 
   public void unstaged(String volumeId, Path stagingPath) {
@@ -164,6 +221,17 @@ public final class AttributeRegistry {
     for (AttributeKind kind : kinds) {
       kind.effects().ifPresent(effects -> c.accept(effects, valuesOf(kind, kept)));
     }
+  }
+
+  private Map<String, String> classValuesOf(AttributeKind kind, Map<String, String> kept) {
+    Map<String, String> out = new LinkedHashMap<>();
+    kept.forEach(
+        (key, value) -> {
+          if (ownedFrom(kind, key, AttributeSource.CLASS_PARAMETERS)) {
+            out.put(key, value);
+          }
+        });
+    return out;
   }
 
   private Map<String, String> valuesOf(AttributeKind kind, Map<String, String> kept) {

@@ -37,20 +37,20 @@ public record StorageTraits(
     return formatsVolumes ? CopyForm.IMAGE : CopyForm.FILE_TREE;
   }
 
-  /** The traits the configuration states for {@code backend}, with the ones only the code knows. */
+  /**
+   * The traits the table of backends states for {@code backend}, with the ones only the code knows.
+   */
   public static StorageTraits of(
       PoolConfig.Backend backend,
-      String defaultFsType,
-      boolean formatsVolumes,
       boolean copiesAcrossPools,
       String storageNoun,
       VolumeLayout layout) {
     return new StorageTraits(
         backend.flagName(),
         backend.fsTypes(),
-        defaultFsType,
+        backend.defaultFsType(),
         backend.blockVolumes(),
-        formatsVolumes,
+        backend.formatsVolumes(),
         copiesAcrossPools,
         storageNoun,
         layout);

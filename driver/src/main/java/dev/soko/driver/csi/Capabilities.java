@@ -2,6 +2,7 @@ package dev.soko.driver.csi;
 
 import csi.v1.Csi.VolumeCapability;
 import csi.v1.Csi.VolumeCapability.AccessMode;
+import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.model.AccessType;
 import dev.soko.driver.volume.StorageException;
 import java.util.List;
@@ -14,10 +15,10 @@ import java.util.Set;
  */
 public final class Capabilities {
   /**
-   * Filesystems some pool can serve: ext4 and xfs on image-file pools, btrfs on btrfs-subvolume
-   * pools. Which pool offers which is the pool's configuration, checked by CreateVolume.
+   * Filesystems some backend can serve, from the table of backends. Which pool offers which is the
+   * pool's configuration, checked by CreateVolume.
    */
-  public static final Set<String> FS_TYPES = Set.of("ext4", "xfs", "btrfs");
+  public static final Set<String> FS_TYPES = PoolConfig.Backend.allFsTypes();
 
   /**
    * Mount options that change only access or timing behaviour. Options that could mount something

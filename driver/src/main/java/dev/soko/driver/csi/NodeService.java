@@ -5,6 +5,7 @@ import static dev.soko.driver.csi.Replies.reply;
 import csi.v1.Csi;
 import csi.v1.Csi.NodeServiceCapability.RPC.Type;
 import csi.v1.NodeGrpc;
+import dev.soko.driver.attribute.NodeSecrets;
 import dev.soko.driver.mount.MountException;
 import dev.soko.driver.mount.PathPolicy;
 import dev.soko.driver.volume.PublishRequest;
@@ -51,7 +52,16 @@ public final class NodeService extends NodeGrpc.NodeImplBase {
     Path staging = paths.check("staging_target_path", request.getStagingTargetPath());
     Capabilities.Parsed cap =
         requiredCapability(request.hasVolumeCapability(), request.getVolumeCapability());
-    volumes.stage(new StageRequest(id, staging, cap.accessType(), cap.fsType(), cap.mountFlags()));
+    // The node-stage Secret's fields (an encrypted volume's key): never logged, never in a reply.
+    Requests.checkMap(request.getSecretsMap(), "secrets");
+    volumes.stage(
+        new StageRequest(
+            id,
+            staging,
+            cap.accessType(),
+            cap.fsType(),
+            cap.mountFlags(),
+            NodeSecrets.of(request.getSecretsMap())));
     reply(observer, Csi.NodeStageVolumeResponse.getDefaultInstance());
   }
 

@@ -39,6 +39,17 @@ public interface Mounter {
   void makeFilesystem(String device, String fsType);
 
   /**
+   * Makes a filesystem with {@code features} besides the defaults (ext4's {@code encrypt}, which a
+   * volume's attributes may need); with none, as {@link #makeFilesystem(String, String)}.
+   */
+  default void makeFilesystem(String device, String fsType, List<String> features) {
+    if (!features.isEmpty()) {
+      throw new UnsupportedOperationException("filesystem features " + features);
+    }
+    makeFilesystem(device, fsType);
+  }
+
+  /**
    * True when the filesystem on {@code device} already spans the device, so growing it has nothing
    * to do. Known without mounting only for ext4 (its superblock); false for other filesystems.
    */

@@ -8,6 +8,7 @@ import dev.soko.driver.sys.Syscalls;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -114,26 +115,40 @@ public final class SystemMounter implements Mounter {
 
   @Override
   public void makeFilesystem(String device, String fsType) {
+    makeFilesystem(device, fsType, List.of());
+  }
+
+  @Override
+  public void makeFilesystem(String device, String fsType, List<String> features) {
     List<String> command =
         switch (MountOptions.checkFsType(fsType)) {
           // Lazy init keeps mkfs of a large sparse image fast; the kernel finishes it in the
           // background after mount. 4 KiB blocks and sectors, whatever the size and the device
           // says: the filesystem then mounts on a direct-I/O device with the pool's block size
           // (VolumeGeometry) and stays mountable on a 512-byte one.
-          case "ext4" ->
-              List.of(
-                  "mkfs.ext4",
-                  "-q",
-                  "-b",
-                  Integer.toString(VolumeGeometry.NEW_FILESYSTEM_UNIT),
-                  "-E",
-                  "lazy_itable_init=1,lazy_journal_init=1",
-                  device);
+          case "ext4" -> ext4Command(device, features);
           case "xfs" ->
               List.of("mkfs.xfs", "-q", "-s", "size=" + VolumeGeometry.NEW_FILESYSTEM_UNIT, device);
           default -> throw new IllegalStateException(fsType);
         };
     exec.check(command, Exec.LONG);
+  }
+
+  private static List<String> ext4Command(String device, List<String> features) {
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                "mkfs.ext4",
+                "-q",
+                "-b",
+                Integer.toString(VolumeGeometry.NEW_FILESYSTEM_UNIT),
+                "-E",
+                "lazy_itable_init=1,lazy_journal_init=1"));
+    if (!features.isEmpty()) {
+      command.addAll(List.of("-O", String.join(",", features)));
+    }
+    command.add(device);
+    return command;
   }
 
   @Override

@@ -5,6 +5,7 @@ import dev.soko.driver.model.Snapshot;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The stored form of a snapshot. It keeps the source volume's access and filesystem type so a
@@ -18,6 +19,9 @@ import java.util.Map;
  *     never smaller than {@code sizeBytes} whatever it asks for
  * @param groupId the volume group snapshot it was taken as a member of, or empty for an independent
  *     snapshot. Stored only when set: records of releases before group snapshots have none
+ * @param sourceParameters its source volume's StorageClass parameters when it was taken, for the
+ *     attributes a restore keeps (an encrypted source's encryption). Stored only when set: records
+ *     of releases before it have none
  */
 public record SnapshotRecord(
     String id,
@@ -30,7 +34,41 @@ public record SnapshotRecord(
     String fsType,
     Instant createdAt,
     RecordState state,
-    String groupId) {
+    String groupId,
+    Map<String, String> sourceParameters) {
+  private static final String PARAM = "param.";
+
+  public SnapshotRecord {
+    sourceParameters = Map.copyOf(sourceParameters);
+  }
+
+  /** A snapshot whose source had no StorageClass parameters. */
+  public SnapshotRecord(
+      String id,
+      String name,
+      String pool,
+      String sourceVolumeId,
+      long sizeBytes,
+      long restoreSizeBytes,
+      AccessType accessType,
+      String fsType,
+      Instant createdAt,
+      RecordState state,
+      String groupId) {
+    this(
+        id,
+        name,
+        pool,
+        sourceVolumeId,
+        sizeBytes,
+        restoreSizeBytes,
+        accessType,
+        fsType,
+        createdAt,
+        state,
+        groupId,
+        Map.of());
+  }
 
   public SnapshotRecord withState(RecordState newState) {
     return new SnapshotRecord(
@@ -44,7 +82,8 @@ public record SnapshotRecord(
         fsType,
         createdAt,
         newState,
-        groupId);
+        groupId,
+        sourceParameters);
   }
 
   /** The snapshot as the engine reports it; {@code imagePresent}: its image file exists. */
@@ -69,6 +108,7 @@ public record SnapshotRecord(
     if (!groupId.isEmpty()) {
       fields.put("groupId", groupId);
     }
+    new TreeMap<>(sourceParameters).forEach((k, v) -> fields.put(PARAM + k, v));
     return fields;
   }
 
@@ -100,6 +140,18 @@ public record SnapshotRecord(
         Fields.require(fields, "fsType"),
         Instant.parse(Fields.require(fields, "createdAt")),
         RecordState.valueOf(Fields.require(fields, "state")),
-        groupId);
+        groupId,
+        sourceParameters(fields));
+  }
+
+  private static Map<String, String> sourceParameters(Map<String, String> fields) {
+    Map<String, String> out = new TreeMap<>();
+    fields.forEach(
+        (key, value) -> {
+          if (key.startsWith(PARAM)) {
+            out.put(key.substring(PARAM.length()), value);
+          }
+        });
+    return out;
   }
 }

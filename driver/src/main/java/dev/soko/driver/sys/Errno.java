@@ -34,6 +34,7 @@ public final class Errno {
   public static final int ENOSYS = 38;
   public static final int ENOTEMPTY = 39;
   public static final int ELOOP = 40;
+  public static final int ENODATA = 61;
   public static final int EOVERFLOW = 75;
   public static final int EOPNOTSUPP = 95;
   public static final int EUCLEAN = 117;
@@ -68,6 +69,7 @@ public final class Errno {
           Map.entry(ENAMETOOLONG, new String[] {"ENAMETOOLONG", "File name too long"}),
           Map.entry(ENOSYS, new String[] {"ENOSYS", "Function not implemented"}),
           Map.entry(ENOTEMPTY, new String[] {"ENOTEMPTY", "Directory not empty"}),
+          Map.entry(ENODATA, new String[] {"ENODATA", "No data available"}),
           Map.entry(ELOOP, new String[] {"ELOOP", "Too many levels of symbolic links"}),
           Map.entry(EOVERFLOW, new String[] {"EOVERFLOW", "Value too large for defined data type"}),
           Map.entry(EOPNOTSUPP, new String[] {"EOPNOTSUPP", "Operation not supported"}),

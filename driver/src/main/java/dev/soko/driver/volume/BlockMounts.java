@@ -37,7 +37,8 @@ final class BlockMounts implements VolumeMounts {
   }
 
   @Override
-  public void stage(VolumeRecord record, Path location, Path staging, List<String> flags) {
+  public void stage(
+      VolumeRecord record, Path location, Path staging, List<String> flags, VolumeForm form) {
     storage.grow(catalog.pool(record.pool()), location, record.capacityBytes());
     List<String> attached = blockDevices.devices(location);
     refuseSecondStagingPath(record, staging, attached);
@@ -48,7 +49,7 @@ final class BlockMounts implements VolumeMounts {
     try {
       boolean mounted =
           record.accessType() == AccessType.FILESYSTEM
-              && mountStaging(record, device, staging, flags);
+              && mountStaging(record, device, staging, flags, form);
       VolumeRecord staged =
           record.withStaged(staging.toString(), stageFlags(record, staging, mounted, flags));
       if (!staged.equals(record)) {
@@ -110,7 +111,7 @@ final class BlockMounts implements VolumeMounts {
 
   /** Mounts the staging path unless it is mounted already; true when it mounted it now. */
   private boolean mountStaging(
-      VolumeRecord record, String device, Path staging, List<String> flags) {
+      VolumeRecord record, String device, Path staging, List<String> flags, VolumeForm form) {
     Optional<MountEntry> existing = mounter.mountAt(staging);
     if (existing.isPresent()) {
       if (Health.mounts(existing.get(), device)) {
@@ -130,7 +131,7 @@ final class BlockMounts implements VolumeMounts {
     Optional<String> found = mounter.detectFilesystem(device);
     boolean fresh = found.isEmpty();
     if (fresh) {
-      mounter.makeFilesystem(device, record.fsType());
+      mounter.makeFilesystem(device, record.fsType(), form.filesystemFeatures());
       LOG.info("made a {} filesystem on volume {}", record.fsType(), record.id());
     } else if (!found.get().equals(record.fsType())) {
       throw StorageException.precondition(
@@ -174,7 +175,8 @@ final class BlockMounts implements VolumeMounts {
       Path staging,
       Path target,
       List<String> flags,
-      boolean readOnly) {
+      boolean readOnly,
+      VolumeForm form) {
     List<String> devices = blockDevices.devices(location);
     if (devices.isEmpty()) {
       throw StorageException.precondition("volume %s is not staged", record.id());
@@ -196,7 +198,7 @@ final class BlockMounts implements VolumeMounts {
         throw StorageException.precondition("volume %s is not staged at %s", record.id(), staging);
       }
       MountPoints.createDirectory(target);
-      source = staging;
+      source = form.presented(staging);
     } else {
       MountPoints.createFile(target);
       source = Path.of(device);

@@ -41,12 +41,13 @@ final class BlockPresentation implements Presentation {
       Mounter mounter,
       PathPolicy paths,
       VolumeStorage storage,
-      BlockDevices devices) {
+      BlockDevices devices,
+      java.util.function.Predicate<VolumeRecord> stayMounted) {
     this.mounter = mounter;
     this.storage = storage;
     this.devices = devices;
     this.mounts = new BlockMounts(catalog, mounter, storage, devices);
-    this.offline = new OfflineGrowth(catalog, mounter, paths);
+    this.offline = new OfflineGrowth(catalog, mounter, paths, stayMounted);
   }
 
   @Override
@@ -248,11 +249,16 @@ final class BlockPresentation implements Presentation {
               .map(m -> m.mountPoint().toString())
               .filter(at -> !at.equals(record.stagedAt()))
               .toList();
+      if (published.isEmpty()) {
+        // Staged only, and kept mounted: its attributes hold state in the mount (a key).
+        throw StorageException.precondition(
+            "volume %s stays mounted while staged (its attributes keep state in the mount, such"
+                + " as an encryption key), so it cannot be grown offline now, and %s",
+            record.id(), e.getMessage());
+      }
       throw StorageException.precondition(
           "volume %s is published at %s, so it cannot be grown offline, and %s",
-          record.id(),
-          published.isEmpty() ? mountPoint : String.join(", ", published),
-          e.getMessage());
+          record.id(), String.join(", ", published), e.getMessage());
     }
     LOG.info("volume {} grown online at {}", record.id(), mountPoint);
   }

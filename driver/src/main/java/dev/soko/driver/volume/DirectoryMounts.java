@@ -38,7 +38,8 @@ final class DirectoryMounts implements VolumeMounts {
   }
 
   @Override
-  public void stage(VolumeRecord record, Path location, Path staging, List<String> flags) {
+  public void stage(
+      VolumeRecord record, Path location, Path staging, List<String> flags, VolumeForm form) {
     MountIdentity identity = volumes.identity(pool(record), location);
     String stagedAt = record.stagedAt();
     if (!stagedAt.isEmpty()
@@ -106,7 +107,8 @@ final class DirectoryMounts implements VolumeMounts {
       Path staging,
       Path target,
       List<String> flags,
-      boolean readOnly) {
+      boolean readOnly,
+      VolumeForm form) {
     MountIdentity identity = volumes.identity(pool(record), location);
     Optional<MountEntry> existing = mounter.mountAt(target);
     if (existing.isPresent()) {

@@ -137,7 +137,13 @@ public final class LocalVolumeManager implements VolumeManager {
     // The one place that makes the backends; each pool's configuration picks its own, and nothing
     // below names an implementation.
     this.backends = Backends.onHost(exec, loops);
-    Presentations presentations = new Presentations(backends, catalog, mounter, paths);
+    Presentations presentations =
+        new Presentations(
+            backends,
+            catalog,
+            mounter,
+            paths,
+            record -> attributeKinds.mountHoldsState(VolumeAttributes.kept(record)));
     VolumeCopier copier = new VolumeCopier(mounter, backends, presentations);
     this.health = new Health(catalog, mounter, backends, presentations);
     this.node = new NodeVolumes(catalog, locks, backends, presentations, paths, mounter);
@@ -345,12 +351,34 @@ public final class LocalVolumeManager implements VolumeManager {
 
   @Override
   public void stage(StageRequest request) {
-    Failures.mapped(() -> node.stage(request));
-    Failures.mapped(() -> attributes.staged(request));
+    Failures.mapped(() -> attributes.staging(request));
+    boolean mountedBefore = node.mountedAt(request.stagingPath());
+    Failures.mapped(() -> node.stage(request, attributes.form(request.volumeId())));
+    try {
+      Failures.mapped(() -> attributes.staged(request));
+    } catch (RuntimeException e) {
+      if (!mountedBefore) {
+        undoStage(request);
+      }
+      throw e;
+    }
+  }
+
+  /** Takes down a staging mount this stage made, after its attributes refused it. */
+  private void undoStage(StageRequest request) {
+    try {
+      node.unstage(request.volumeId(), request.stagingPath());
+    } catch (RuntimeException undo) {
+      LOG.warn(
+          "volume {}: cannot unstage it after its attributes refused the stage: {}",
+          request.volumeId(),
+          undo.toString());
+    }
   }
 
   @Override
   public void unstage(String volumeId, Path stagingPath) {
+    Failures.mapped(() -> attributes.unstaging(volumeId, stagingPath));
     Failures.mapped(() -> node.unstage(volumeId, stagingPath));
     Failures.mapped(() -> attributes.unstaged(volumeId, stagingPath));
   }
@@ -365,7 +393,7 @@ public final class LocalVolumeManager implements VolumeManager {
 
   @Override
   public void publish(PublishRequest request) {
-    Failures.mapped(() -> node.publish(request));
+    Failures.mapped(() -> node.publish(request, attributes.form(request.volumeId())));
     Failures.mapped(() -> attributes.published(request));
   }
 

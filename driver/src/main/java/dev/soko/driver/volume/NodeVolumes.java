@@ -55,7 +55,7 @@ final class NodeVolumes {
     return presentations.of(catalog.pool(record.pool()));
   }
 
-  void stage(StageRequest request) {
+  void stage(StageRequest request, VolumeForm form) {
     Path staging = paths.check("staging path", request.stagingPath());
     List<String> flags = MountOptions.checkFlags(nonNull(request.mountFlags()));
     try (KeyedLocks.Held lock = locks.volume(request.volumeId())) {
@@ -69,7 +69,7 @@ final class NodeVolumes {
             "volume %s has filesystem %s, not %s", record.id(), record.fsType(), fsType);
       }
       Path image = requireImage(record);
-      presentation(record).mounts().stage(record, image, staging, flags);
+      presentation(record).mounts().stage(record, image, staging, flags, form);
     }
   }
 
@@ -81,7 +81,7 @@ final class NodeVolumes {
     }
   }
 
-  void publish(PublishRequest request) {
+  void publish(PublishRequest request, VolumeForm form) {
     Path staging = paths.check("staging path", request.stagingPath());
     Path target = paths.check("target path", request.targetPath());
     List<String> flags = new ArrayList<>(MountOptions.checkFlags(nonNull(request.mountFlags())));
@@ -93,8 +93,13 @@ final class NodeVolumes {
       VolumeRecord record = catalog.readyVolume(request.volumeId());
       checkAccess(record, request.accessType());
       Path image = requireImage(record);
-      presentation(record).mounts().publish(record, image, staging, target, flags, readOnly);
+      presentation(record).mounts().publish(record, image, staging, target, flags, readOnly, form);
     }
+  }
+
+  /** Whether anything is mounted at {@code path} (a staging path the caller checked). */
+  boolean mountedAt(Path path) {
+    return mounter.mountAt(path).isPresent();
   }
 
   /** A bind mount of {@code source} at {@code target}, then the per-mount {@code flags}. */

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,8 +47,11 @@ final class OfflineGrowth {
   private final Catalog catalog;
   private final Mounter mounter;
   private final PathPolicy paths;
+  private final Predicate<VolumeRecord> stayMounted;
 
-  OfflineGrowth(Catalog catalog, Mounter mounter, PathPolicy paths) {
+  OfflineGrowth(
+      Catalog catalog, Mounter mounter, PathPolicy paths, Predicate<VolumeRecord> stayMounted) {
+    this.stayMounted = stayMounted;
     this.catalog = catalog;
     this.mounter = mounter;
     this.paths = paths;
@@ -60,6 +64,9 @@ final class OfflineGrowth {
   boolean grow(VolumeRecord record, String device) {
     if (!EXT4.equals(record.fsType()) || record.stagedAt().isEmpty()) {
       return false;
+    }
+    if (stayMounted.test(record)) {
+      return false; // its attributes keep state in the mount (an encryption key): grown online
     }
     Path staging = Path.of(record.stagedAt());
     List<MountEntry> table = mounter.mounts();

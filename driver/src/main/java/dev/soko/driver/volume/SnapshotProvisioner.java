@@ -115,7 +115,8 @@ final class SnapshotProvisioner {
             source.fsType(),
             Instant.now(),
             RecordState.CREATING,
-            groupId);
+            groupId,
+            source.parameters());
     Pending pending =
         new Pending(
             record, pool, new VolumeCopier.Source(source, sourceImage), pool.snapshotImage(id));

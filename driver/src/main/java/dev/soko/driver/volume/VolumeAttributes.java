@@ -3,6 +3,7 @@ package dev.soko.driver.volume;
 import dev.soko.driver.attribute.AttributeKind;
 import dev.soko.driver.attribute.AttributeRegistry;
 import dev.soko.driver.attribute.AttributeSource;
+import dev.soko.driver.attribute.NodeSecrets;
 import dev.soko.driver.attribute.Publication;
 import dev.soko.driver.attribute.VolumeShape;
 import dev.soko.driver.backend.Backends;
@@ -88,10 +89,48 @@ final class VolumeAttributes {
     registry.changed(volumeId, kept(modified));
   }
 
+  /** Before anything is mounted: refuses what the stage would lack (a missing secret). */
+  void staging(StageRequest request) {
+    Map<String, String> kept = kept(request.volumeId());
+    if (registry.anyIn(kept)) {
+      registry.staging(request.volumeId(), kept, secrets(request));
+    }
+  }
+
   void staged(StageRequest request) {
     if (registry.acting()) {
-      registry.staged(request.volumeId(), request.stagingPath(), kept(request.volumeId()));
+      registry.staged(
+          request.volumeId(), request.stagingPath(), kept(request.volumeId()), secrets(request));
     }
+  }
+
+  private static NodeSecrets secrets(StageRequest request) {
+    return request.secrets() == null ? NodeSecrets.none() : request.secrets();
+  }
+
+  /** Before unstage, while the staging path is still mounted. */
+  void unstaging(String volumeId, Path stagingPath) {
+    Map<String, String> kept = kept(volumeId);
+    if (registry.anyIn(kept) && node.mountedAt(stagingPath)) {
+      registry.unstaging(volumeId, stagingPath, kept);
+    }
+  }
+
+  /** What the volume's attributes ask of its filesystem and of what its pods see. */
+  VolumeForm form(String volumeId) {
+    Map<String, String> kept = kept(volumeId);
+    if (!registry.anyIn(kept)) {
+      return VolumeForm.PLAIN;
+    }
+    return new VolumeForm(registry.filesystemFeatures(kept), registry.presentedDirectory(kept));
+  }
+
+  /**
+   * The StorageClass parameters a copy of a volume whose record keeps {@code source} keeps, for the
+   * {@code requested} ones: a kind may make it keep its source's (encryption).
+   */
+  Map<String, String> copiedParameters(Map<String, String> source, Map<String, String> requested) {
+    return registry.copied(source, nonNull(requested));
   }
 
   void unstaged(String volumeId, Path stagingPath) {
@@ -102,9 +141,9 @@ final class VolumeAttributes {
   void published(PublishRequest request) {
     if (registry.acting() && !request.podUid().isEmpty()) {
       String id = request.volumeId();
+      Map<String, String> kept = kept(id);
       registry.published(
-          new Publication(id, request.targetPath(), request.podUid(), node.deviceNumber(id)),
-          kept(id));
+          new Publication(id, request.targetPath(), request.podUid(), node.deviceNumber(id)), kept);
     }
   }
 
@@ -162,7 +201,8 @@ final class VolumeAttributes {
     return catalog.volume(volumeId).map(VolumeAttributes::kept).orElse(Map.of());
   }
 
-  private static Map<String, String> kept(VolumeRecord record) {
+  /** What {@code record} keeps of its attributes: StorageClass and mutable parameters. */
+  static Map<String, String> kept(VolumeRecord record) {
     Map<String, String> kept = new HashMap<>(record.parameters());
     kept.putAll(record.mutableParameters());
     return kept;

@@ -12,7 +12,7 @@ import java.util.List;
  */
 interface VolumeMounts {
 
-  void stage(VolumeRecord record, Path location, Path staging, List<String> flags);
+  void stage(VolumeRecord record, Path location, Path staging, List<String> flags, VolumeForm form);
 
   void unstage(VolumeRecord record, Path location, Path staging);
 
@@ -22,7 +22,8 @@ interface VolumeMounts {
       Path staging,
       Path target,
       List<String> flags,
-      boolean readOnly);
+      boolean readOnly,
+      VolumeForm form);
 
   void unpublish(VolumeRecord record, Path location, Path target);
 }

@@ -65,9 +65,11 @@ final class VolumeProvisioner {
   /**
    * What a new volume's content comes from, resolved and checked; {@code bytes} is the size of its
    * image, which a copy can never be smaller than, {@code shown} names it in messages and {@code
-   * copy} writes it into the new volume's storage.
+   * copy} writes it into the new volume's storage; {@code parameters} are the StorageClass
+   * parameters its content was made with (none known for another node's).
    */
-  private record Origin(long bytes, String shown, Copy copy) {}
+  private record Origin(
+      long bytes, String shown, Copy copy, java.util.Map<String, String> parameters) {}
 
   /**
    * Writes an origin's content into {@code target}, a new volume's storage of {@code size} bytes in
@@ -157,7 +159,7 @@ final class VolumeProvisioner {
             && existing.accessType() == request.accessType()
             && existing.fsType().equals(fsType)
             && existing.source().equals(src)
-            && existing.parameters().equals(nonNull(request.parameters()))
+            && sameParameters(existing.parameters(), nonNull(request.parameters()))
             && existing.mutableParameters().equals(attributes.check(pool, request, fsType));
     if (!fits || !same) {
       throw StorageException.alreadyExists(
@@ -171,6 +173,24 @@ final class VolumeProvisioner {
     return existing.toVolume(VolumeCondition.HEALTHY);
   }
 
+  /**
+   * Whether a volume kept {@code kept} for a request of {@code requested}: the same, but for the
+   * attributes' keys a copy kept from its source ({@link VolumeAttributes#copiedParameters}).
+   */
+  private boolean sameParameters(
+      java.util.Map<String, String> kept, java.util.Map<String, String> requested) {
+    java.util.List<String> attributeKeys = attributes.classParameters();
+    for (var entry : kept.entrySet()) {
+      String asked = requested.get(entry.getKey());
+      if (asked == null
+          ? !attributeKeys.contains(entry.getKey())
+          : !asked.equals(entry.getValue())) {
+        return false;
+      }
+    }
+    return kept.keySet().containsAll(requested.keySet());
+  }
+
   private static java.util.Map<String, String> nonNull(java.util.Map<String, String> map) {
     return map == null ? java.util.Map.of() : map;
   }
@@ -179,6 +199,11 @@ final class VolumeProvisioner {
     // The attributes are checked before any reserve; the mutable ones are kept in the record.
     java.util.Map<String, String> mutableParameters = attributes.check(pool, request, fsType);
     Origin origin = origin(source, request.accessType(), fsType, pool);
+    // A copy's content was made with its source's attributes (its encryption): it keeps them.
+    java.util.Map<String, String> parameters =
+        origin == null
+            ? nonNull(request.parameters())
+            : attributes.copiedParameters(origin.parameters(), request.parameters());
     long minimum = Sizes.minimumFor(request.accessType(), fsType);
     if (origin != null) {
       // A copy below its source's size is not refused but made as large as the source: a
@@ -211,7 +236,7 @@ final class VolumeProvisioner {
             source,
             Instant.now(),
             RecordState.READY,
-            nonNull(request.parameters()),
+            parameters,
             "",
             Optional.empty(),
             mutableParameters);
@@ -273,7 +298,8 @@ final class VolumeProvisioner {
       return new Origin(
           snapshot.sizeBytes(),
           "snapshot " + snapshot.id(),
-          (into, pool, size) -> copier.copy(image, into, pool, from == pool));
+          (into, pool, size) -> copier.copy(image, into, pool, from == pool),
+          snapshot.sourceParameters());
     }
     if (source instanceof ContentSource.FromVolume v) {
       if (catalog.volume(v.volumeId()).isEmpty() && Ids.isVolumeId(v.volumeId())) {
@@ -291,7 +317,8 @@ final class VolumeProvisioner {
       return new Origin(
           volume.capacityBytes(),
           "source volume " + volume.id(),
-          (into, pool, size) -> copier.copyVolume(volume, image, into, pool, from == pool));
+          (into, pool, size) -> copier.copyVolume(volume, image, into, pool, from == pool),
+          volume.parameters());
     }
     return null;
   }
@@ -308,7 +335,8 @@ final class VolumeProvisioner {
     return new Origin(
         snapshot.sizeBytes(),
         snapshot.shown() + " on node " + snapshot.node(),
-        (into, pool, size) -> remote.copy(snapshot, into, pool, size));
+        (into, pool, size) -> remote.copy(snapshot, into, pool, size),
+        java.util.Map.of());
   }
 
   /**

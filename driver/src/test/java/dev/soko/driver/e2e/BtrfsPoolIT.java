@@ -372,6 +372,19 @@ class BtrfsPoolIT {
       assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
       assertThat(e.getStatus().getDescription()).contains("pool fast", "backend btrfs-subvolume");
     }
+    StatusRuntimeException encrypted =
+        catchThrowableOfType(
+            StatusRuntimeException.class,
+            () ->
+                csi.controller()
+                    .createVolume(
+                        Requests.createVolume("secret", 32 * MIB, BTRFS).toBuilder()
+                            .putParameters("pool", "fast")
+                            .putParameters("encryption", "fscrypt")
+                            .build()));
+    assertThat(encrypted.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+    assertThat(encrypted.getStatus().getDescription())
+        .contains("pool fast (btrfs-subvolume) cannot be encrypted", "dm-crypt");
     assertThat(capacityFor("fast", Requests.block())).as("GetCapacity agrees").isZero();
     assertThat(capacityFor("fast", Requests.mount("xfs"))).isZero();
     assertThat(capacityFor("fast", BTRFS)).isPositive();

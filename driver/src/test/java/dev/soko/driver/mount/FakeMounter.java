@@ -176,8 +176,13 @@ public final class FakeMounter implements Mounter {
 
   @Override
   public synchronized void makeFilesystem(String device, String fsType) {
+    makeFilesystem(device, fsType, List.of());
+  }
+
+  @Override
+  public synchronized void makeFilesystem(String device, String fsType, List<String> features) {
     filesystems.put(device, fsType);
-    log.add("mkfs " + fsType + " " + device);
+    log.add("mkfs " + fsType + (features.isEmpty() ? "" : " " + features) + " " + device);
   }
 
   @Override

@@ -127,12 +127,14 @@ class SystemMounterTest {
     SystemMounter mounter = mounter();
     mounter.makeFilesystem("/dev/loop1", "xfs");
     mounter.makeFilesystem("/dev/loop2", "ext4");
+    mounter.makeFilesystem("/dev/loop3", "ext4", List.of("encrypt"));
     mounter.growFilesystem("/dev/loop1", Path.of("/k/s1"), "xfs");
     mounter.growFilesystem("/dev/loop2", Path.of("/k/s2"), "ext4");
     assertThat(exec.calls().stream().map(c -> String.join(" ", c)))
         .containsExactly(
             "mkfs.xfs -q -s size=4096 /dev/loop1",
             "mkfs.ext4 -q -b 4096 -E lazy_itable_init=1,lazy_journal_init=1 /dev/loop2",
+            "mkfs.ext4 -q -b 4096 -E lazy_itable_init=1,lazy_journal_init=1 -O encrypt /dev/loop3",
             "xfs_growfs /k/s1",
             "resize2fs /dev/loop2");
     // 4 KiB units whatever the device: mountable on a direct-I/O device of the pool's block size.

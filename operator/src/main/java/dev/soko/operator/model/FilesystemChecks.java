@@ -1,16 +1,17 @@
 package dev.soko.operator.model;
 
 import dev.soko.api.v1alpha1.FsType;
-import dev.soko.api.v1alpha1.PoolBackend;
 import dev.soko.api.v1alpha1.PoolSpec;
 import dev.soko.api.v1alpha1.StorageClassSpec;
 import dev.soko.api.v1alpha1.StorageClusterSpec;
+import dev.soko.driver.config.PoolConfig;
 import java.util.List;
 
 /**
- * The CRD's filesystem rules, repeated for {@code render} and an older CRD: btrfs belongs to
- * BtrfsSubvolume pools and they serve nothing else, and a class's filesystem (given, or its pool's
- * default) must be one its pool allows. A class naming an unknown pool is SpecValidator's.
+ * The CRD's filesystem rules, repeated for {@code render} and an older CRD, from the driver's table
+ * of backends: a pool lists only filesystems its backend serves, and a class's filesystem (given,
+ * or its pool's default) must be one its pool allows. A class naming an unknown pool is
+ * SpecValidator's.
  */
 final class FilesystemChecks {
   private FilesystemChecks() {}
@@ -31,21 +32,36 @@ final class FilesystemChecks {
     if (p.getFsTypes() == null) {
       return;
     }
-    boolean btrfsPool = PoolBackends.of(p) == PoolBackend.BtrfsSubvolume;
+    PoolConfig.Backend backend = PoolBackends.facts(p);
     for (FsType fs : p.getFsTypes()) {
-      if (btrfsPool && fs != FsType.btrfs) {
+      if (backend.fsTypes().contains(fs.name())) {
+        continue;
+      }
+      if (!backend.formatsVolumes()) {
         problems.add(
-            "spec.pools[].fsTypes of BtrfsSubvolume pool '"
+            "spec.pools[].fsTypes of "
+                + backend.crdName()
+                + " pool '"
                 + p.getName()
-                + "' may name btrfs only, not "
+                + "' may name "
+                + String.join(", ", backend.fsTypes())
+                + " only, not "
                 + fs
-                + ": its volumes are subvolumes of the pool's own btrfs filesystem");
-      } else if (!btrfsPool && fs == FsType.btrfs) {
+                + ": its volumes are "
+                + backend.defaultFsType()
+                + " subvolumes of the pool's own filesystem");
+      } else {
         problems.add(
             "spec.pools[].fsTypes of pool '"
                 + p.getName()
-                + "' may name btrfs only with backend BtrfsSubvolume: an ImageFile pool formats"
-                + " its image files ext4 or xfs");
+                + "' may name "
+                + fs
+                + " only with backend "
+                + servingBackend(fs)
+                + ": an "
+                + backend.crdName()
+                + " pool formats its volumes "
+                + String.join(" or ", backend.fsTypes()));
       }
     }
   }
@@ -53,18 +69,27 @@ final class FilesystemChecks {
   private static void storageClass(
       StorageClassSpec c, PoolSpec p, StorageClusterSpec spec, List<String> problems) {
     FsType fs = PoolBackends.fsTypeOf(c, spec);
-    boolean btrfsPool = PoolBackends.of(p) == PoolBackend.BtrfsSubvolume;
-    if (btrfsPool != (fs == FsType.btrfs)) {
+    PoolConfig.Backend backend = PoolBackends.facts(p);
+    if (!backend.fsTypes().contains(fs.name())) {
       problems.add(
           "spec.storageClasses[].fsType of class '"
               + c.getName()
               + "' is "
               + fs
-              + (btrfsPool
-                  ? ", but pool '" + p.getName() + "' is BtrfsSubvolume: it serves btrfs only"
-                  : ", which needs a BtrfsSubvolume pool; pool '"
+              + (backend.formatsVolumes()
+                  ? ", which needs a "
+                      + servingBackend(fs)
+                      + " pool; pool '"
                       + p.getName()
-                      + "' is ImageFile"));
+                      + "' is "
+                      + backend.crdName()
+                  : ", but pool '"
+                      + p.getName()
+                      + "' is "
+                      + backend.crdName()
+                      + ": it serves "
+                      + String.join(", ", backend.fsTypes())
+                      + " only"));
     } else if (p.getFsTypes() != null
         && !p.getFsTypes().isEmpty()
         && !p.getFsTypes().contains(fs)) {
@@ -80,5 +105,10 @@ final class FilesystemChecks {
               + p.getName()
               + "'");
     }
+  }
+
+  /** The CRD's name of the backend that serves {@code fs}. */
+  private static String servingBackend(FsType fs) {
+    return PoolConfig.Backend.serving(fs.name()).map(PoolConfig.Backend::crdName).orElse("none");
   }
 }

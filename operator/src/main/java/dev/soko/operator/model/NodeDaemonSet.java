@@ -272,10 +272,11 @@ final class NodeDaemonSet {
 
   /**
    * The driver's --pool value, of the fields driver-cli's PoolField lists (DriverArgumentsTest
-   * parses every one with the driver's parser); defaults are left out. A BtrfsSubvolume pool gets
-   * no fs field: its only filesystem, btrfs, follows from the backend. One nodeSelector field per
-   * label, sorted by key so that the pod template (and so its hash) does not depend on the order of
-   * the spec's map: label keys and values hold neither ',' nor ':', and the first '=' ends the key.
+   * parses every one with the driver's parser); defaults are left out. A pool whose backend does
+   * not format its volumes (BtrfsSubvolume) gets no fs field: its filesystem follows from the
+   * backend. One nodeSelector field per label, sorted by key so that the pod template (and so its
+   * hash) does not depend on the order of the spec's map: label keys and values hold neither ','
+   * nor ':', and the first '=' ends the key.
    */
   static String poolFlag(PoolSpec pool) {
     StringBuilder sb = new StringBuilder();
@@ -290,7 +291,7 @@ final class NodeDaemonSet {
     if (pool.getOverprovisionRatio() != null && pool.getOverprovisionRatio() != 1.0) {
       sb.append(",overprovision=").append(pool.getOverprovisionRatio());
     }
-    if (backend == PoolBackend.ImageFile
+    if (PoolBackends.facts(backend).formatsVolumes()
         && pool.getFsTypes() != null
         && !pool.getFsTypes().isEmpty()) {
       sb.append(",fs=")

@@ -19,7 +19,6 @@ import dev.soko.operator.reconcile.apply.EventRecorder;
 import dev.soko.operator.reconcile.apply.GroupSnapshotClassReplacer;
 import dev.soko.operator.reconcile.apply.Pruner;
 import dev.soko.operator.reconcile.apply.ReportCleanup;
-import dev.soko.operator.reconcile.apply.StatusWriter;
 import dev.soko.operator.reconcile.apply.UnclaimedSnapshots;
 import dev.soko.operator.reconcile.kinds.ClusterCache;
 import dev.soko.operator.reconcile.kinds.InformerCache;
@@ -28,13 +27,10 @@ import dev.soko.operator.reconcile.kinds.OwnedEventSources;
 import dev.soko.operator.reconcile.observe.CachedInventory;
 import dev.soko.operator.reconcile.observe.ClusterObserver;
 import dev.soko.operator.reconcile.observe.StorageNodeReports;
-import dev.soko.operator.reconcile.status.Conditions;
 import dev.soko.operator.reconcile.status.PoolSummary;
 import dev.soko.operator.reconcile.status.RolloutProgress;
 import dev.soko.operator.reconcile.status.StatusAggregator;
-import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.storage.CSIDriver;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -51,7 +47,6 @@ import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -82,6 +77,7 @@ public final class StorageClusterReconciler
   private final ReportCleanup reportCleanup;
   private final UnclaimedSnapshots unclaimedSnapshots;
   private final DataTlsCertificates dataTls;
+  private final StatusPublisher statuses;
   private final AtomicLong reconciles = new AtomicLong();
   private volatile IndexerResourceCache<StorageCluster> primaryCache;
 
@@ -107,6 +103,7 @@ public final class StorageClusterReconciler
     this.rollouts = collaborators.rollouts();
     this.events = collaborators.events();
     this.dataTls = collaborators.dataTls();
+    this.statuses = new StatusPublisher(table.release(), events);
   }
 
   @Override
@@ -122,13 +119,14 @@ public final class StorageClusterReconciler
     InformerCache cache = new InformerCache(ctx.eventSourceRetriever());
     List<String> problems = SpecValidator.problems(sc.getSpec());
     if (!problems.isEmpty()) {
-      return finish(sc, failed(sc, "InvalidSpec", String.join("; ", problems)), ctx);
+      return statuses.finish(
+          sc, statuses.failed(sc, "InvalidSpec", String.join("; ", problems)), ctx);
     }
     Optional<String> conflict =
         DriverNameConflicts.conflict(
             sc, ctx.getPrimaryCache().list().toList(), existingDriver(sc, cache));
     if (conflict.isPresent()) {
-      return finish(sc, failed(sc, "DriverNameConflict", conflict.get()), ctx);
+      return statuses.finish(sc, statuses.failed(sc, "DriverNameConflict", conflict.get()), ctx);
     }
 
     ClusterFacts facts = observer.facts(sc, cache);
@@ -165,7 +163,7 @@ public final class StorageClusterReconciler
     // Status: computed from what was observed and applied; written once, below, when it changed.
     PoolSummary.Result pools = PoolSummary.of(sc.getSpec(), reports, workloads.capacities());
     StatusAggregator aggregator =
-        new StatusAggregator(sc, table.release(), now())
+        new StatusAggregator(sc, table.release(), StatusPublisher.now())
             .applied(desired, objects.size())
             .kubernetesVersion(facts.version().gitVersion())
             .compatibility(Compatibility.problems(sc.getSpec(), table, facts))
@@ -175,7 +173,7 @@ public final class StorageClusterReconciler
     RolloutProgress.Verdict rollout =
         rollouts.judge(sc.getMetadata().getName(), workloads, aggregator.nodes());
     StorageClusterStatus status = aggregator.stalled(rollout.message()).build();
-    UpdateControl<StorageCluster> control = finish(sc, status, ctx);
+    UpdateControl<StorageCluster> control = statuses.finish(sc, status, ctx);
     // Again when a deletion of orphaned volumes or a rollout deadline is due, a fresh report would
     // go stale, an imported snapshot content's grace ends, or a certificate is due for renewal: no
     // event tells that a driver stopped writing, that no node took a content, or that time passed.
@@ -253,15 +251,9 @@ public final class StorageClusterReconciler
     }
     ReconcileFailure failure = ReconcileFailure.of(e);
     LOG.warn("{}: {}: {}", sc.getMetadata().getName(), failure.reason(), failure.message());
-    StorageClusterStatus status = failed(sc, failure.reason(), failure.message());
+    StorageClusterStatus status = statuses.failed(sc, failure.reason(), failure.message());
     boolean last = ctx.getRetryInfo().map(r -> r.isLastAttempt()).orElse(true);
-    ErrorStatusUpdateControl<StorageCluster> control;
-    if (StatusAggregator.same(status, sc.getStatus())) {
-      control = ErrorStatusUpdateControl.noStatusUpdate();
-    } else {
-      transitionEvents(sc, sc.getStatus(), status);
-      control = ErrorStatusUpdateControl.patchStatus(statusPatch(sc, status));
-    }
+    ErrorStatusUpdateControl<StorageCluster> control = statuses.onError(sc, status);
     return last ? control.rescheduleAfter(AFTER_LAST_RETRY) : control;
   }
 
@@ -282,60 +274,6 @@ public final class StorageClusterReconciler
           "StorageClass "
               + facts.foreignDefaultStorageClass()
               + " is already the cluster default; Soko's class is not marked default");
-    }
-  }
-
-  private StorageClusterStatus failed(StorageCluster sc, String reason, String message) {
-    return new StatusAggregator(sc, table.release(), now()).error(reason, message).build();
-  }
-
-  /**
-   * Patches status only when it changed, and caches the result ({@link StatusWriter}); records an
-   * event when Ready or Degraded flips.
-   */
-  private UpdateControl<StorageCluster> finish(
-      StorageCluster sc, StorageClusterStatus status, Context<StorageCluster> ctx) {
-    if (!StatusAggregator.same(status, sc.getStatus())) {
-      transitionEvents(sc, sc.getStatus(), status);
-      StatusWriter.write(statusPatch(sc, status), sc, ctx);
-    }
-    return UpdateControl.noUpdate();
-  }
-
-  /** A status-only object: name, resourceVersion (optimistic lock) and status. */
-  private static StorageCluster statusPatch(StorageCluster sc, StorageClusterStatus status) {
-    StorageCluster patch = new StorageCluster();
-    patch.setMetadata(
-        new ObjectMetaBuilder()
-            .withName(sc.getMetadata().getName())
-            .withResourceVersion(sc.getMetadata().getResourceVersion())
-            .build());
-    patch.setStatus(status);
-    return patch;
-  }
-
-  private void transitionEvents(
-      StorageCluster sc, StorageClusterStatus before, StorageClusterStatus after) {
-    for (String type : List.of(Conditions.READY, Conditions.DEGRADED, Conditions.COMPATIBLE)) {
-      Condition old = before == null ? null : Conditions.find(before.getConditions(), type);
-      Condition now = Conditions.find(after.getConditions(), type);
-      if (now == null) {
-        continue;
-      }
-      boolean changed =
-          old == null
-              || !Objects.equals(old.getStatus(), now.getStatus())
-              || !Objects.equals(old.getReason(), now.getReason());
-      boolean bad =
-          (type.equals(Conditions.DEGRADED) && "True".equals(now.getStatus()))
-              || (type.equals(Conditions.COMPATIBLE) && "False".equals(now.getStatus()));
-      if (changed && (bad || type.equals(Conditions.READY) && "True".equals(now.getStatus()))) {
-        if (bad) {
-          events.warning(sc, now.getReason(), now.getMessage());
-        } else {
-          events.normal(sc, now.getReason(), now.getMessage());
-        }
-      }
     }
   }
 
@@ -363,16 +301,7 @@ public final class StorageClusterReconciler
               + String.join(", ", volumes.subList(0, Math.min(10, volumes.size())))
               + (volumes.size() > 10 ? ", ..." : "")
               + "); delete them or set spec.uninstallPolicy to Force";
-      StorageClusterStatus status = failed(sc, "DeletionBlocked", message);
-      if (!StatusAggregator.same(status, sc.getStatus())) {
-        transitionEvents(sc, sc.getStatus(), status);
-        StorageCluster copy =
-            client.resources(StorageCluster.class).withName(sc.getMetadata().getName()).get();
-        if (copy != null) {
-          copy.setStatus(status);
-          client.resource(copy).patchStatus();
-        }
-      }
+      statuses.whileDeleting(sc, statuses.failed(sc, "DeletionBlocked", message), client);
       return DeleteControl.noFinalizerRemoval().rescheduleAfter(15_000);
     }
     ClusterFacts facts = observer.facts(sc, cache);
@@ -402,9 +331,5 @@ public final class StorageClusterReconciler
   /** Reconcile calls since start (exported as a metric; tests use it to await a resync). */
   public long reconciles() {
     return reconciles.get();
-  }
-
-  private static String now() {
-    return Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
   }
 }

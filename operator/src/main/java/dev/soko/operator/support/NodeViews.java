@@ -1,5 +1,7 @@
 package dev.soko.operator.support;
 
+import dev.soko.driver.cli.PoolSpec;
+import dev.soko.driver.config.PoolConfig;
 import dev.soko.operator.model.Component;
 import dev.soko.operator.model.Names;
 import io.fabric8.kubernetes.api.model.Container;
@@ -29,6 +31,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * devices, pool directories), by exec through the API server, each command bounded on its own.
  */
 final class NodeViews {
+  private static final String POOL_FLAG = "--pool=";
+
   private final KubernetesClient client;
   private final Duration execTimeout;
   private final ExecutorService executor;
@@ -113,7 +117,11 @@ final class NodeViews {
         + SupportBundle.message(e);
   }
 
-  /** The pools of a node plugin pod: name to path, from its driver container's --pool args. */
+  /**
+   * The pools of a node plugin pod: name to path, from its driver container's --pool args, read by
+   * the driver's own parser. A value it refuses (a driver of another release) is left out: the
+   * bundle then lists no pool directory for it rather than a guessed one.
+   */
   static Map<String, String> pools(Pod pod) {
     Map<String, String> pools = new LinkedHashMap<>();
     for (Container c : pod.getSpec().getContainers()) {
@@ -121,20 +129,14 @@ final class NodeViews {
         continue;
       }
       for (String arg : c.getArgs()) {
-        if (!arg.startsWith("--pool=")) {
+        if (!arg.startsWith(POOL_FLAG)) {
           continue;
         }
-        String name = null;
-        String path = null;
-        for (String field : arg.substring("--pool=".length()).split(",")) {
-          if (field.startsWith("name=")) {
-            name = field.substring(5);
-          } else if (field.startsWith("path=")) {
-            path = field.substring(5);
-          }
-        }
-        if (path != null) {
-          pools.put(name == null ? path : name, path);
+        try {
+          PoolConfig pool = PoolSpec.parse(arg.substring(POOL_FLAG.length()));
+          pools.put(pool.name(), pool.path().toString());
+        } catch (IllegalArgumentException refused) {
+          // Not a pool this release's driver would run: nothing to look at on the node.
         }
       }
     }

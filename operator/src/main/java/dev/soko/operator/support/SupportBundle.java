@@ -7,13 +7,9 @@ import dev.soko.operator.model.VersionsTable;
 import dev.soko.operator.reconcile.kinds.Kind;
 import dev.soko.operator.reconcile.kinds.KindRegistry;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.KubernetesResourceList;
-import io.fabric8.kubernetes.api.model.PersistentVolume;
-import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -21,7 +17,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -30,9 +25,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.function.Predicate;
 import java.util.function.Supplier;
-import java.util.stream.Collectors;
 
 /**
  * Collects, through the Kubernetes API only, what it takes to understand a Soko installation, into
@@ -99,6 +92,11 @@ public final class SupportBundle {
         public void count(String kind) {
           SupportBundle.this.count(kind);
         }
+
+        @Override
+        public void note(String text) {
+          SupportBundle.this.note(text);
+        }
       };
 
   SupportBundle(KubernetesClient client, Duration since, Duration execTimeout, Clock clock) {
@@ -155,8 +153,8 @@ public final class SupportBundle {
       entries.add("manifest.json");
       Summary summary =
           new Summary(out, now, server, k8s, operator, entries, List.copyOf(failures));
-      tar.add("summary.txt", summaryText(summary));
-      tar.add("manifest.json", manifest(summary));
+      tar.add("summary.txt", SummaryFiles.summaryText(summary, since, counts));
+      tar.add("manifest.json", SummaryFiles.manifest(summary, since, counts));
       return summary;
     } finally {
       tar = null;
@@ -165,8 +163,9 @@ public final class SupportBundle {
   }
 
   private void collectAll() {
+    ObjectCollector objects = new ObjectCollector(client, sink);
     List<StorageCluster> clusters =
-        list("cluster", KindRegistry.STORAGE_CLUSTER, o -> true).stream()
+        objects.list("cluster", KindRegistry.STORAGE_CLUSTER, o -> true).stream()
             .map(StorageCluster.class::cast)
             .toList();
     Set<String> drivers = new LinkedHashSet<>();
@@ -177,7 +176,7 @@ public final class SupportBundle {
         operands.add(sc.getSpec().getNamespace());
       }
     }
-    collectClusterScoped(drivers);
+    objects.collectClusterScoped(drivers);
     List<Pod> operatorPods =
         attempt(
             "list operator pods",
@@ -210,7 +209,7 @@ public final class SupportBundle {
     }
     namespaces.addAll(operands);
     for (String ns : namespaces) {
-      collectNamespace(ns);
+      objects.collectNamespace(ns);
     }
     List<Pod> operandPods = new ArrayList<>();
     for (String ns : operands) {
@@ -235,139 +234,8 @@ public final class SupportBundle {
                 .toList());
   }
 
-  /**
-   * The registry's cluster-scoped kinds of the bundle: all of them, those of Soko's drivers, or
-   * Soko's own; the claims of the volumes; a kind of an API the cluster may not serve (snapshots)
-   * only when it does.
-   */
-  private void collectClusterScoped(Set<String> drivers) {
-    Map<String, Boolean> served = new LinkedHashMap<>();
-    List<HasMetadata> volumes = List.of();
-    for (Kind kind : KindRegistry.bundled()) {
-      if (kind.namespaced() && kind.bundle().scope() != Kind.Bundle.Scope.CLAIMS_OF_VOLUMES
-          || kind == KindRegistry.STORAGE_CLUSTER
-          || !served(kind, served)) {
-        continue;
-      }
-      switch (kind.bundle().scope()) {
-        case ALL -> list("cluster", kind, o -> true);
-        case SOKOS -> list("cluster", kind, SupportBundle::ownedBySoko);
-        case OF_DRIVERS -> {
-          List<HasMetadata> kept =
-              list("cluster", kind, o -> drivers.contains(kind.bundle().driver().apply(o)));
-          if (kind == KindRegistry.PERSISTENT_VOLUME) {
-            volumes = kept;
-          }
-        }
-        case CLAIMS_OF_VOLUMES -> claims(volumes);
-        case IN_NAMESPACES -> {}
-      }
-    }
-    served.forEach(
-        (api, yes) -> {
-          if (!yes) {
-            note("skipped " + skippedKinds(api) + ": " + api + " not served");
-          }
-        });
-  }
-
-  /**
-   * Whether the cluster serves the kind's API, asked once per API. Soko's own CRDs are listed
-   * without asking: a failed list says more than a skip.
-   */
-  private boolean served(Kind kind, Map<String, Boolean> served) {
-    if (kind.gate() == null || kind.group().equals(StorageCluster.GROUP)) {
-      return true;
-    }
-    return served.computeIfAbsent(
-        kind.apiVersion(),
-        api ->
-            Boolean.TRUE.equals(
-                attempt("discover " + api, () -> client.supports(api, kind.kind()))));
-  }
-
-  private static String skippedKinds(String apiVersion) {
-    return KindRegistry.bundled().stream()
-        .filter(k -> k.apiVersion().equals(apiVersion))
-        .map(Kind::kind)
-        .collect(Collectors.joining(", "));
-  }
-
-  /** The claims of the collected volumes, one by one: their namespaces are the users'. */
-  private void claims(List<HasMetadata> volumes) {
-    for (HasMetadata o : volumes) {
-      var ref = ((PersistentVolume) o).getSpec().getClaimRef();
-      if (ref == null || ref.getNamespace() == null || ref.getName() == null) {
-        continue;
-      }
-      PersistentVolumeClaim pvc =
-          attempt(
-              "get PersistentVolumeClaim " + ref.getNamespace() + "/" + ref.getName(),
-              () ->
-                  client
-                      .persistentVolumeClaims()
-                      .inNamespace(ref.getNamespace())
-                      .withName(ref.getName())
-                      .get());
-      if (pvc != null) {
-        writeObject("namespaces/" + ref.getNamespace() + "/PersistentVolumeClaim", pvc);
-      }
-    }
-  }
-
-  /** Everything of the registry's namespaced kinds of the bundle; Secrets are not among them. */
-  private void collectNamespace(String ns) {
-    for (Kind kind : KindRegistry.bundled()) {
-      if (kind.bundle().scope() == Kind.Bundle.Scope.IN_NAMESPACES) {
-        list("namespaces/" + ns, kind, o -> true);
-      }
-    }
-  }
-
-  /** Lists a kind (in the directory's namespace, for a namespaced one) and writes what it keeps. */
-  private List<HasMetadata> list(String dir, Kind kind, Predicate<HasMetadata> keep) {
-    String ns = dir.startsWith("namespaces/") ? dir.substring("namespaces/".length()) : null;
-    List<HasMetadata> items =
-        attempt(
-            "list " + kind.kind() + (ns == null ? "" : " in " + dir),
-            () -> List.<HasMetadata>copyOf(lister(kind, ns).get().getItems()));
-    if (items == null) {
-      return List.of();
-    }
-    List<HasMetadata> kept = items.stream().filter(keep).toList();
-    for (HasMetadata item : kept) {
-      writeObject(dir + "/" + kind.kind(), item);
-    }
-    return kept;
-  }
-
-  @SuppressWarnings("unchecked")
-  private Supplier<KubernetesResourceList<? extends HasMetadata>> lister(Kind kind, String ns) {
-    if (kind.generic()) {
-      var generic = client.genericKubernetesResources(kind.apiVersion(), kind.kind());
-      return () -> ns == null ? generic.list() : generic.inNamespace(ns).list();
-    }
-    var typed = client.resources((Class<HasMetadata>) kind.type());
-    return () -> ns == null ? typed.list() : typed.inNamespace(ns).list();
-  }
-
-  private void writeObject(String dir, HasMetadata object) {
-    String entry = dir + "/" + object.getMetadata().getName() + ".yaml";
-    try {
-      add(entry, Redaction.yaml(object));
-      count(dir.substring(dir.lastIndexOf('/') + 1));
-    } catch (RuntimeException e) {
-      fail(entry, e);
-    }
-  }
-
   private <T> T attempt(String what, Supplier<T> step) {
-    try {
-      return step.get();
-    } catch (RuntimeException e) {
-      fail(what, e);
-      return null;
-    }
+    return sink.attempt(what, step);
   }
 
   private void add(String entry, String text) {
@@ -378,45 +246,12 @@ public final class SupportBundle {
     }
   }
 
-  private void fail(String what, Throwable e) {
-    failures.add(what + ": " + message(e));
-  }
-
   private void note(String text) {
     counts.merge("(" + text + ")", 0, Integer::sum);
   }
 
   private void count(String kind) {
     counts.merge(kind, 1, Integer::sum);
-  }
-
-  private String summaryText(Summary s) {
-    StringBuilder b = new StringBuilder();
-    b.append("Soko support bundle\n");
-    b.append("time: ").append(s.time()).append('\n');
-    b.append("cluster: ").append(s.server()).append('\n');
-    b.append("kubernetes: ").append(s.kubernetesVersion()).append('\n');
-    b.append("operator: ").append(s.operatorVersion()).append('\n');
-    b.append("logs since: ").append(since).append('\n');
-    b.append("\ncollected:\n");
-    counts.forEach(
-        (k, v) -> b.append("  ").append(k).append(k.startsWith("(") ? "" : ": " + v).append('\n'));
-    b.append(s.failures().isEmpty() ? "\nfailed: nothing\n" : "\nfailed:\n");
-    s.failures().forEach(f -> b.append("  ").append(f).append('\n'));
-    return b.toString();
-  }
-
-  private String manifest(Summary s) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("time", s.time().toString());
-    m.put("server", s.server());
-    m.put("kubernetesVersion", s.kubernetesVersion());
-    m.put("operatorVersion", s.operatorVersion());
-    m.put("logsSince", since.toString());
-    m.put("counts", counts);
-    m.put("entries", s.entries());
-    m.put("failures", s.failures());
-    return Serialization.asJson(m) + "\n";
   }
 
   /** This build's version: the release its versions table names. */

@@ -36,12 +36,7 @@ import java.util.function.Supplier;
 public final class BtrfsSubvolumeBackend implements VolumeBackend, DirectoryVolumes {
   private static final StorageTraits TRAITS =
       StorageTraits.of(
-          PoolConfig.Backend.BTRFS_SUBVOLUME,
-          "btrfs",
-          false,
-          false,
-          "subvolume",
-          new VolumeLayout("volumes", ""));
+          PoolConfig.Backend.BTRFS_SUBVOLUME, false, "subvolume", new VolumeLayout("volumes", ""));
 
   private final Btrfs btrfs;
   private final DeletedSubvolumes deleted;

@@ -24,12 +24,7 @@ import java.util.Optional;
 public final class ImageFileBackend implements VolumeBackend {
   private static final StorageTraits TRAITS =
       StorageTraits.of(
-          PoolConfig.Backend.IMAGE_FILE,
-          "ext4",
-          true,
-          true,
-          "image file",
-          new VolumeLayout("images", ".img"));
+          PoolConfig.Backend.IMAGE_FILE, true, "image file", new VolumeLayout("images", ".img"));
 
   private final ImageFileDevices devices;
   private final BlockMaps blockMaps;

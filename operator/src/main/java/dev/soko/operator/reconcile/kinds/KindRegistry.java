@@ -1,5 +1,14 @@
 package dev.soko.operator.reconcile.kinds;
 
+import static dev.soko.operator.reconcile.kinds.KindTemplates.IN_NAMESPACES;
+import static dev.soko.operator.reconcile.kinds.KindTemplates.MANAGE;
+import static dev.soko.operator.reconcile.kinds.KindTemplates.SOKOS;
+import static dev.soko.operator.reconcile.kinds.KindTemplates.WATCH;
+import static dev.soko.operator.reconcile.kinds.KindTemplates.collected;
+import static dev.soko.operator.reconcile.kinds.KindTemplates.observed;
+import static dev.soko.operator.reconcile.kinds.KindTemplates.owned;
+import static dev.soko.operator.reconcile.kinds.KindTemplates.snapshotClass;
+
 import dev.soko.api.v1alpha1.NodeRequest;
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.api.v1alpha1.StorageNode;
@@ -12,7 +21,6 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
-import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
@@ -42,7 +50,8 @@ import java.util.Optional;
  * each, and what the support bundle collects of each (some kinds only it reads). Informers, apply
  * order, pruning, the served-API checks, the RBAC test and the support bundle read it. It is long
  * because it is that table, one entry per kind with the reason for its settings; split, it would be
- * the several lists it exists to replace.
+ * the several lists it exists to replace. How an entry is made from its few settings is {@link
+ * KindTemplates}'.
  */
 public final class KindRegistry {
   /** The served-API gate of the StorageNode CRD. */
@@ -51,12 +60,6 @@ public final class KindRegistry {
 
   /** Label the external-provisioner puts on its CSIStorageCapacity objects. */
   static final String DRIVER_NAME_LABEL = "csi.storage.k8s.io/drivername";
-
-  private static final List<String> MANAGE =
-      List.of("get", "list", "watch", "create", "patch", "delete");
-  private static final List<String> WATCH = List.of("get", "list", "watch");
-  private static final Kind.Bundle IN_NAMESPACES = Kind.Bundle.of(Kind.Bundle.Scope.IN_NAMESPACES);
-  private static final Kind.Bundle SOKOS = Kind.Bundle.of(Kind.Bundle.Scope.SOKOS);
 
   public static final Kind NAMESPACE = owned(Namespace.class, 0, 100, Kind.Mapping.BY_LABEL, null);
   static final Kind SERVICE_ACCOUNT =
@@ -335,13 +338,13 @@ public final class KindRegistry {
 
   private KindRegistry() {}
 
-  static List<Kind> owned() {
+  static List<Kind> ownedKinds() {
     return ALL.stream().filter(k -> k.use() == Kind.Use.OWNED).toList();
   }
 
   /** Owned kinds in uninstall order (workloads before their RBAC, namespace last). */
   public static List<Kind> deleteOrder() {
-    return owned().stream().sorted(Comparator.comparingInt(Kind::deleteRank)).toList();
+    return ownedKinds().stream().sorted(Comparator.comparingInt(Kind::deleteRank)).toList();
   }
 
   /** The kinds the support bundle collects, in the registry's order. */
@@ -378,82 +381,5 @@ public final class KindRegistry {
    */
   public static List<HasMetadata> inApplyOrder(List<HasMetadata> objects) {
     return objects.stream().sorted(Comparator.comparingInt(o -> of(o).applyRank())).toList();
-  }
-
-  /**
-   * A class of an optional snapshot API (cluster-scoped, generic): applied with the StorageClasses,
-   * and watched whole, as someone else's default class changes whether Soko's may be the default.
-   */
-  private static Kind snapshotClass(String apiVersion, String kind, String plural, String gate) {
-    return new Kind(
-        GenericKubernetesResource.class,
-        apiVersion,
-        kind,
-        plural,
-        false,
-        gate,
-        Kind.Use.OWNED,
-        6,
-        20,
-        Kind.Watch.of(null, Kind.Mapping.BY_LABEL_OR_FOREIGN),
-        MANAGE,
-        Kind.Bundle.ofDrivers(
-            c ->
-                Objects.toString(
-                    ((GenericKubernetesResource) c).getAdditionalProperties().get("driver"),
-                    null)));
-  }
-
-  /** A typed kind the operator creates, watched by Soko's label when the mapping is by label. */
-  private static Kind owned(
-      Class<? extends HasMetadata> type,
-      int applyRank,
-      int deleteRank,
-      Kind.Mapping mapping,
-      Kind.Bundle bundle) {
-    String selector = mapping == Kind.Mapping.BY_LABEL ? Names.LABEL_CLUSTER : null;
-    return typed(
-        type,
-        Kind.Use.OWNED,
-        applyRank,
-        deleteRank,
-        Kind.Watch.of(selector, mapping),
-        MANAGE,
-        bundle);
-  }
-
-  /** A typed kind the operator reads (and watches, when {@code watch} is not null) or writes to. */
-  private static Kind observed(
-      Class<? extends HasMetadata> type, Kind.Watch watch, List<String> verbs, Kind.Bundle bundle) {
-    return typed(type, Kind.Use.OBSERVED, -1, -1, watch, verbs, bundle);
-  }
-
-  /** A typed kind only the support bundle reads, in Soko's namespaces. */
-  private static Kind collected(Class<? extends HasMetadata> type) {
-    return typed(type, Kind.Use.COLLECTED, -1, -1, null, List.of(), IN_NAMESPACES);
-  }
-
-  /** apiVersion, kind, plural and scope as fabric8's model class declares them. */
-  private static Kind typed(
-      Class<? extends HasMetadata> type,
-      Kind.Use use,
-      int applyRank,
-      int deleteRank,
-      Kind.Watch watch,
-      List<String> verbs,
-      Kind.Bundle bundle) {
-    return new Kind(
-        type,
-        HasMetadata.getApiVersion(type),
-        HasMetadata.getKind(type),
-        HasMetadata.getPlural(type),
-        Namespaced.class.isAssignableFrom(type),
-        null,
-        use,
-        applyRank,
-        deleteRank,
-        watch,
-        verbs,
-        bundle);
   }
 }

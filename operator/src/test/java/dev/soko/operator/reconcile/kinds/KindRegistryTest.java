@@ -64,7 +64,7 @@ class KindRegistryTest {
     for (Kind kind : KindRegistry.informers()) {
       assertThat(kind.verbs()).as(kind.kind()).contains("list", "watch");
     }
-    assertThat(KindRegistry.owned()).allMatch(Kind::informer);
+    assertThat(KindRegistry.ownedKinds()).allMatch(Kind::informer);
   }
 
   @Test
@@ -188,7 +188,7 @@ class KindRegistryTest {
     assertThat(group.apiVersion()).isEqualTo("groupsnapshot.storage.k8s.io/v1");
     assertThat(group.kind()).isEqualTo("VolumeGroupSnapshotClass");
     assertThat(group.plural()).isEqualTo("volumegroupsnapshotclasses");
-    assertThat(KindRegistry.owned()).contains(group);
+    assertThat(KindRegistry.ownedKinds()).contains(group);
     assertThat(KindRegistry.informers()).contains(group);
     assertThat(KindRegistry.deleteOrder()).contains(group);
     assertThat(group.generic()).isTrue();
@@ -253,7 +253,7 @@ class KindRegistryTest {
    */
   @Test
   void theSupportBundleCollectsTheRegistrysKinds() {
-    assertThat(KindRegistry.owned().stream().filter(k -> k.bundle() == null))
+    assertThat(KindRegistry.ownedKinds().stream().filter(k -> k.bundle() == null))
         .containsExactly(KindRegistry.NAMESPACE, KindRegistry.SECRET);
     assertThat(KindRegistry.bundled()).extracting(Kind::kind).doesNotContain("Secret");
     assertThat(KindRegistry.ALL.stream().filter(k -> k.use() == Kind.Use.COLLECTED))
