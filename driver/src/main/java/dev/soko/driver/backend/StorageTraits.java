@@ -30,6 +30,14 @@ public record StorageTraits(
     VolumeLayout layout) {
 
   /**
+   * How the backend's volumes travel to another node: a volume on a device the node side formats is
+   * an image, one whose filesystem is the pool's own is a directory, sent as its files.
+   */
+  public CopyForm copyForm() {
+    return formatsVolumes ? CopyForm.IMAGE : CopyForm.FILE_TREE;
+  }
+
+  /**
    * The traits the table of backends states for {@code backend}, with the ones only the code knows.
    */
   public static StorageTraits of(

@@ -61,6 +61,8 @@ final class Libc {
 
   static native int statfs(String path, byte[] buffer);
 
+  static native int syncfs(int fd);
+
   static native String strerror(int errno);
 
   /** The errno JNA saved right after this thread's last native call. */

@@ -84,6 +84,11 @@ public final class LinuxSyscalls implements Syscalls {
     return ByteBuffer.wrap(buffer).order(ByteOrder.nativeOrder()).getLong(0);
   }
 
+  @Override
+  public void syncfs(int fd) {
+    check(Libc.syncfs(fd), "syncfs " + fd);
+  }
+
   /** struct statvfs on LP64: f_bsize, f_frsize, f_blocks, f_bfree, f_bavail, f_files, f_ffree. */
   static StatVfs decodeStatVfs(byte[] buffer) {
     ByteBuffer b = ByteBuffer.wrap(buffer).order(ByteOrder.nativeOrder());

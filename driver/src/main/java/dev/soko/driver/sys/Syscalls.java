@@ -40,4 +40,7 @@ public interface Syscalls {
    * number (btrfs is 0x9123683E), which statvfs does not report.
    */
   long filesystemType(String path);
+
+  /** syncfs(2): writes back everything of the filesystem that holds {@code fd}. */
+  void syncfs(int fd);
 }

@@ -52,6 +52,10 @@ public final class DataServer implements AutoCloseable {
           Set.of(Roles.NODE),
           SnapshotDataGrpc.getReadVolumeMethod().getFullMethodName(),
           Set.of(Roles.NODE),
+          SnapshotDataGrpc.getReadTreeMethod().getFullMethodName(),
+          Set.of(Roles.NODE),
+          SnapshotDataGrpc.getReadVolumeTreeMethod().getFullMethodName(),
+          Set.of(Roles.NODE),
           SnapshotMetadataGrpc.getGetMetadataAllocatedMethod().getFullMethodName(),
           Set.of(Roles.CONTROLLER),
           SnapshotMetadataGrpc.getGetMetadataDeltaMethod().getFullMethodName(),
@@ -65,6 +69,8 @@ public final class DataServer implements AutoCloseable {
       Set.of(
           SnapshotDataGrpc.getReadMethod().getFullMethodName(),
           SnapshotDataGrpc.getReadVolumeMethod().getFullMethodName(),
+          SnapshotDataGrpc.getReadTreeMethod().getFullMethodName(),
+          SnapshotDataGrpc.getReadVolumeTreeMethod().getFullMethodName(),
           SnapshotMetadataGrpc.getGetMetadataAllocatedMethod().getFullMethodName(),
           SnapshotMetadataGrpc.getGetMetadataDeltaMethod().getFullMethodName());
 

@@ -1,5 +1,6 @@
 package dev.soko.driver.transfer;
 
+import dev.soko.data.v1.DataProto.Form;
 import dev.soko.data.v1.DataProto.SnapshotRef;
 import dev.soko.data.v1.DataProto.VolumeRef;
 import dev.soko.data.v1.SnapshotDataGrpc;
@@ -21,9 +22,9 @@ import java.util.function.Function;
 
 /**
  * The caller's side of the data path: asks a node's data port what it holds of a snapshot, and
- * hands back a {@link RemoteSnapshot} that copies it from there. One channel per endpoint, kept for
- * later calls and closed with this reader; this component's certificate ({@link DataTls}) names its
- * role.
+ * hands back a {@link RemoteSnapshot} that copies it from there: its image's ranges, or its tree of
+ * files where its form is FILE_TREE. One channel per endpoint, kept for later calls and closed with
+ * this reader; this component's certificate ({@link DataTls}) names its role.
  */
 public final class SnapshotReader implements AutoCloseable {
   /** A Describe is one lookup in a map: a node that takes longer is not answering. */
@@ -81,6 +82,20 @@ public final class SnapshotReader implements AutoCloseable {
         .map(
             facts -> {
               requireNode(facts.getNode(), what, node, endpoint);
+              if (facts.getForm() == Form.FORM_FILE_TREE) {
+                return StreamedTree.of(
+                    false,
+                    channel(endpoint),
+                    snapshotId,
+                    node,
+                    endpoint,
+                    facts.getSizeBytes(),
+                    accessType(facts.getAccessType(), what, node),
+                    facts.getFsType(),
+                    stall,
+                    resumes,
+                    timer);
+              }
               return StreamedSnapshot.snapshot(
                   channel(endpoint),
                   snapshotId,
@@ -110,6 +125,20 @@ public final class SnapshotReader implements AutoCloseable {
         .map(
             facts -> {
               requireNode(facts.getNode(), what, node, endpoint);
+              if (facts.getForm() == Form.FORM_FILE_TREE) {
+                return StreamedTree.of(
+                    true,
+                    channel(endpoint),
+                    volumeId,
+                    node,
+                    endpoint,
+                    facts.getSizeBytes(),
+                    accessType(facts.getAccessType(), what, node),
+                    facts.getFsType(),
+                    stall,
+                    resumes,
+                    timer);
+              }
               return StreamedSnapshot.volume(
                   channel(endpoint),
                   volumeId,

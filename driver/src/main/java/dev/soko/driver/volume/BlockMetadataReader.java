@@ -2,6 +2,7 @@ package dev.soko.driver.volume;
 
 import dev.soko.driver.backend.Backends;
 import dev.soko.driver.backend.BlockMaps;
+import dev.soko.driver.backend.CopyForm;
 import dev.soko.driver.backend.StorageTraits;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.extent.ByteRange;
@@ -72,23 +73,41 @@ final class BlockMetadataReader implements SnapshotBlocks {
     return new BlockStream(capacity, ranges, () -> deleted(both));
   }
 
-  /** The ready snapshot's image, for a copy to another node; see {@link SnapshotImages}. */
+  /**
+   * The ready snapshot's image (or its tree's root), for a copy to another node; see {@link
+   * SnapshotImages}.
+   */
   SnapshotImage snapshotImage(String snapshotId) {
     SnapshotRecord snapshot = readySnapshot(snapshotId);
     Pool pool = catalog.pool(snapshot.pool());
-    if (backends.of(pool).blockMaps().isEmpty()) {
-      throw StorageException.precondition(
-          "snapshot %s is in pool %s of backend %s, which stores no block device images: it"
-              + " cannot be copied to another node",
-          snapshot.id(), pool.name(), backends.of(pool).traits().flagName());
-    }
     return new SnapshotImage(
         snapshot.id(),
         snapshot.pool(),
         snapshot.sizeBytes(),
         snapshot.accessType(),
         snapshot.fsType(),
-        catalog.image(snapshot));
+        catalog.image(snapshot),
+        backends.of(pool).traits().copyForm());
+  }
+
+  /** The ready snapshot of form FILE_TREE as a tree to read; see {@link SnapshotImages}. */
+  FileTree snapshotTree(String snapshotId) {
+    SnapshotRecord snapshot = readySnapshot(snapshotId);
+    Pool pool = catalog.pool(snapshot.pool());
+    StorageTraits traits = backends.of(pool).traits();
+    if (traits.copyForm() != CopyForm.FILE_TREE) {
+      throw StorageException.precondition(
+          "snapshot %s is in pool %s of backend %s, whose snapshots are images: it is read as"
+              + " an image, not as a tree of files",
+          snapshot.id(), pool.name(), traits.flagName());
+    }
+    return new FileTree(
+        "snapshot " + snapshot.id(),
+        catalog.image(snapshot),
+        () ->
+            deleted(List.of(snapshot))
+                .map(why -> "snapshot " + snapshot.id() + " was deleted while it was read"),
+        () -> {});
   }
 
   private SnapshotRecord readySnapshot(String id) {

@@ -279,6 +279,16 @@ public final class LocalVolumeManager implements VolumeManager {
   }
 
   @Override
+  public FileTree snapshotTree(String snapshotId) {
+    return Failures.mapped(() -> blockMetadata.snapshotTree(snapshotId));
+  }
+
+  @Override
+  public FileTree volumeTree(String volumeId) {
+    return Failures.mapped(() -> readCopies.openTree(volumeId));
+  }
+
+  @Override
   public BlockStream changedBlocks(
       String baseSnapshotId, String targetSnapshotId, long startingOffset) {
     return Failures.mapped(

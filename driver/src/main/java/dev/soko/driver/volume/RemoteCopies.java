@@ -1,6 +1,7 @@
 package dev.soko.driver.volume;
 
 import dev.soko.driver.backend.Backends;
+import dev.soko.driver.backend.CopyForm;
 import dev.soko.driver.backend.StorageTraits;
 import dev.soko.driver.extent.RangeCursor;
 import dev.soko.driver.pool.Pool;
@@ -36,23 +37,29 @@ final class RemoteCopies {
   }
 
   /**
-   * Refuses a target pool that cannot take the copy: it arrives as an image file, which only a pool
-   * whose volumes are image files copied between pools takes (as a copy from another pool here).
+   * Refuses a target pool that cannot take the copy: an image lands only in a pool whose volumes
+   * are image files copied between pools, a tree of files only in one whose volumes are directories
+   * ({@link CopyForm}).
    */
   void checkTarget(RemoteSnapshot snapshot, Pool target) {
     StorageTraits traits = backends.of(target).traits();
-    if (!traits.copiesAcrossPools()) {
+    boolean takes =
+        traits.copyForm() == snapshot.form()
+            && (snapshot.form() == CopyForm.FILE_TREE || traits.copiesAcrossPools());
+    if (!takes) {
       throw StorageException.invalid(
-          "the %s is on node %s; a %s on another node is a copy of its image over the"
-              + " node-to-node data path, and pool %s (backend %s) does not take copies from other"
-              + " pools: %s it on node %s, or into a pool whose volumes are image files",
+          "the %s is on node %s; a %s on another node is a copy of its %s over the node-to-node"
+              + " data path, and pool %s (backend %s) does not take it: %s it on node %s, or into"
+              + " a pool whose volumes are %s",
           snapshot.shown(),
           snapshot.node(),
           verb(snapshot, "restore", "clone"),
+          snapshot.form() == CopyForm.IMAGE ? "image" : "tree of files",
           target.name(),
           traits.flagName(),
           verb(snapshot, "restore", "clone"),
-          snapshot.node());
+          snapshot.node(),
+          snapshot.form() == CopyForm.IMAGE ? "image files" : "directories (btrfs-subvolume)");
     }
   }
 
@@ -60,9 +67,16 @@ final class RemoteCopies {
     return source.ofVolume() ? ofVolume : ofSnapshot;
   }
 
-  /** Writes the snapshot into {@code into}, a new volume's storage in {@code pool}. */
-  void copy(RemoteSnapshot snapshot, Path into, Pool pool) {
+  /**
+   * Writes the snapshot into {@code into}, a new volume's storage of {@code size} bytes in {@code
+   * pool}. A tree of files is written into the new volume made first, so that its limit holds from
+   * the first byte.
+   */
+  void copy(RemoteSnapshot snapshot, Path into, Pool pool, long size) {
     long started = System.nanoTime();
+    if (snapshot.form() == CopyForm.FILE_TREE) {
+      backends.of(pool).create(pool, into, size);
+    }
     snapshot.copyTo(into);
     LOG.atInfo()
         .addKeyValue("source", snapshot.shown())

@@ -1,5 +1,6 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.backend.CopyForm;
 import dev.soko.driver.model.AccessType;
 import java.nio.file.Path;
 
@@ -32,11 +33,18 @@ public interface RemoteSnapshot {
   /** Its filesystem type; empty for a block snapshot. */
   String fsType();
 
+  /** How it travels, which the target pool's volumes must match. */
+  default CopyForm form() {
+    return CopyForm.IMAGE;
+  }
+
   /**
    * Writes the snapshot's image into {@code target}, a new file this call creates: only the
    * allocated ranges are written (holes stay holes), the file is {@link #sizeBytes()} long and
-   * synced before the call returns. On any failure it throws a {@link StorageException} and the
-   * caller deletes {@code target}; a stream cut midway is a failure, never a short copy.
+   * synced before the call returns. Of form FILE_TREE, writes its tree of files into {@code
+   * target}, an empty directory the caller made (a new volume with its limit), synced. On any
+   * failure it throws a {@link StorageException} and the caller deletes {@code target}; a stream
+   * cut midway is a failure, never a short copy.
    */
   void copyTo(Path target);
 }

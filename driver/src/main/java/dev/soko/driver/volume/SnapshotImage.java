@@ -1,5 +1,6 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.backend.CopyForm;
 import dev.soko.driver.model.AccessType;
 import java.nio.file.Path;
 
@@ -9,6 +10,9 @@ import java.nio.file.Path;
  *
  * @param sizeBytes the size of the image: the least a volume restored from it gets
  * @param fsType the filesystem type; empty for a block snapshot
+ * @param path the image, or the root of the snapshot's tree when {@code form} is FILE_TREE
+ * @param form how it travels: an image's ranges, or a tree of files (read with {@link
+ *     SnapshotImages#snapshotTree})
  */
 public record SnapshotImage(
     String snapshotId,
@@ -16,4 +20,17 @@ public record SnapshotImage(
     long sizeBytes,
     AccessType accessType,
     String fsType,
-    Path path) {}
+    Path path,
+    CopyForm form) {
+
+  /** The snapshot of a pool whose snapshots are images. */
+  public SnapshotImage(
+      String snapshotId,
+      String pool,
+      long sizeBytes,
+      AccessType accessType,
+      String fsType,
+      Path path) {
+    this(snapshotId, pool, sizeBytes, accessType, fsType, path, CopyForm.IMAGE);
+  }
+}

@@ -7,8 +7,8 @@ package dev.soko.driver.volume;
  */
 public interface SnapshotImages {
   /**
-   * The ready snapshot's image: NOT_FOUND when this node holds no ready snapshot of that ID,
-   * FAILED_PRECONDITION, naming the pool, when its pool stores no block device images.
+   * The ready snapshot's image, or the root of its tree where its form is FILE_TREE: NOT_FOUND when
+   * this node holds no ready snapshot of that ID.
    */
   SnapshotImage snapshotImage(String snapshotId);
 
@@ -20,8 +20,7 @@ public interface SnapshotImages {
 
   /**
    * The ready volume's facts, for a clone on another node: NOT_FOUND when this node holds no ready
-   * volume of that ID, FAILED_PRECONDITION as for {@link #snapshotImage}. A node that copies no
-   * volumes answers FAILED_PRECONDITION.
+   * volume of that ID. A node that copies no volumes answers FAILED_PRECONDITION.
    */
   default VolumeImage volumeImage(String volumeId) {
     throw StorageException.precondition("this node serves no reads of volumes");
@@ -29,10 +28,27 @@ public interface SnapshotImages {
 
   /**
    * A point-in-time copy of the ready volume, taken now, for one read; closing its {@link
-   * ReadCopy#blocks() blocks} removes it. Fails as {@link #volumeImage} does, and
-   * RESOURCE_EXHAUSTED when the pool has no room for the copy.
+   * ReadCopy#blocks() blocks} removes it. Fails as {@link #volumeImage} does, FAILED_PRECONDITION
+   * for a volume of form FILE_TREE, and RESOURCE_EXHAUSTED when the pool has no room for the copy.
    */
   default ReadCopy readCopy(String volumeId) {
     throw StorageException.precondition("this node serves no reads of volumes");
+  }
+
+  /**
+   * The ready snapshot of form FILE_TREE as a tree to read: NOT_FOUND as for {@link
+   * #snapshotImage}, FAILED_PRECONDITION for a snapshot of form IMAGE.
+   */
+  default FileTree snapshotTree(String snapshotId) {
+    throw StorageException.precondition("this node serves no trees of files");
+  }
+
+  /**
+   * A read-only snapshot of the ready volume of form FILE_TREE, taken now for one read; closing the
+   * tree removes it. Fails as {@link #readCopy} does, FAILED_PRECONDITION for a volume of form
+   * IMAGE.
+   */
+  default FileTree volumeTree(String volumeId) {
+    throw StorageException.precondition("this node serves no trees of files");
   }
 }

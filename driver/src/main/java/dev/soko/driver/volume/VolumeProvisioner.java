@@ -71,10 +71,13 @@ final class VolumeProvisioner {
   private record Origin(
       long bytes, String shown, Copy copy, java.util.Map<String, String> parameters) {}
 
-  /** Writes an origin's content into {@code target}, a new volume's storage in {@code pool}. */
+  /**
+   * Writes an origin's content into {@code target}, a new volume's storage of {@code size} bytes in
+   * {@code pool}.
+   */
   @FunctionalInterface
   private interface Copy {
-    void into(Path target, Pool pool);
+    void into(Path target, Pool pool, long size);
   }
 
   Volume create(VolumeRequest request) {
@@ -243,7 +246,7 @@ final class VolumeProvisioner {
       if (origin == null) {
         backend.create(pool, image, size);
       } else {
-        origin.copy().into(image, pool);
+        origin.copy().into(image, pool, size);
         backend.grow(pool, image, size);
       }
       catalog.saveVolume(record);
@@ -295,7 +298,7 @@ final class VolumeProvisioner {
       return new Origin(
           snapshot.sizeBytes(),
           "snapshot " + snapshot.id(),
-          (into, pool) -> copier.copy(image, into, pool, from == pool),
+          (into, pool, size) -> copier.copy(image, into, pool, from == pool),
           snapshot.sourceParameters());
     }
     if (source instanceof ContentSource.FromVolume v) {
@@ -314,7 +317,7 @@ final class VolumeProvisioner {
       return new Origin(
           volume.capacityBytes(),
           "source volume " + volume.id(),
-          (into, pool) -> copier.copyVolume(volume, image, into, pool, from == pool),
+          (into, pool, size) -> copier.copyVolume(volume, image, into, pool, from == pool),
           volume.parameters());
     }
     return null;
@@ -332,7 +335,7 @@ final class VolumeProvisioner {
     return new Origin(
         snapshot.sizeBytes(),
         snapshot.shown() + " on node " + snapshot.node(),
-        (into, pool) -> remote.copy(snapshot, into, pool),
+        (into, pool, size) -> remote.copy(snapshot, into, pool, size),
         java.util.Map.of());
   }
 

@@ -2,6 +2,7 @@ package dev.soko.driver.volume;
 
 import dev.soko.driver.backend.Backends;
 import dev.soko.driver.backend.BlockMaps;
+import dev.soko.driver.backend.CopyForm;
 import dev.soko.driver.backend.VolumeBackend;
 import dev.soko.driver.extent.ByteRange;
 import dev.soko.driver.extent.RangeCursor;
@@ -23,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * ID}, which no record ever names. The copy's size is reserved in the pool while it exists, as a
  * snapshot's is: on a pool without reflink it takes that room, and on one with reflink the volume's
  * later writes unshare its blocks. It is removed when the read's stream closes; one left by a crash
- * is removed by {@link Recovery} at the next start.
+ * is removed by {@link Recovery} at the next start. A pool whose volumes are directories makes a
+ * read-only snapshot, read as a tree of files.
  */
 // A KeyedLocks.Held and a FrozenFilesystems are used only for their scope.
 @SuppressWarnings("try")
@@ -46,26 +48,66 @@ final class VolumeReadCopies {
   VolumeImage describe(String volumeId) {
     VolumeRecord volume = catalog.readyVolume(volumeId);
     Pool pool = catalog.pool(volume.pool());
-    blockMaps(pool, volume);
     return facts(volume, pool, sizeOf(volume, pool));
   }
 
+  /** A copy taken for one read: the volume's facts, and the copy in its pool. */
+  private record Taken(VolumeImage facts, Pool pool, String copyId, Path copy) {}
+
   /** A new copy of the volume as it is now; see {@link SnapshotImages#readCopy}. */
   ReadCopy open(String volumeId) {
+    Taken taken = take(volumeId, CopyForm.IMAGE);
+    BlockMaps maps = backends.of(taken.pool()).blockMaps().orElseThrow();
+    RangeCursor ranges;
+    try {
+      ranges = maps.allocated(taken.copy(), 0, taken.facts().sizeBytes());
+    } catch (RuntimeException e) {
+      remove(taken.pool(), taken.copyId(), taken.copy());
+      throw StorageException.internal(
+          "cannot read the block map of the copy of volume " + volumeId + ": " + e, e);
+    }
+    return new ReadCopy(
+        taken.facts(),
+        taken.copy(),
+        new BlockStream(
+            taken.facts().sizeBytes(),
+            removing(ranges, taken.pool(), taken.copyId(), taken.copy()),
+            Optional::empty));
+  }
+
+  /** A read-only snapshot of the volume as it is now; see {@link SnapshotImages#volumeTree}. */
+  FileTree openTree(String volumeId) {
+    Taken taken = take(volumeId, CopyForm.FILE_TREE);
+    return new FileTree(
+        "the read copy of volume " + volumeId,
+        taken.copy(),
+        Optional::empty,
+        () -> remove(taken.pool(), taken.copyId(), taken.copy()));
+  }
+
+  /**
+   * Takes the copy, the volume's lock held and its staged filesystem frozen for the instant, after
+   * refusing a volume whose pool's volumes do not travel in {@code form}.
+   */
+  private Taken take(String volumeId, CopyForm form) {
     String copyId = Ids.newReadCopyId();
-    VolumeImage facts;
-    Pool pool;
-    Path copy;
-    BlockMaps maps;
     try (KeyedLocks.Held lock = locks.volume(volumeId)) {
       VolumeRecord volume = catalog.readyVolume(volumeId);
-      pool = catalog.pool(volume.pool());
-      maps = blockMaps(pool, volume);
-      facts = facts(volume, pool, sizeOf(volume, pool));
-      Path image = catalog.image(volume);
-      copy = pool.readCopyImage(copyId);
-      pool.reserve(copyId, facts.sizeBytes());
+      Pool pool = catalog.pool(volume.pool());
       VolumeBackend backend = backends.of(pool);
+      if (backend.traits().copyForm() != form) {
+        throw StorageException.precondition(
+            "volume %s is in pool %s of backend %s, whose volumes travel as %s, not as %s",
+            volume.id(),
+            pool.name(),
+            backend.traits().flagName(),
+            shown(backend.traits().copyForm()),
+            shown(form));
+      }
+      VolumeImage facts = facts(volume, pool, sizeOf(volume, pool));
+      Path image = catalog.image(volume);
+      Path copy = pool.readCopyImage(copyId);
+      pool.reserve(copyId, facts.sizeBytes());
       try (FrozenFilesystems frozen =
           copier.freeze(pool, List.of(new VolumeCopier.Source(volume, image)))) {
         backend.snapshot(pool, image, copy);
@@ -73,20 +115,13 @@ final class VolumeReadCopies {
         remove(pool, copyId, copy);
         throw VolumeProvisioner.wrap("cannot copy volume " + volumeId + " for a read", e);
       }
+      LOG.info("volume {} copied as {} for a read by another node", volumeId, copyId);
+      return new Taken(facts, pool, copyId, copy);
     }
-    RangeCursor ranges;
-    try {
-      ranges = maps.allocated(copy, 0, facts.sizeBytes());
-    } catch (RuntimeException e) {
-      remove(pool, copyId, copy);
-      throw StorageException.internal(
-          "cannot read the block map of the copy of volume " + volumeId + ": " + e, e);
-    }
-    LOG.info("volume {} copied as {} for a read by another node", volumeId, copyId);
-    return new ReadCopy(
-        facts,
-        copy,
-        new BlockStream(facts.sizeBytes(), removing(ranges, pool, copyId, copy), Optional::empty));
+  }
+
+  private static String shown(CopyForm form) {
+    return form == CopyForm.IMAGE ? "images" : "trees of files";
   }
 
   /** {@code ranges}, whose close removes the copy (once, however often it is called). */
@@ -123,18 +158,6 @@ final class VolumeReadCopies {
     }
   }
 
-  private BlockMaps blockMaps(Pool pool, VolumeRecord volume) {
-    return backends
-        .of(pool)
-        .blockMaps()
-        .orElseThrow(
-            () ->
-                StorageException.precondition(
-                    "volume %s is in pool %s of backend %s, which stores no block device images:"
-                        + " it cannot be copied to another node",
-                    volume.id(), pool.name(), backends.of(pool).traits().flagName()));
-  }
-
   private long sizeOf(VolumeRecord volume, Pool pool) {
     Path image = catalog.image(volume);
     if (!backends.of(pool).exists(image)) {
@@ -144,7 +167,13 @@ final class VolumeReadCopies {
     return backends.of(pool).size(pool, image);
   }
 
-  private static VolumeImage facts(VolumeRecord volume, Pool pool, long size) {
-    return new VolumeImage(volume.id(), pool.name(), size, volume.accessType(), volume.fsType());
+  private VolumeImage facts(VolumeRecord volume, Pool pool, long size) {
+    return new VolumeImage(
+        volume.id(),
+        pool.name(),
+        size,
+        volume.accessType(),
+        volume.fsType(),
+        backends.of(pool).traits().copyForm());
   }
 }

@@ -23,6 +23,7 @@ import com.tngtech.archunit.lang.SimpleConditionEvent;
 import dev.soko.driver.attribute.AttributeEffects;
 import dev.soko.driver.attribute.AttributeKind;
 import dev.soko.driver.backend.Backends;
+import dev.soko.driver.backend.CopyForm;
 import dev.soko.driver.backend.MountIdentity;
 import dev.soko.driver.backend.StorageTraits;
 import dev.soko.driver.backend.VolumeSpace;
@@ -44,7 +45,7 @@ import org.junit.jupiter.api.Test;
 class ArchitectureTest {
   /** The backend package's classes that are not interfaces and that others may use. */
   private static final Class<?>[] BACKEND_API = {
-    Backends.class, StorageTraits.class, MountIdentity.class, VolumeSpace.class
+    Backends.class, StorageTraits.class, MountIdentity.class, VolumeSpace.class, CopyForm.class
   };
 
   private static final JavaClasses DRIVER =

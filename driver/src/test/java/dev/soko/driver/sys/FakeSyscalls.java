@@ -169,6 +169,11 @@ public final class FakeSyscalls implements Syscalls {
     return filesystemTypes.getOrDefault(path, 0xEF53L);
   }
 
+  @Override
+  public void syncfs(int fd) {
+    record("syncfs " + name(fd));
+  }
+
   private String name(int fd) {
     String path = open.get(fd);
     if (path == null) {

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.soko.data.v1.DataProto.ReadReply;
 import dev.soko.data.v1.DataProto.ReadRequest;
+import dev.soko.data.v1.DataProto.SnapshotRef;
+import dev.soko.data.v1.DataProto.TreeReply;
 import dev.soko.data.v1.DataProto.VolumeRef;
 import dev.soko.data.v1.SnapshotDataGrpc;
 import dev.soko.driver.extent.ByteRange;
@@ -272,6 +274,14 @@ class DataServerTest {
               assertThat(e.getStatus().getDescription())
                   .contains("node-a", "2 reads", "--data-max-reads");
             });
+    // A tree of files is a read too.
+    Iterator<TreeReply> tree =
+        SnapshotDataGrpc.newBlockingStub(channel)
+            .readTree(SnapshotRef.newBuilder().setSnapshotId("snap-1").build());
+    assertThatThrownBy(tree::hasNext)
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED));
     SnapshotReader reader = reader("node-b", ca, Roles.NODE);
     RemoteSnapshot snapshot =
         reader.describe("node-a", server.endpoint(), "snap-1").orElseThrow(); // not a read
@@ -389,6 +399,17 @@ class DataServerTest {
         .isInstanceOfSatisfying(
             StatusRuntimeException.class,
             e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED));
+    for (Iterator<TreeReply> treeRead :
+        List.of(
+            SnapshotDataGrpc.newBlockingStub(channel)
+                .readVolumeTree(VolumeRef.newBuilder().setVolumeId("vol-1").build()),
+            SnapshotDataGrpc.newBlockingStub(channel)
+                .readTree(SnapshotRef.newBuilder().setSnapshotId("snap-1").build()))) {
+      assertThatThrownBy(treeRead::hasNext)
+          .isInstanceOfSatisfying(
+              StatusRuntimeException.class,
+              e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED));
+    }
     assertThat(images.copiesMade).as("no copy made for a refused caller").hasValue(0);
   }
 

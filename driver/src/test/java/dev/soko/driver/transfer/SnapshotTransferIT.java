@@ -7,8 +7,10 @@ import static org.assertj.core.api.Assertions.tuple;
 import csi.v1.Csi;
 import csi.v1.SnapshotMetadataGrpc;
 import dev.soko.data.v1.DataProto.ReadReply;
+import dev.soko.data.v1.DataProto.ReadRequest;
 import dev.soko.data.v1.DataProto.VolumeRef;
 import dev.soko.data.v1.SnapshotDataGrpc;
+import dev.soko.driver.backend.CopyForm;
 import dev.soko.driver.config.DriverConfig;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.exec.Exec;
@@ -536,7 +538,7 @@ class SnapshotTransferIT {
   }
 
   @Test
-  void aSnapshotOfABtrfsSubvolumePoolIsRefusedNamingThePool() throws Exception {
+  void aBtrfsSubvolumeIsDescribedAsATreeOfFilesAndItsImageIsNotRead() throws Exception {
     Path disk = host.base.resolve("btrfs.img");
     try (java.io.RandomAccessFile file = new java.io.RandomAccessFile(disk.toFile(), "rw")) {
       file.setLength(512 * MIB);
@@ -584,19 +586,41 @@ class SnapshotTransferIT {
                   Map.of()));
       Snapshot snapshot = nodeC.createSnapshot("sub-snap", v.id());
 
-      StorageException refused =
-          catchThrowableOfType(
-              StorageException.class,
-              () -> readerB.describe("node-c", portC.endpoint(), snapshot.id()));
+      RemoteSnapshot described =
+          readerB.describe("node-c", portC.endpoint(), snapshot.id()).orElseThrow();
+      RemoteSnapshot volume =
+          readerB.describeVolume("node-c", portC.endpoint(), v.id()).orElseThrow();
+      ManagedChannel channel =
+          NettyChannelBuilder.forTarget(portC.endpoint(), tlsB.channelCredentials()).build();
+      try {
+        StatusRuntimeException imageRead =
+            catchThrowableOfType(
+                StatusRuntimeException.class,
+                () ->
+                    SnapshotDataGrpc.newBlockingStub(channel)
+                        .read(ReadRequest.newBuilder().setSnapshotId(snapshot.id()).build())
+                        .next());
+        StatusRuntimeException volumeRead =
+            catchThrowableOfType(
+                StatusRuntimeException.class,
+                () ->
+                    SnapshotDataGrpc.newBlockingStub(channel)
+                        .readVolume(VolumeRef.newBuilder().setVolumeId(v.id()).build())
+                        .next());
 
-      assertThat(refused.reason()).isEqualTo(Reason.FAILED_PRECONDITION);
-      assertThat(refused.getMessage()).contains(snapshot.id(), "subvols", "another node");
-      StorageException volumeRefused =
-          catchThrowableOfType(
-              StorageException.class,
-              () -> readerB.describeVolume("node-c", portC.endpoint(), v.id()));
-      assertThat(volumeRefused.reason()).isEqualTo(Reason.FAILED_PRECONDITION);
-      assertThat(volumeRefused.getMessage()).contains(v.id(), "subvols", "another node");
+        assertThat(described.form()).isEqualTo(CopyForm.FILE_TREE);
+        assertThat(described.fsType()).isEqualTo("btrfs");
+        assertThat(volume.form()).isEqualTo(CopyForm.FILE_TREE);
+        assertThat(volume.sizeBytes()).isEqualTo(64 * MIB);
+        assertThat(imageRead.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+        assertThat(imageRead.getStatus().getDescription())
+            .contains(snapshot.id(), "subvols", "ReadTree");
+        assertThat(volumeRead.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+        assertThat(volumeRead.getStatus().getDescription())
+            .contains(v.id(), "subvols", "trees of files");
+      } finally {
+        channel.shutdownNow();
+      }
     }
   }
 

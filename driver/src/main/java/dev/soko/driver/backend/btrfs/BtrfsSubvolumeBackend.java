@@ -168,7 +168,9 @@ public final class BtrfsSubvolumeBackend implements VolumeBackend, DirectoryVolu
   public Optional<String> idOf(Path location) {
     Path name = location.getFileName();
     String id = name == null ? "" : name.toString();
-    return Ids.isVolumeId(id) || Ids.isSnapshotId(id) ? Optional.of(id) : Optional.empty();
+    return Ids.isVolumeId(id) || Ids.isSnapshotId(id) || Ids.isReadCopyId(id)
+        ? Optional.of(id)
+        : Optional.empty();
   }
 
   // ---- the node side ---------------------------------------------------------------------
