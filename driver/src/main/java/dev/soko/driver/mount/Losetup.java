@@ -45,11 +45,21 @@ public final class Losetup implements LoopDevices {
 
   private static final String DELETED = " (deleted)";
 
-  private static final Duration DETACH_WAIT = Duration.ofSeconds(5);
+  /**
+   * How long a detach waits for the device's other holders to let go. A udev probe or a mount
+   * namespace copied while the volume was mounted (a process being set up in its own namespace)
+   * outlasted 5 s under load; the kubelet allows NodeUnstageVolume two minutes. A holder that stays
+   * longer is reported, and the retried call waits again.
+   */
+  static final Duration DETACH_WAIT = Duration.ofSeconds(20);
+
+  /** The longest pause between two looks at a device being released. */
+  private static final long MAX_PAUSE_MILLIS = 20;
 
   private final Syscalls sys;
   private final Path sysfs;
   private final Path dev;
+  private final Duration detachWait;
 
   public Losetup() {
     this(new LinuxSyscalls(), Path.of("/sys/block"), Path.of("/dev"));
@@ -57,9 +67,15 @@ public final class Losetup implements LoopDevices {
 
   /** {@code sysfs} is where attached devices are listed, {@code dev} where their nodes are. */
   Losetup(Syscalls sys, Path sysfs, Path dev) {
+    this(sys, sysfs, dev, DETACH_WAIT);
+  }
+
+  /** As above, with {@code detachWait} as the longest a detach waits for the device to be free. */
+  Losetup(Syscalls sys, Path sysfs, Path dev, Duration detachWait) {
     this.sys = sys;
     this.sysfs = sysfs;
     this.dev = dev;
+    this.detachWait = detachWait;
   }
 
   /**
@@ -279,11 +295,16 @@ public final class Losetup implements LoopDevices {
   }
 
   /**
-   * Unbinds the device. A device that is no longer bound (ENXIO: someone detached it since it was
-   * listed) is the outcome asked for, not an error.
+   * Unbinds the device, and returns only once it is free: until then its image is still in use (a
+   * delete refuses it, a stage would pick up a device about to vanish). A device that is no longer
+   * bound (ENXIO: someone detached it since it was listed) is the outcome asked for, not an error.
+   * A device still bound to the same file after {@link #DETACH_WAIT} fails the call as BUSY, naming
+   * the device and the file; the same call made again waits again.
    */
   @Override
   public void detach(String device) {
+    Path backingFile = backingFileEntry(checkDevice(device));
+    Optional<Path> bound = boundFile(backingFile);
     try {
       KernelErrors.run(() -> onDevice(device, LOOP_CLR_FD));
     } catch (MountException e) {
@@ -291,7 +312,7 @@ public final class Losetup implements LoopDevices {
         throw e;
       }
     }
-    awaitDetached(device);
+    bound.ifPresent(file -> awaitDetached(device, backingFile, file));
   }
 
   /** ENXIO: the device is bound to no file (any more). */
@@ -312,25 +333,50 @@ public final class Losetup implements LoopDevices {
     }
   }
 
+  /** Where sysfs shows the file {@code device} is bound to, while it is bound. */
+  private Path backingFileEntry(String device) {
+    return sysfs.resolve(Path.of(device).getFileName().toString()).resolve("loop/backing_file");
+  }
+
+  /** The file the device is bound to, by the path sysfs shows; empty when it is free. */
+  private static Optional<Path> boundFile(Path backingFile) {
+    if (!backingFile.toFile().exists()) {
+      return Optional.empty();
+    }
+    try {
+      return readBacking(backingFile).map(backing -> device("", backing).backingFile());
+    } catch (IOException e) {
+      throw MountException.failed("cannot read " + e.getMessage(), e);
+    }
+  }
+
   /**
-   * LOOP_CLR_FD clears the device at once only when no one else holds it open; otherwise (udev
-   * probing it, say) the kernel clears it on the last close. Waiting keeps a quick re-stage from
-   * picking up a device that is about to vanish. Usually the device is free when the ioctl returns,
-   * so the first check ends the wait; else it is polled, briefly at first.
+   * LOOP_CLR_FD clears the device at once only when no one else has it open; otherwise it sets
+   * LO_FLAGS_AUTOCLEAR and returns, and the kernel clears the device at the last close: a udev
+   * probe, or a copy of the filesystem's mount in another mount namespace, which keeps the
+   * filesystem (and so the device) open after our unmount. Usually the device is free when the
+   * ioctl returns, so the first look ends the wait; else it is polled, briefly at first. A device
+   * bound to another file by then was freed and taken by another volume: ours is done.
    */
-  private void awaitDetached(String device) {
-    Path backing =
-        sysfs.resolve(Path.of(device).getFileName().toString()).resolve("loop/backing_file");
-    long deadline = System.nanoTime() + DETACH_WAIT.toNanos();
+  private void awaitDetached(String device, Path backingFile, Path file) {
+    long deadline = System.nanoTime() + detachWait.toNanos();
     long pauseMillis = 1;
-    while (Files.exists(backing) && System.nanoTime() < deadline) {
+    while (boundFile(backingFile).filter(file::equals).isPresent()) {
+      if (System.nanoTime() >= deadline) {
+        throw MountException.busy(
+            "loop device %s still holds %s %d ms after it was told to let go: something else has"
+                + " it open (a mount of its filesystem in another mount namespace, or a process),"
+                + " and the kernel detaches it at the last close; try again later",
+            device, file, detachWait.toMillis());
+      }
       try {
         Thread.sleep(pauseMillis);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        return;
+        throw MountException.failed(
+            "interrupted while waiting for loop device " + device + " to let go of " + file, e);
       }
-      pauseMillis = Math.min(pauseMillis * 2, 20);
+      pauseMillis = Math.min(pauseMillis * 2, MAX_PAUSE_MILLIS);
     }
   }
 

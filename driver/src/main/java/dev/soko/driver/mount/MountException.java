@@ -11,6 +11,11 @@ public class MountException extends TypedFailure {
     REFUSED_INPUT,
     /** The host or the driver's privileges do not allow the operation; not a driver fault. */
     NOT_PERMITTED,
+    /**
+     * The kernel has not finished with a device yet (another holder still has it open): the same
+     * call can succeed later.
+     */
+    BUSY,
     /** The kernel or a tool failed. */
     FAILED
   }
@@ -30,6 +35,10 @@ public class MountException extends TypedFailure {
 
   static MountException notPermitted(String format, Object... args) {
     return new MountException(Kind.NOT_PERMITTED, String.format(format, args), null);
+  }
+
+  static MountException busy(String format, Object... args) {
+    return new MountException(Kind.BUSY, String.format(format, args), null);
   }
 
   public static MountException failed(String message) {

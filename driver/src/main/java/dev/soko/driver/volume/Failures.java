@@ -67,6 +67,9 @@ public final class Failures {
       case REFUSED_INPUT -> StorageException.Reason.INVALID_ARGUMENT;
       // The host's setup (capabilities, a sandbox) is the caller's to fix, not a driver fault.
       case NOT_PERMITTED -> StorageException.Reason.FAILED_PRECONDITION;
+      // Another holder still has a device: the same call succeeds once it lets go (the kubelet
+      // retries an unstage), and until then the volume is in use.
+      case BUSY -> StorageException.Reason.UNAVAILABLE;
       case FAILED -> StorageException.Reason.INTERNAL;
     };
   }

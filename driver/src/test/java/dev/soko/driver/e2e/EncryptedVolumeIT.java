@@ -150,8 +150,8 @@ class EncryptedVolumeIT {
 
     assertNoByteOfTheKey();
     csi.controller().deleteSnapshot(Requests.deleteSnapshot(snapshot.getSnapshotId()));
-    deleteAsTheProvisionerDoes(restored);
-    deleteAsTheProvisionerDoes(volume);
+    delete(restored);
+    delete(volume);
   }
 
   @Test
@@ -187,30 +187,12 @@ class EncryptedVolumeIT {
     Path target = publish(volume);
     assertThat(Files.exists(target.resolve("lost+found"))).isTrue();
     teardown(volume);
-    deleteAsTheProvisionerDoes(volume);
+    delete(volume);
   }
 
-  /**
-   * DeleteVolume, retried on FAILED_PRECONDITION for a bounded time as the external-provisioner
-   * retries it: an unstaged volume's loop device is released by the kernel once its last holder
-   * lets go, which under load can outlast the unstage's own wait, and until then the volume is
-   * still in use on the node.
-   */
-  private void deleteAsTheProvisionerDoes(Csi.Volume volume) throws InterruptedException {
-    Await.until(
-        "volume " + volume.getVolumeId() + " deleted",
-        Duration.ofSeconds(30),
-        () -> {
-          try {
-            csi.controller().deleteVolume(Requests.deleteVolume(volume.getVolumeId()));
-            return true;
-          } catch (StatusRuntimeException e) {
-            if (e.getStatus().getCode() != Status.Code.FAILED_PRECONDITION) {
-              throw e;
-            }
-            return false;
-          }
-        });
+  /** One DeleteVolume: an unstage that answered OK has let go of the volume's image. */
+  private void delete(Csi.Volume volume) {
+    csi.controller().deleteVolume(Requests.deleteVolume(volume.getVolumeId()));
   }
 
   private Csi.Volume create(String name, Map<String, String> parameters) {
@@ -260,11 +242,34 @@ class EncryptedVolumeIT {
     return target;
   }
 
-  private void teardown(Csi.Volume volume) {
+  private void teardown(Csi.Volume volume) throws InterruptedException {
     Path target = driver.mounts.resolve("target-" + volume.getVolumeId());
     csi.node().nodeUnpublishVolume(Requests.unpublish(volume.getVolumeId(), target.toString()));
-    csi.node()
-        .nodeUnstageVolume(Requests.unstage(volume.getVolumeId(), staging(volume).toString()));
+    unstageAsTheKubeletDoes(volume);
+  }
+
+  /**
+   * NodeUnstageVolume, retried on UNAVAILABLE for a bounded time as the kubelet retries it: the
+   * driver answers so while something else still holds the volume's loop device (the kernel frees
+   * it at the last close), and OK only once the image is free.
+   */
+  private void unstageAsTheKubeletDoes(Csi.Volume volume) throws InterruptedException {
+    Await.until(
+        "volume " + volume.getVolumeId() + " unstaged",
+        Duration.ofSeconds(90),
+        () -> {
+          try {
+            csi.node()
+                .nodeUnstageVolume(
+                    Requests.unstage(volume.getVolumeId(), staging(volume).toString()));
+            return true;
+          } catch (StatusRuntimeException e) {
+            if (e.getStatus().getCode() != Status.Code.UNAVAILABLE) {
+              throw e;
+            }
+            return false;
+          }
+        });
   }
 
   private Path staging(Csi.Volume volume) {

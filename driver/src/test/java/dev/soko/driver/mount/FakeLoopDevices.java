@@ -5,7 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * In-memory loop devices for unit tests: attach hands out /dev/loopN, nothing touches the host. As
@@ -18,6 +20,7 @@ public final class FakeLoopDevices implements LoopDevices {
 
   private final Map<String, Attached> attached = new TreeMap<>();
   private final List<String> refreshed = new ArrayList<>();
+  private final Set<String> heldElsewhere = new TreeSet<>();
   private int next;
 
   @Override
@@ -85,9 +88,27 @@ public final class FakeLoopDevices implements LoopDevices {
 
   @Override
   public synchronized void detach(String device) {
+    if (heldElsewhere.contains(device) && attached.containsKey(device)) {
+      throw new MountException(
+          MountException.Kind.BUSY,
+          device + " still holds " + attached.get(device).image() + ": something else has it open",
+          null);
+    }
     if (attached.remove(device) == null) {
       throw new IllegalStateException(device + " is not attached");
     }
+  }
+
+  /**
+   * Another opener keeps {@code device} from now on: a detach leaves it bound and fails as BUSY, as
+   * {@link Losetup}'s does when its wait is over, until {@link #letGo}.
+   */
+  public synchronized void holdElsewhere(String device) {
+    heldElsewhere.add(device);
+  }
+
+  public synchronized void letGo(String device) {
+    heldElsewhere.remove(device);
   }
 
   /** Attached devices and their images. */

@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -290,6 +291,63 @@ class LosetupTest {
     assertThat(sys.openFiles()).isEmpty();
     assertThatThrownBy(() -> losetup.detach("/dev/sda"))
         .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void aDeviceThatStaysBoundFailsTheDetachRetryablyNamingItAndItsImage() throws IOException {
+    attached(
+        "loop3", "/pool/images/vol-a.img"); // another opener keeps it: LOOP_CLR_FD only marks it
+    Losetup briefly = new Losetup(sys, sysfs, Path.of("/dev"), Duration.ofMillis(50));
+    assertThatThrownBy(() -> briefly.detach("/dev/loop3"))
+        .isInstanceOf(MountException.class)
+        .hasMessageContaining("/dev/loop3")
+        .hasMessageContaining("/pool/images/vol-a.img")
+        .hasMessageContaining("last close")
+        .extracting(e -> ((MountException) e).kind())
+        .isEqualTo(MountException.Kind.BUSY);
+    assertThat(sys.calls()).containsExactly("open /dev/loop3 0", "ioctl loop3 0x4c01 0");
+    assertThat(sys.openFiles()).isEmpty();
+  }
+
+  @Test
+  void aDeviceLetGoOfWhileWaitingIsDetached() throws Exception {
+    attached("loop3", "/pool/images/vol-a.img");
+    Path backing = sysfs.resolve("loop3/loop/backing_file");
+    // the kernel clears the device at its other holder's last close
+    Thread lastClose = later(() -> Files.delete(backing));
+    new Losetup(sys, sysfs, Path.of("/dev"), Duration.ofSeconds(10)).detach("/dev/loop3");
+    lastClose.join();
+    assertThat(backing).doesNotExist();
+  }
+
+  @Test
+  void aDeviceBoundToAnotherImageSinceIsNoLongerOurs() throws Exception {
+    attached("loop3", "/pool/images/vol-a.img");
+    Path backing = sysfs.resolve("loop3/loop/backing_file");
+    // cleared, then handed to another volume's stage before the wait looked again
+    Thread reused = later(() -> Files.writeString(backing, "/pool/images/vol-b.img\n"));
+    new Losetup(sys, sysfs, Path.of("/dev"), Duration.ofSeconds(10)).detach("/dev/loop3");
+    reused.join();
+  }
+
+  private interface HostChange {
+    void run() throws IOException;
+  }
+
+  /** Runs {@code change} 30 ms from now, on its own thread, as the kernel would. */
+  private static Thread later(HostChange change) {
+    Thread thread =
+        new Thread(
+            () -> {
+              try {
+                Thread.sleep(30);
+                change.run();
+              } catch (InterruptedException | IOException e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    thread.start();
+    return thread;
   }
 
   @Test

@@ -28,6 +28,7 @@ class StatusMapperTest {
       Map.of(
           MountException.Kind.REFUSED_INPUT, Status.Code.INVALID_ARGUMENT,
           MountException.Kind.NOT_PERMITTED, Status.Code.FAILED_PRECONDITION,
+          MountException.Kind.BUSY, Status.Code.UNAVAILABLE,
           MountException.Kind.FAILED, Status.Code.INTERNAL);
 
   @ParameterizedTest

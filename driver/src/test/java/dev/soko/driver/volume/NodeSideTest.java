@@ -5,6 +5,7 @@ import static dev.soko.driver.volume.EngineFixture.block;
 import static dev.soko.driver.volume.EngineFixture.fs;
 import static dev.soko.driver.volume.EngineFixture.reason;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.soko.driver.model.AccessType;
 import dev.soko.driver.model.ContentSource;
@@ -76,6 +77,28 @@ class NodeSideTest {
     engine.unstage(volume.id(), staging);
     assertThat(f.loops.attached()).isEmpty();
     assertThat(f.mounter.mounts()).isEmpty();
+    engine.deleteVolume(volume.id());
+  }
+
+  @Test
+  void anUnstageWhoseDeviceStaysBoundFailsRetryablyAndTheRetrySucceedsOnceItIsFree() {
+    Volume volume = engine.createVolume(fs("a", 20 * MIB));
+    engine.stage(stage(volume.id()));
+    String device = f.loops.attached().keySet().iterator().next();
+    f.loops.holdElsewhere(device);
+
+    StorageException busy =
+        catchThrowableOfType(StorageException.class, () -> engine.unstage(volume.id(), staging));
+    assertThat(busy.reason()).isEqualTo(Reason.UNAVAILABLE);
+    assertThat(busy.getMessage()).contains(device, volume.id());
+    assertThat(f.mounter.mounts()).as("the filesystem is unmounted all the same").isEmpty();
+    assertThat(reason(() -> engine.deleteVolume(volume.id())))
+        .as("its image is still bound")
+        .isEqualTo(Reason.FAILED_PRECONDITION);
+
+    f.loops.letGo(device);
+    engine.unstage(volume.id(), staging); // the kubelet's retry
+    assertThat(f.loops.attached()).isEmpty();
     engine.deleteVolume(volume.id());
   }
 
