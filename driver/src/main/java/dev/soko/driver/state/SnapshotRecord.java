@@ -42,34 +42,6 @@ public record SnapshotRecord(
     sourceParameters = Map.copyOf(sourceParameters);
   }
 
-  /** A snapshot whose source had no StorageClass parameters. */
-  public SnapshotRecord(
-      String id,
-      String name,
-      String pool,
-      String sourceVolumeId,
-      long sizeBytes,
-      long restoreSizeBytes,
-      AccessType accessType,
-      String fsType,
-      Instant createdAt,
-      RecordState state,
-      String groupId) {
-    this(
-        id,
-        name,
-        pool,
-        sourceVolumeId,
-        sizeBytes,
-        restoreSizeBytes,
-        accessType,
-        fsType,
-        createdAt,
-        state,
-        groupId,
-        Map.of());
-  }
-
   public SnapshotRecord withState(RecordState newState) {
     return new SnapshotRecord(
         id,

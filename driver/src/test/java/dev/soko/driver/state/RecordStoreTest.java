@@ -231,7 +231,8 @@ class RecordStoreTest {
             "",
             Instant.parse("2025-01-02T03:04:05Z"),
             RecordState.CREATING,
-            "");
+            "",
+            Map.of());
     store.write(record.id(), record.toFields());
     assertThat(SnapshotRecord.fromFields(store.read(record.id()).orElseThrow())).isEqualTo(record);
   }
@@ -250,7 +251,8 @@ class RecordStoreTest {
             "",
             Instant.parse("2025-01-02T03:04:05Z"),
             RecordState.READY,
-            "");
+            "",
+            Map.of());
     assertThat(alone.toFields()).doesNotContainKey("groupId");
     assertThat(SnapshotRecord.fromFields(alone.toFields()).groupId()).isEmpty();
 
@@ -267,7 +269,8 @@ class RecordStoreTest {
             "",
             alone.createdAt(),
             RecordState.READY,
-            group);
+            group,
+            Map.of());
     assertThat(SnapshotRecord.fromFields(member.toFields())).isEqualTo(member);
     Map<String, String> bad = new java.util.HashMap<>(member.toFields());
     bad.put("groupId", "../x");
