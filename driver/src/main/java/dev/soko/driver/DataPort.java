@@ -42,11 +42,8 @@ final class DataPort {
     return DataServer.start(
         config.dataAddress(),
         tls,
-        volumes,
-        blocks,
-        volumes,
+        new DataServer.Served(volumes, blocks, volumes, config.dataMaxReads()),
         config.nodeId(),
-        metrics,
-        config.dataMaxReads());
+        metrics);
   }
 }

@@ -97,61 +97,29 @@ public final class DataServer implements AutoCloseable {
   }
 
   /**
-   * Serves at {@code address} ({@code host:port}; port 0 picks a free one) for {@code node}'s
-   * snapshots.
+   * What the port serves.
+   *
+   * @param images the node's snapshots and volumes, always served
+   * @param blocks the SnapshotMetadata service's source, or null for a node whose pools give no
+   *     block metadata (the relayed call then answers UNIMPLEMENTED)
+   * @param parts the controller's group snapshots across nodes, or null where none are taken
+   * @param maxReads the most streams of data and block metadata served at once
    */
-  public static DataServer start(
-      String address, DataTls tls, SnapshotImages images, String node, RpcMetrics metrics)
-      throws IOException {
-    return start(address, tls, images, null, node, metrics);
+  public record Served(
+      SnapshotImages images, SnapshotBlocks blocks, GroupParts parts, int maxReads) {
+
+    /** Snapshots and volumes alone, with the default limit of reads. */
+    public static Served images(SnapshotImages images) {
+      return new Served(images, null, null, DriverConfig.DEFAULT_DATA_MAX_READS);
+    }
   }
 
   /**
-   * As {@link #start(String, DataTls, SnapshotImages, String, RpcMetrics)}, serving also the
-   * SnapshotMetadata service over {@code blocks} unless it is null (a node whose pools give no
-   * block metadata: the relayed call then answers UNIMPLEMENTED).
+   * Serves {@code served} at {@code address} ({@code host:port}; port 0 picks a free one) for
+   * {@code node}.
    */
   public static DataServer start(
-      String address,
-      DataTls tls,
-      SnapshotImages images,
-      SnapshotBlocks blocks,
-      String node,
-      RpcMetrics metrics)
-      throws IOException {
-    return start(address, tls, images, blocks, null, node, metrics);
-  }
-
-  /**
-   * As {@link #start(String, DataTls, SnapshotImages, SnapshotBlocks, String, RpcMetrics)}, serving
-   * also the controller's group snapshots across nodes over {@code parts} unless it is null.
-   */
-  public static DataServer start(
-      String address,
-      DataTls tls,
-      SnapshotImages images,
-      SnapshotBlocks blocks,
-      GroupParts parts,
-      String node,
-      RpcMetrics metrics)
-      throws IOException {
-    return start(
-        address, tls, images, blocks, parts, node, metrics, DriverConfig.DEFAULT_DATA_MAX_READS);
-  }
-
-  /**
-   * As {@link #start(String, DataTls, SnapshotImages, SnapshotBlocks, GroupParts, String,
-   * RpcMetrics)}, serving at most {@code maxReads} streams of data and block metadata at once.
-   */
-  public static DataServer start(
-      String address,
-      DataTls tls,
-      SnapshotImages images,
-      SnapshotBlocks blocks,
-      GroupParts parts,
-      String node,
-      RpcMetrics metrics,
-      int maxReads)
+      String address, DataTls tls, Served served, String node, RpcMetrics metrics)
       throws IOException {
     InetSocketAddress unresolved = HostPort.parse(address);
     InetSocketAddress bind =
@@ -163,19 +131,20 @@ public final class DataServer implements AutoCloseable {
         new ThreadPoolExecutor(
             THREADS, THREADS, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), daemonThreads());
     executor.allowCoreThreadTimeOut(true);
-    ReadLimit limit = new ReadLimit(READS, maxReads, node);
+    ReadLimit limit = new ReadLimit(READS, served.maxReads(), node);
     NettyServerBuilder builder =
         NettyServerBuilder.forAddress(bind, tls.serverCredentials())
             .addService(
-                guarded(new SnapshotDataService(images, node).bindService(), limit, metrics));
-    if (blocks != null) {
+                guarded(
+                    new SnapshotDataService(served.images(), node).bindService(), limit, metrics));
+    if (served.blocks() != null) {
       builder.addService(
-          guarded(new SnapshotMetadataService(blocks).bindService(), limit, metrics));
+          guarded(new SnapshotMetadataService(served.blocks()).bindService(), limit, metrics));
     }
-    if (parts != null) {
+    if (served.parts() != null) {
       builder.addService(
           ServerInterceptors.intercept(
-              new GroupPartService(parts).bindService(),
+              new GroupPartService(served.parts()).bindService(),
               new RoleCheck(GroupPartService.ROLES_BY_METHOD),
               new RpcInterceptor(metrics)));
     }

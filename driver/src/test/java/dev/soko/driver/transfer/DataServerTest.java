@@ -13,6 +13,7 @@ import dev.soko.data.v1.SnapshotDataGrpc;
 import dev.soko.driver.extent.ByteRange;
 import dev.soko.driver.metrics.RpcMetrics;
 import dev.soko.driver.model.AccessType;
+import dev.soko.driver.transfer.DataServer.Served;
 import dev.soko.driver.volume.RemoteSnapshot;
 import dev.soko.driver.volume.StorageException;
 import dev.soko.driver.volume.StorageException.Reason;
@@ -60,7 +61,9 @@ class DataServerTest {
   void serve() throws Exception {
     ca = TestCertificates.ca("soko-data-ca");
     serverTls = DataTls.load(TestCertificates.directory(dir.resolve("node-a"), ca, Roles.NODE));
-    server = DataServer.start("127.0.0.1:0", serverTls, images, "node-a", RpcMetrics.NONE);
+    server =
+        DataServer.start(
+            "127.0.0.1:0", serverTls, Served.images(images), "node-a", RpcMetrics.NONE);
     Path image = dir.resolve("snap-1.img");
     try (RandomAccessFile file = new RandomAccessFile(image.toFile(), "rw")) {
       file.setLength(SIZE);
@@ -251,7 +254,7 @@ class DataServerTest {
     server.close();
     server =
         DataServer.start(
-            "127.0.0.1:0", serverTls, images, null, null, "node-a", RpcMetrics.NONE, 2);
+            "127.0.0.1:0", serverTls, new Served(images, null, null, 2), "node-a", RpcMetrics.NONE);
     addLarge();
     DataTls tls = DataTls.load(TestCertificates.directory(dir.resolve("busy"), ca, Roles.NODE));
     closing.add(tls);
@@ -486,7 +489,9 @@ class DataServerTest {
             StorageException.class, () -> reader.describe("node-a", endpoint, "snap-1"));
     assertThat(unreachable.reason()).isEqualTo(Reason.UNAVAILABLE);
     assertThat(unreachable.getMessage()).contains("node-a", endpoint);
-    server = DataServer.start("127.0.0.1:0", serverTls, images, "node-a", RpcMetrics.NONE);
+    server =
+        DataServer.start(
+            "127.0.0.1:0", serverTls, Served.images(images), "node-a", RpcMetrics.NONE);
   }
 
   @Test
@@ -503,7 +508,9 @@ class DataServerTest {
 
     assertThat(cut.reason()).isEqualTo(Reason.UNAVAILABLE);
     assertThat(cut.getMessage()).contains("snap-large", "node-a", server.endpoint());
-    server = DataServer.start("127.0.0.1:0", serverTls, images, "node-a", RpcMetrics.NONE);
+    server =
+        DataServer.start(
+            "127.0.0.1:0", serverTls, Served.images(images), "node-a", RpcMetrics.NONE);
   }
 
   @Test

@@ -4,21 +4,25 @@ import static dev.soko.driver.volume.HostFixture.MIB;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.soko.driver.config.DriverConfig;
 import dev.soko.driver.metrics.RpcMetrics;
 import dev.soko.driver.model.AccessType;
 import dev.soko.driver.model.ContentSource;
 import dev.soko.driver.model.GroupSnapshot;
 import dev.soko.driver.model.Snapshot;
 import dev.soko.driver.model.Volume;
+import dev.soko.driver.transfer.DataServer.Served;
 import dev.soko.driver.volume.HostFixture;
 import dev.soko.driver.volume.LocalVolumeManager;
 import dev.soko.driver.volume.PublishRequest;
+import dev.soko.driver.volume.SnapshotBlocks;
 import dev.soko.driver.volume.SnapshotFilter;
 import dev.soko.driver.volume.SpanningGroupId;
 import dev.soko.driver.volume.StageRequest;
 import dev.soko.driver.volume.StorageException;
 import dev.soko.driver.volume.StorageException.Reason;
 import dev.soko.driver.volume.VolumeRequest;
+import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -68,10 +72,8 @@ class GroupAcrossNodesIT {
     DataTls controller =
         DataTls.load(
             TestCertificates.directory(host.base.resolve("g-tls-c"), ca, Roles.CONTROLLER));
-    DataServer portA =
-        DataServer.start("127.0.0.1:0", tlsA, nodeA, nodeA, nodeA, A, RpcMetrics.NONE);
-    DataServer portB =
-        DataServer.start("127.0.0.1:0", tlsB, nodeB, null, nodeB, B, RpcMetrics.NONE);
+    DataServer portA = port(tlsA, nodeA, nodeA, A);
+    DataServer portB = port(tlsB, nodeB, null, B);
     engines = Map.of(A, nodeA, B, nodeB);
     endpoints =
         new java.util.concurrent.ConcurrentHashMap<>(
@@ -101,6 +103,15 @@ class GroupAcrossNodesIT {
         // the fixture takes down what is left
       }
     }
+  }
+
+  /**
+   * {@code node}'s data port, serving its group parts; {@code blocks} null for no block metadata.
+   */
+  static DataServer port(DataTls tls, LocalVolumeManager node, SnapshotBlocks blocks, String name)
+      throws IOException {
+    Served served = new Served(node, blocks, node, DriverConfig.DEFAULT_DATA_MAX_READS);
+    return DataServer.start("127.0.0.1:0", tls, served, name, RpcMetrics.NONE);
   }
 
   static Path staging(String name) {

@@ -22,6 +22,7 @@ import dev.soko.driver.model.Snapshot;
 import dev.soko.driver.model.Volume;
 import dev.soko.driver.mount.Losetup;
 import dev.soko.driver.report.SnapshotHomes.Home;
+import dev.soko.driver.transfer.DataServer.Served;
 import dev.soko.driver.volume.HostFixture;
 import dev.soko.driver.volume.LocalVolumeManager;
 import dev.soko.driver.volume.PublishRequest;
@@ -113,8 +114,14 @@ class SnapshotTransferIT {
             });
     tlsA = DataTls.load(TestCertificates.directory(host.base.resolve("tls-a"), ca, Roles.NODE));
     tlsB = DataTls.load(TestCertificates.directory(host.base.resolve("tls-b"), ca, Roles.NODE));
-    portA = DataServer.start("127.0.0.1:0", tlsA, nodeA, nodeA, "node-a", RpcMetrics.NONE);
-    portB = DataServer.start("127.0.0.1:0", tlsB, nodeB, "node-b", RpcMetrics.NONE);
+    portA =
+        DataServer.start(
+            "127.0.0.1:0",
+            tlsA,
+            new Served(nodeA, nodeA, null, DriverConfig.DEFAULT_DATA_MAX_READS),
+            "node-a",
+            RpcMetrics.NONE);
+    portB = DataServer.start("127.0.0.1:0", tlsB, Served.images(nodeB), "node-b", RpcMetrics.NONE);
     readerB = new SnapshotReader(tlsB);
   }
 
@@ -410,7 +417,8 @@ class SnapshotTransferIT {
       write(device, at, (int) (8 * MIB));
     }
     Snapshot snapshot = nodeA.createSnapshot("cut-snap", volumeId("cut"));
-    DataServer port = DataServer.start("127.0.0.1:0", tlsA, nodeA, "node-a", RpcMetrics.NONE);
+    DataServer port =
+        DataServer.start("127.0.0.1:0", tlsA, Served.images(nodeA), "node-a", RpcMetrics.NONE);
     Function<String, ManagedChannel> dial =
         endpoint ->
             new HookedChannel(
@@ -572,7 +580,8 @@ class SnapshotTransferIT {
             8);
     try (LocalVolumeManager nodeC = LocalVolumeManager.open(config);
         DataServer portC =
-            DataServer.start("127.0.0.1:0", tlsA, nodeC, "node-c", RpcMetrics.NONE)) {
+            DataServer.start(
+                "127.0.0.1:0", tlsA, Served.images(nodeC), "node-c", RpcMetrics.NONE)) {
       Volume v =
           nodeC.createVolume(
               new VolumeRequest(

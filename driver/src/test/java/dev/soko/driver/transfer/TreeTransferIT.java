@@ -24,6 +24,7 @@ import dev.soko.driver.model.Volume;
 import dev.soko.driver.mount.Losetup;
 import dev.soko.driver.pool.NodeLabels;
 import dev.soko.driver.testing.BtrfsTools;
+import dev.soko.driver.transfer.DataServer.Served;
 import dev.soko.driver.volume.HostFixture;
 import dev.soko.driver.volume.LocalVolumeManager;
 import dev.soko.driver.volume.RemoteSnapshot;
@@ -120,7 +121,7 @@ class TreeTransferIT {
             });
     tlsC = DataTls.load(TestCertificates.directory(host.base.resolve("tls-c"), ca, Roles.NODE));
     tlsD = DataTls.load(TestCertificates.directory(host.base.resolve("tls-d"), ca, Roles.NODE));
-    portC = DataServer.start("127.0.0.1:0", tlsC, nodeC, "node-c", RpcMetrics.NONE);
+    portC = DataServer.start("127.0.0.1:0", tlsC, Served.images(nodeC), "node-c", RpcMetrics.NONE);
     readerD = new SnapshotReader(tlsD);
     hostileServer =
         InProcessServerBuilder.forName("hostile-node").addService(hostile).build().start();
