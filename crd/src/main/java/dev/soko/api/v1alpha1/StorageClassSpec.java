@@ -62,6 +62,11 @@ public class StorageClassSpec {
   @Default("false")
   private Boolean defaultClass = false;
 
+  @JsonPropertyDescription(
+      "Encrypt the volumes of this class at rest, each with a key from a Secret. Unset: not"
+          + " encrypted. Only on an ImageFile pool, with fsType ext4 or unset.")
+  private EncryptionSpec encryption;
+
   public String getName() {
     return name;
   }
@@ -126,6 +131,14 @@ public class StorageClassSpec {
   @JsonProperty("default")
   public void setDefaultClass(Boolean defaultClass) {
     this.defaultClass = defaultClass;
+  }
+
+  public EncryptionSpec getEncryption() {
+    return encryption;
+  }
+
+  public void setEncryption(EncryptionSpec encryption) {
+    this.encryption = encryption;
   }
 
   /** PersistentVolume reclaim policies that make sense for provisioned volumes. */

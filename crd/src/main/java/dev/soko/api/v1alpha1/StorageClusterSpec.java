@@ -92,6 +92,26 @@ import java.util.List;
     message =
         "spec.storageClasses[].fsType btrfs needs a BtrfsSubvolume pool: an ImageFile pool"
             + " formats its image files ext4 or xfs")
+// fscrypt encrypts the files of the volume's own ext4 filesystem: the message says what else would
+// be needed. A block-mode claim is the driver's to refuse (a class does not know its claims' mode).
+@ValidationRule(
+    value =
+        "!has(self.storageClasses) || self.storageClasses.all(c, !has(c.encryption) ||"
+            + " !self.pools.exists(p, p.name == c.pool && "
+            + StorageClusterSpec.BTRFS_POOL
+            + "))",
+    message =
+        "spec.storageClasses[].encryption needs an ImageFile pool: a BtrfsSubvolume pool's volumes"
+            + " share the pool's btrfs filesystem, and encrypting them would need dm-crypt, which"
+            + " the driver does not use")
+@ValidationRule(
+    value =
+        "!has(self.storageClasses) || self.storageClasses.all(c, !has(c.encryption) ||"
+            + " !has(c.fsType) || c.fsType == 'ext4')",
+    message =
+        "spec.storageClasses[].encryption needs fsType ext4 (or unset): fscrypt encrypts the files"
+            + " of an ext4 filesystem, and encrypting another would need dm-crypt, which the driver"
+            + " does not use")
 // A transition rule (only on update). Keyed by name and by path: a pool's volumes are found by
 // its name (StorageClasses, volume records) and live in its path; either way a new backend would
 // not see them. Unset in an object stored before the field existed means ImageFile.

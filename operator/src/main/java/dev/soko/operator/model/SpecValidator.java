@@ -29,6 +29,7 @@ public final class SpecValidator {
     }
     PoolChecks.check(spec.getPools(), problems);
     FilesystemChecks.check(spec, problems);
+    EncryptedClasses.check(spec, problems);
     ResourceChecks.check(spec, problems);
     Set<String> pools = new HashSet<>();
     for (PoolSpec p : spec.getPools()) {

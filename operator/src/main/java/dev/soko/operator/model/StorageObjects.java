@@ -30,7 +30,7 @@ final class StorageObjects {
    */
   static final String MANAGED_BY_LABEL = "snapshot.storage.kubernetes.io/managed-by";
 
-  /** The driver's own key (driver/.../csi/Parameters.java accepts only "pool" and "fsType"). */
+  /** The driver's own key for the pool; {@link EncryptedClasses} adds those of encryption. */
   static final String POOL_PARAMETER = "pool";
 
   /**
@@ -77,6 +77,7 @@ final class StorageObjects {
     Map<String, String> parameters = new LinkedHashMap<>();
     parameters.put(POOL_PARAMETER, sc.getPool());
     parameters.put(FSTYPE_PARAMETER, PoolBackends.fsTypeOf(sc, spec).name());
+    parameters.putAll(EncryptedClasses.parameters(sc));
     return new StorageClassBuilder()
         .withMetadata(meta)
         .withProvisioner(spec.getDriver().getName())

@@ -495,6 +495,47 @@ class StorageClusterValidationIT {
                 "at most one of spec.storageClasses[] may be marked default",
                 ""),
             classes(
+                "spec.storageClasses[].encryption.mode",
+                "[{name: a, pool: main, encryption: {mode: dm-crypt}}]",
+                "spec.storageClasses[0].encryption.mode",
+                "Unsupported value: \"dm-crypt\""),
+            classes(
+                "spec.storageClasses[].encryption.mode",
+                "[{name: a, pool: main, encryption: {keySecret: {name: key}}}]",
+                "spec.storageClasses[0].encryption.mode",
+                "Required value"),
+            classes(
+                "spec.storageClasses[].encryption.keySecret.name",
+                "[{name: a, pool: main, encryption: {mode: fscrypt, keySecret: {name:"
+                    + " 'Key_${pvc.name}'}}}]",
+                "spec.storageClasses[0].encryption.keySecret.name",
+                "must be a Secret name"),
+            // A template the external-provisioner does not resolve.
+            classes(
+                "spec.storageClasses[].encryption.keySecret.name",
+                "[{name: a, pool: main, encryption: {mode: fscrypt, keySecret: {name:"
+                    + " '${pvc.uid}-key'}}}]",
+                "spec.storageClasses[0].encryption.keySecret.name",
+                "with the templates ${pvc.name}, ${pvc.namespace} and ${pv.name} only"),
+            // The provisioner resolves only these two in a node-stage Secret's namespace.
+            classes(
+                "spec.storageClasses[].encryption.keySecret.namespace",
+                "[{name: a, pool: main, encryption: {mode: fscrypt, keySecret: {namespace:"
+                    + " '${pvc.name}'}}}]",
+                "spec.storageClasses[0].encryption.keySecret.namespace",
+                "with the templates ${pvc.namespace} and ${pv.name} only"),
+            row(
+                "spec.storageClasses[].encryption.mode",
+                "pools: [{name: main, path: /p, backend: BtrfsSubvolume}]\n"
+                    + "storageClasses: [{name: a, pool: main, encryption: {mode: fscrypt}}]",
+                "spec.storageClasses[].encryption needs an ImageFile pool",
+                "would need dm-crypt"),
+            classes(
+                "spec.storageClasses[].encryption.mode",
+                "[{name: a, pool: main, fsType: xfs, encryption: {mode: fscrypt}}]",
+                "spec.storageClasses[].encryption needs fsType ext4 (or unset)",
+                "would need dm-crypt"),
+            classes(
                 "spec.storageClasses[].fsType",
                 "[{name: a, pool: main, fsType: zfs}]",
                 "spec.storageClasses[0].fsType",
@@ -807,6 +848,30 @@ class StorageClusterValidationIT {
     assertThat(json)
         .contains("\"backend\":\"BtrfsSubvolume\"", "\"backend\":\"ImageFile\"")
         .doesNotContain("\"fsType\":\"ext4\"");
+  }
+
+  /**
+   * An encrypted class on an ImageFile pool, with fsType ext4 or none, is accepted as written: the
+   * schema defaults neither the key Secret nor its fields (the operator's render does), so an older
+   * CRD reads back what this one stored.
+   */
+  @Test
+  void anEncryptedClassIsAcceptedWithoutSchemaDefaults() {
+    GenericKubernetesResource sc =
+        storageCluster(
+            "encrypted",
+            POOLS
+                + "\nstorageClasses: [{name: a, pool: main, encryption: {mode: fscrypt}},"
+                + " {name: b, pool: main, fsType: ext4, encryption: {mode: fscrypt, keySecret:"
+                + " {name: '${pvc.namespace}.${pvc.name}', namespace: '${pvc.namespace}'}}},"
+                + " {name: c, pool: main, encryption: {mode: fscrypt, keySecret: {name:"
+                + " '${pv.name}'}}}]");
+    GenericKubernetesResource accepted = cluster.admin.resource(sc).dryRun().create();
+    String json = Serialization.asJson(accepted.getAdditionalProperties().get("spec"));
+    assertThat(json)
+        .contains("\"encryption\":{\"mode\":\"fscrypt\"}", "\"name\":\"${pv.name}\"}")
+        .doesNotContain("-key");
+    assertThat(json.split("\"fsType\"", -1)).as("only class b names a filesystem").hasSize(2);
   }
 
   /**

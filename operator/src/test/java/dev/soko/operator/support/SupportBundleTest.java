@@ -3,7 +3,10 @@ package dev.soko.operator.support;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.soko.api.v1alpha1.EncryptionMode;
+import dev.soko.api.v1alpha1.EncryptionSpec;
 import dev.soko.api.v1alpha1.NodeRequest;
+import dev.soko.api.v1alpha1.StorageClassSpec;
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.api.v1alpha1.StorageNode;
 import dev.soko.operator.model.ClusterFacts;
@@ -25,14 +28,17 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.storage.CSIDriverBuilder;
+import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -327,6 +333,114 @@ class SupportBundleTest {
         });
     String ds = text(entries, "namespaces/soko-fast/DaemonSet/fast-node.yaml");
     assertThat(ds).contains("name: \"EXTRA\"", Redaction.REDACTED);
+  }
+
+  /**
+   * An encrypted volume's key: field encryptionKey of the Secret that its PersistentVolume's
+   * nodeStageSecretRef names, beside its claim. The archive holds the class, the volume and the
+   * claim that name the Secret, and neither the Secret nor the key in any encoding.
+   */
+  @Test
+  void anEncryptionKeySecretNeverEntersTheArchive() throws Exception {
+    byte[] raw = new byte[64];
+    new SecureRandom().nextBytes(raw);
+    String key = Base64.getEncoder().encodeToString(raw);
+    client.resource(encryptedStorageClass("soko-secure")).create();
+    client
+        .secrets()
+        .resource(
+            new SecretBuilder()
+                .withNewMetadata()
+                .withName("secure-key")
+                .withNamespace("apps")
+                .endMetadata()
+                .addToData(
+                    "encryptionKey",
+                    Base64.getEncoder().encodeToString(key.getBytes(StandardCharsets.US_ASCII)))
+                .build())
+        .create();
+    client
+        .persistentVolumes()
+        .resource(
+            new PersistentVolumeBuilder()
+                .withNewMetadata()
+                .withName("pvc-2")
+                .endMetadata()
+                .withNewSpec()
+                .withStorageClassName("soko-secure")
+                .withNewCsi()
+                .withDriver("fast.csi.soko.dev")
+                .withVolumeHandle("nvme/pvc-2")
+                .withFsType("ext4")
+                .addToVolumeAttributes("encryption", "fscrypt")
+                .withNewNodeStageSecretRef("secure-key", "apps")
+                .endCsi()
+                .withNewClaimRef()
+                .withNamespace("apps")
+                .withName("secure")
+                .endClaimRef()
+                .endSpec()
+                .build())
+        .create();
+    client
+        .persistentVolumeClaims()
+        .resource(
+            new PersistentVolumeClaimBuilder()
+                .withNewMetadata()
+                .withName("secure")
+                .withNamespace("apps")
+                .endMetadata()
+                .withNewSpec()
+                .withStorageClassName("soko-secure")
+                .withVolumeName("pvc-2")
+                .endSpec()
+                .build())
+        .create();
+
+    Path out = dir.resolve("bundle.tar.gz");
+    SupportBundle.write(client, out, Duration.ofHours(24), Duration.ofSeconds(5));
+    Map<String, byte[]> entries = Tars.read(out);
+
+    assertThat(entries.keySet())
+        .contains(
+            "cluster/StorageClass/soko-secure.yaml",
+            "cluster/PersistentVolume/pvc-2.yaml",
+            "namespaces/apps/PersistentVolumeClaim/secure.yaml")
+        .noneMatch(e -> e.contains("Secret/") || e.contains("secure-key"));
+    assertThat(text(entries, "cluster/PersistentVolume/pvc-2.yaml"))
+        .as("the reference names the Secret, not the key")
+        .contains("secure-key");
+    String rawText = new String(raw, StandardCharsets.ISO_8859_1);
+    String inData = Base64.getEncoder().encodeToString(key.getBytes(StandardCharsets.US_ASCII));
+    String hex = HexFormat.of().formatHex(raw);
+    entries.forEach(
+        (name, bytes) -> {
+          assertThat(new String(bytes, StandardCharsets.UTF_8))
+              .as(name)
+              .doesNotContain(key, inData, hex, "encryptionKey");
+          assertThat(new String(bytes, StandardCharsets.ISO_8859_1))
+              .as("%s, raw bytes", name)
+              .doesNotContain(rawText);
+        });
+  }
+
+  /** The sample's StorageClass renders with an encrypted class of that name beside it. */
+  private static StorageClass encryptedStorageClass(String name) {
+    StorageCluster sc = Fixtures.sample();
+    StorageClassSpec c = new StorageClassSpec();
+    c.setName(name);
+    c.setPool("nvme");
+    EncryptionSpec encryption = new EncryptionSpec();
+    encryption.setMode(EncryptionMode.fscrypt);
+    c.setEncryption(encryption);
+    sc.getSpec().getStorageClasses().add(c);
+    return DesiredState.of(
+            sc, VersionsTable.load(), ClusterFacts.offline(KubernetesVersion.parse("1.34")))
+        .storageClasses()
+        .stream()
+        .filter(s -> s.getMetadata().getName().equals(name))
+        .findFirst()
+        .orElseThrow();
   }
 
   @Test
