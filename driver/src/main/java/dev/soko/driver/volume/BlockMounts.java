@@ -59,7 +59,7 @@ final class BlockMounts implements VolumeMounts {
       if (attached.isEmpty()) {
         detachQuietly(device);
       }
-      throw VolumeProvisioner.wrap("cannot stage volume " + record.id(), e);
+      throw StorageException.wrap("cannot stage volume " + record.id(), e);
     }
   }
 

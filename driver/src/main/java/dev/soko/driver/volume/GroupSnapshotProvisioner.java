@@ -228,7 +228,7 @@ final class GroupSnapshotProvisioner {
       return new GroupSnapshot(group.shownId(), name, shownIn(group, members), group.createdAt());
     } catch (RuntimeException e) {
       undo(group, begun);
-      throw VolumeProvisioner.wrap("cannot create group snapshot", e);
+      throw StorageException.wrap("cannot create group snapshot", e);
     }
   }
 

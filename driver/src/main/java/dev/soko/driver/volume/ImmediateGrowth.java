@@ -23,25 +23,25 @@ final class ImmediateGrowth {
   private final VolumeLocks locks;
   private final Backends backends;
   private final Presentations presentations;
-  private final VolumeProvisioner provisioner;
+  private final GrowthGrants grants;
 
   ImmediateGrowth(
       Catalog catalog,
       VolumeLocks locks,
       Backends backends,
       Presentations presentations,
-      VolumeProvisioner provisioner) {
+      GrowthGrants grants) {
     this.catalog = catalog;
     this.locks = locks;
     this.backends = backends;
     this.presentations = presentations;
-    this.provisioner = provisioner;
+    this.grants = grants;
   }
 
   ExpandResult grow(String volumeId, long requiredBytes, long limitBytes) {
     try (KeyedLocks.Held lock = locks.volume(volumeId)) {
       VolumeRecord record = catalog.readyVolume(volumeId);
-      long size = provisioner.grantGrowth(record, requiredBytes, limitBytes);
+      long size = grants.grant(record, requiredBytes, limitBytes);
       record = catalog.readyVolume(volumeId); // as saved with its new capacity
       NodeExpansion.Grown grown = NodeExpansion.growStorage(catalog, backends, record, size);
       return new ExpandResult(

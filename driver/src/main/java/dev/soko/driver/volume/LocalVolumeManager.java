@@ -148,14 +148,16 @@ public final class LocalVolumeManager implements VolumeManager {
     this.health = new Health(catalog, mounter, backends, presentations);
     this.node = new NodeVolumes(catalog, locks, backends, presentations, paths, mounter);
     this.attributes = new VolumeAttributes(catalog, locks, backends, node, attributeKinds);
+    GrowthGrants grants = new GrowthGrants(catalog);
     this.volumes =
-        new VolumeProvisioner(catalog, locks, backends, presentations, copier, attributes, remote);
+        new VolumeProvisioner(
+            catalog, locks, backends, presentations, copier, attributes, remote, grants);
     this.snapshots = new SnapshotProvisioner(catalog, locks, copier, backends);
     this.groups = new GroupSnapshotProvisioner(catalog, locks, copier, snapshots, config.nodeId());
     this.blockMetadata = new BlockMetadataReader(catalog, backends, config.pools());
     this.readCopies = new VolumeReadCopies(catalog, locks, copier, backends);
-    this.expansion = new NodeExpansion(catalog, locks, backends, presentations, paths, volumes);
-    this.growth = new ImmediateGrowth(catalog, locks, backends, presentations, volumes);
+    this.expansion = new NodeExpansion(catalog, locks, backends, presentations, paths, grants);
+    this.growth = new ImmediateGrowth(catalog, locks, backends, presentations, grants);
     this.stats = new VolumeStats(catalog, health, paths, presentations);
     Recovery recovery = new Recovery(catalog, mounter, backends, presentations);
     // After the collaborators: opening a pool recovers it and lets its volumes' attributes resume.

@@ -20,7 +20,7 @@ final class NodeExpansion {
   private final Backends backends;
   private final Presentations presentations;
   private final PathPolicy paths;
-  private final VolumeProvisioner provisioner;
+  private final GrowthGrants grants;
 
   NodeExpansion(
       Catalog catalog,
@@ -28,13 +28,13 @@ final class NodeExpansion {
       Backends backends,
       Presentations presentations,
       PathPolicy paths,
-      VolumeProvisioner provisioner) {
+      GrowthGrants grants) {
     this.catalog = catalog;
     this.locks = locks;
     this.backends = backends;
     this.presentations = presentations;
     this.paths = paths;
-    this.provisioner = provisioner;
+    this.grants = grants;
   }
 
   long expand(String volumeId, Path volumePath, long requiredBytes, long limitBytes) {
@@ -44,7 +44,7 @@ final class NodeExpansion {
       long size = record.capacityBytes();
       if (requiredBytes > 0 || limitBytes > 0) {
         // Normally the controller already granted this; a node-only resize reserves it here.
-        size = provisioner.grantGrowth(record, requiredBytes, limitBytes);
+        size = grants.grant(record, requiredBytes, limitBytes);
         record = catalog.readyVolume(volumeId); // as saved with its new capacity
       }
       Grown grown = growStorage(catalog, backends, record, size);

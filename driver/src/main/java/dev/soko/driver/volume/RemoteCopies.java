@@ -4,16 +4,20 @@ import dev.soko.driver.backend.Backends;
 import dev.soko.driver.backend.CopyForm;
 import dev.soko.driver.backend.StorageTraits;
 import dev.soko.driver.extent.RangeCursor;
+import dev.soko.driver.model.AccessType;
 import dev.soko.driver.pool.Pool;
 import java.nio.file.Path;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The restore's and clone's side of the node-to-node data path: which pools take another node's
- * snapshot or volume, and the copy itself, logged with the node and the bytes it wrote. {@link
- * VolumeProvisioner} sizes, reserves, records and undoes the copy as it does a local one.
+ * snapshot or volume, the {@link VolumeOrigin} it is, and the copy itself, logged with the node and
+ * the bytes it wrote. {@link VolumeProvisioner} sizes, reserves, records and undoes the copy as it
+ * does a local one.
  */
 final class RemoteCopies {
   private static final Logger LOG = LoggerFactory.getLogger(RemoteCopies.class);
@@ -41,7 +45,7 @@ final class RemoteCopies {
    * are image files copied between pools, a tree of files only in one whose volumes are directories
    * ({@link CopyForm}).
    */
-  void checkTarget(RemoteSnapshot snapshot, Pool target) {
+  private void checkTarget(RemoteSnapshot snapshot, Pool target) {
     StorageTraits traits = backends.of(target).traits();
     boolean takes =
         traits.copyForm() == snapshot.form()
@@ -63,6 +67,22 @@ final class RemoteCopies {
     }
   }
 
+  /**
+   * A snapshot of another node, or a volume of another node (copied as that node's point-in-time
+   * copy of it), checked against the request and the target pool.
+   */
+  VolumeOrigin origin(RemoteSnapshot snapshot, AccessType accessType, String fsType, Pool target) {
+    checkTarget(snapshot, target);
+    String snapshotFs = Objects.requireNonNullElse(snapshot.fsType(), "");
+    VolumeOrigin.checkCompatible(
+        snapshot.accessType(), snapshotFs, accessType, fsType, snapshot.shown());
+    return new VolumeOrigin(
+        snapshot.sizeBytes(),
+        snapshot.shown() + " on node " + snapshot.node(),
+        (into, pool, size) -> copy(snapshot, into, pool, size),
+        Map.of());
+  }
+
   private static String verb(RemoteSnapshot source, String ofSnapshot, String ofVolume) {
     return source.ofVolume() ? ofVolume : ofSnapshot;
   }
@@ -72,7 +92,7 @@ final class RemoteCopies {
    * pool}. A tree of files is written into the new volume made first, so that its limit holds from
    * the first byte.
    */
-  void copy(RemoteSnapshot snapshot, Path into, Pool pool, long size) {
+  private void copy(RemoteSnapshot snapshot, Path into, Pool pool, long size) {
     long started = System.nanoTime();
     if (snapshot.form() == CopyForm.FILE_TREE) {
       backends.of(pool).create(pool, into, size);

@@ -74,7 +74,7 @@ final class SnapshotProvisioner {
       return finish(pending);
     } catch (RuntimeException e) {
       abandon(pending);
-      throw VolumeProvisioner.wrap("cannot create snapshot", e);
+      throw StorageException.wrap("cannot create snapshot", e);
     }
   }
 

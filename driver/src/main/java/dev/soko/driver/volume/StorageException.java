@@ -1,5 +1,7 @@
 package dev.soko.driver.volume;
 
+import java.io.UncheckedIOException;
+
 /**
  * The one exception type the storage layers throw. Its {@link Reason} says what kind of failure it
  * is; the gRPC layer maps reasons to status codes in exactly one place ({@code StatusMapper}), so a
@@ -62,5 +64,19 @@ public class StorageException extends RuntimeException {
 
   public static StorageException internal(String message, Throwable cause) {
     return new StorageException(Reason.INTERNAL, message, cause);
+  }
+
+  /**
+   * A failure while doing {@code what}: itself when it is a StorageException already, else INTERNAL
+   * with {@code what} and the failure's message (an IO failure's cause).
+   */
+  static StorageException wrap(String what, RuntimeException e) {
+    if (e instanceof StorageException se) {
+      return se;
+    }
+    if (e instanceof UncheckedIOException io) {
+      return StorageException.internal(what + ": " + io.getCause().getMessage(), io);
+    }
+    return StorageException.internal(what + ": " + e, e);
   }
 }

@@ -113,7 +113,7 @@ final class VolumeReadCopies {
         backend.snapshot(pool, image, copy);
       } catch (RuntimeException e) {
         remove(pool, copyId, copy);
-        throw VolumeProvisioner.wrap("cannot copy volume " + volumeId + " for a read", e);
+        throw StorageException.wrap("cannot copy volume " + volumeId + " for a read", e);
       }
       LOG.info("volume {} copied as {} for a read by another node", volumeId, copyId);
       return new Taken(facts, pool, copyId, copy);
