@@ -225,6 +225,11 @@ main() {
   done
   case $selection in full | ci | gate) ;; *) die "usage: hack/conformance.sh [full|ci|gate]" ;; esac
   rm -rf "$REPORTS" "$JUNIT" && mkdir -p "$REPORTS"
+  # The commit whose figures these are: a release records the run of its own commit, on a clean
+  # tree (docs/testing.md#releases).
+  printf 'commit %s, %s\n' "$(git -C "$ROOT" rev-parse HEAD)" \
+    "$(if [ -z "$(git -C "$ROOT" status --porcelain)" ]; then echo clean tree; else echo modified tree; fi)" |
+    tee "$REPORTS/summary.txt"
   trap 'bash "$cluster" down' EXIT
   # Two nodes, as a cluster has: the specs of topology, of restores and clones whose pod lands on
   # the other node, of groups spread over both.
