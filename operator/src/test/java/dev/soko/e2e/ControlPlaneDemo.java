@@ -180,7 +180,13 @@ public final class ControlPlaneDemo {
   private void uninstall() throws IOException, InterruptedException {
     step("delete the StorageCluster: the operator uninstalls everything it created");
     client.resources(StorageCluster.class).withName(NAMES.cluster()).delete();
-    awaitTrue("StorageCluster gone", () -> storageCluster() == null);
+    // The operator deletes the RBAC and the rest once the workloads' pods have ended.
+    awaitTrue(
+        "StorageCluster gone (its pods' end confirmed as a kubelet would)",
+        () -> {
+          cluster.node().confirmPodsDeleted(NAMES.namespace());
+          return storageCluster() == null;
+        });
     awaitTrue(
         "namespace " + NAMES.namespace() + " gone (its pods' end confirmed as a kubelet would)",
         () -> {

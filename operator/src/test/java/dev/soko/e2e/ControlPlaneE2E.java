@@ -12,6 +12,7 @@ import dev.soko.operator.harness.StopAfterFailure;
 import dev.soko.operator.model.ClusterFacts;
 import dev.soko.operator.model.DesiredState;
 import dev.soko.operator.model.KubernetesVersion;
+import dev.soko.operator.model.Names;
 import dev.soko.operator.model.VersionsTable;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -440,6 +441,31 @@ class ControlPlaneE2E {
   @Test
   @Order(10)
   void withTheLastVolumeGoneTheStorageClusterIsUninstalled() throws Exception {
+    String pod = CLUSTER + "-node-played";
+    Await.until(
+        "status to say the uninstall waits for pod " + pod,
+        TIMEOUT,
+        () -> storageClusterNow().getStatus().getConditions(),
+        conditions ->
+            conditions.stream()
+                .anyMatch(
+                    c -> "Uninstalling".equals(c.getReason()) && c.getMessage().contains(pod)));
+    assertThat(deployment()).as("the workloads are deleted first").isNull();
+    assertThat(daemonSet()).as("the workloads are deleted first").isNull();
+    assertThat(
+            client
+                .rbac()
+                .roleBindings()
+                .inNamespace(NAMESPACE)
+                .withLabel(Names.LABEL_CLUSTER, CLUSTER)
+                .list()
+                .getItems())
+        .as("the sidecars' RBAC is kept while their pods run")
+        .isNotEmpty();
+    assertThat(client.storage().v1().storageClasses().withName(CLASS).get())
+        .as("the StorageClass is kept while the provisioner's pod runs")
+        .isNotNull();
+    node.endPods(NAMESPACE);
     Await.until(
         "StorageCluster " + CLUSTER + " to be gone (finalizer done)",
         TIMEOUT,

@@ -9,6 +9,7 @@ import dev.soko.operator.reconcile.apply.GroupSnapshotClassReplacer;
 import dev.soko.operator.reconcile.apply.Pruner;
 import dev.soko.operator.reconcile.apply.ReportCleanup;
 import dev.soko.operator.reconcile.apply.UnclaimedSnapshots;
+import dev.soko.operator.reconcile.apply.Uninstaller;
 import dev.soko.operator.reconcile.observe.ClusterObserver;
 import dev.soko.operator.reconcile.status.RolloutProgress;
 
@@ -19,7 +20,9 @@ import dev.soko.operator.reconcile.status.RolloutProgress;
  *
  * @param observer reads the cluster (never writes)
  * @param applier applies the desired objects
- * @param pruner deletes owned objects no longer desired, and everything on uninstall
+ * @param pruner deletes owned objects no longer desired
+ * @param uninstaller deletes everything on uninstall: the workloads, then, their pods gone, the
+ *     rest
  * @param csiDriverReplacer deletes a CSIDriver whose immutable fields changed
  * @param groupSnapshotClassReplacer deletes a VolumeGroupSnapshotClass whose immutable fields
  *     changed
@@ -34,6 +37,7 @@ public record Collaborators(
     ClusterObserver observer,
     Applier applier,
     Pruner pruner,
+    Uninstaller uninstaller,
     CsiDriverReplacer csiDriverReplacer,
     GroupSnapshotClassReplacer groupSnapshotClassReplacer,
     NodeLoss nodeLoss,

@@ -20,6 +20,7 @@ import dev.soko.operator.reconcile.apply.GroupSnapshotClassReplacer;
 import dev.soko.operator.reconcile.apply.Pruner;
 import dev.soko.operator.reconcile.apply.ReportCleanup;
 import dev.soko.operator.reconcile.apply.UnclaimedSnapshots;
+import dev.soko.operator.reconcile.apply.Uninstaller;
 import dev.soko.operator.reconcile.kinds.ClusterCache;
 import dev.soko.operator.reconcile.kinds.InformerCache;
 import dev.soko.operator.reconcile.kinds.KindRegistry;
@@ -68,6 +69,7 @@ public final class StorageClusterReconciler
   private final ClusterObserver observer;
   private final Applier applier;
   private final Pruner pruner;
+  private final Uninstaller uninstaller;
   private final CsiDriverReplacer csiDriverReplacer;
   private final GroupSnapshotClassReplacer groupSnapshotClassReplacer;
   private final EventRecorder events;
@@ -95,6 +97,7 @@ public final class StorageClusterReconciler
     this.observer = collaborators.observer();
     this.applier = collaborators.applier();
     this.pruner = collaborators.pruner();
+    this.uninstaller = collaborators.uninstaller();
     this.csiDriverReplacer = collaborators.csiDriverReplacer();
     this.groupSnapshotClassReplacer = collaborators.groupSnapshotClassReplacer();
     this.nodeLoss = collaborators.nodeLoss();
@@ -307,9 +310,15 @@ public final class StorageClusterReconciler
     ClusterFacts facts = observer.facts(sc, cache);
     // After a restart the first event may be the deletion: start the optional kinds' informers.
     cache.follow(facts);
-    pruner.deleteAll(sc, facts, all, cache);
+    Uninstaller.Step step = uninstaller.uninstall(sc, facts, all, cache);
+    if (!step.done()) {
+      // The workloads are deleted; their pods still run sidecars that need the RBAC. A pod's
+      // deletion is an event, so the next look usually comes sooner than the recheck.
+      statuses.whileDeleting(sc, statuses.failed(sc, "Uninstalling", step.waitingFor()), client);
+      return DeleteControl.noFinalizerRemoval().rescheduleAfter(step.recheck().toMillis());
+    }
     rollouts.forget(sc.getMetadata().getName());
-    // After the DaemonSet, so that fewer node plugins are left to write again.
+    // After the node plugins' pods, so that none is left to write again.
     reportCleanup.deleteAll(sc.getMetadata().getName(), cache);
     LOG.info("{}: uninstalled", sc.getMetadata().getName());
     return DeleteControl.defaultDelete();

@@ -13,6 +13,7 @@ import dev.soko.operator.reconcile.apply.GroupSnapshotClassReplacer;
 import dev.soko.operator.reconcile.apply.Pruner;
 import dev.soko.operator.reconcile.apply.ReportCleanup;
 import dev.soko.operator.reconcile.apply.UnclaimedSnapshots;
+import dev.soko.operator.reconcile.apply.Uninstaller;
 import dev.soko.operator.reconcile.observe.ClusterObserver;
 import dev.soko.operator.reconcile.status.RolloutProgress;
 import io.fabric8.kubernetes.client.Config;
@@ -102,10 +103,12 @@ public final class SokoOperator implements AutoCloseable {
       Duration rolloutDeadline,
       Duration resync) {
     EventRecorder events = new EventRecorder(client);
+    Pruner pruner = new Pruner(client);
     return new Collaborators(
         observer,
         new Applier(client),
-        new Pruner(client),
+        pruner,
+        new Uninstaller(pruner, Uninstaller.BOUND, Instant::now),
         new CsiDriverReplacer(client),
         new GroupSnapshotClassReplacer(client),
         new NodeLoss(client, events::normal, events::warning),

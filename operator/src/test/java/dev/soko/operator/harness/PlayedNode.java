@@ -165,6 +165,15 @@ public final class PlayedNode implements AutoCloseable {
   }
 
   /**
+   * What a kubelet does once the workloads are deleted: stops their containers (here the played
+   * drivers and sidecars), then confirms their pods' end.
+   */
+  public void endPods(String namespace) throws InterruptedException {
+    close();
+    confirmPodsDeleted(namespace);
+  }
+
+  /**
    * The node plugin Pod the DaemonSet would have: the provisioner makes it (through its DaemonSet)
    * the owner of the CSIStorageCapacity objects it publishes.
    */
@@ -179,7 +188,7 @@ public final class PlayedNode implements AutoCloseable {
                 .withNewMetadata()
                 .withName(pod)
                 .withNamespace(namespace)
-                .withLabels(ds.getSpec().getSelector().getMatchLabels())
+                .withLabels(ds.getSpec().getTemplate().getMetadata().getLabels())
                 .addNewOwnerReference()
                 .withApiVersion("apps/v1")
                 .withKind("DaemonSet")

@@ -20,10 +20,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Deletes owned objects that are no longer desired (or all of them, on uninstall), found in the
- * informers' caches by Soko's label, kind by kind in the registry's delete order. An object whose
- * {@link Applier#NAME_ANNOTATION} names another object is a copy someone made of one of ours: it is
- * not Soko's to delete.
+ * Deletes owned objects that are no longer desired (or, on uninstall, the workloads and then all),
+ * found in the informers' caches by Soko's label, kind by kind in the registry's delete order. An
+ * object whose {@link Applier#NAME_ANNOTATION} names another object is a copy someone made of one
+ * of ours: it is not Soko's to delete.
  */
 public final class Pruner {
   private static final Logger LOG = LoggerFactory.getLogger(Pruner.class);
@@ -69,6 +69,20 @@ public final class Pruner {
                         && Objects.equals(
                             other.getSpec().getNamespace(), sc.getSpec().getNamespace()));
     owned(name, facts, cache, !shared).forEach(this::delete);
+  }
+
+  /**
+   * Deletes the StorageCluster's DaemonSets and Deployments (those not being deleted already): the
+   * first step of an uninstall ({@link Uninstaller}). Returns how many.
+   */
+  public int deleteWorkloads(StorageCluster sc, ClusterFacts facts, ClusterCache cache) {
+    List<Owned> workloads =
+        owned(sc.getMetadata().getName(), facts, cache, false).stream()
+            .filter(o -> KindRegistry.workloads().contains(o.kind()))
+            .filter(o -> o.object().getMetadata().getDeletionTimestamp() == null)
+            .toList();
+    workloads.forEach(this::delete);
+    return workloads.size();
   }
 
   /** A cached object with the registry entry of the informer it came from. */

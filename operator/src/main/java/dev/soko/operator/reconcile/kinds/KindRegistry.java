@@ -342,6 +342,14 @@ public final class KindRegistry {
     return ALL.stream().filter(k -> k.use() == Kind.Use.OWNED).toList();
   }
 
+  /**
+   * The kinds whose pods run Soko's code and sidecars: uninstall deletes them first and the rest
+   * once their pods have ended.
+   */
+  public static List<Kind> workloads() {
+    return List.of(DAEMON_SET, DEPLOYMENT);
+  }
+
   /** Owned kinds in uninstall order (workloads before their RBAC, namespace last). */
   public static List<Kind> deleteOrder() {
     return ownedKinds().stream().sorted(Comparator.comparingInt(Kind::deleteRank)).toList();
