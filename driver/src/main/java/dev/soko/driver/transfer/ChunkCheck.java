@@ -3,7 +3,6 @@ package dev.soko.driver.transfer;
 import dev.soko.data.v1.DataProto.Chunk;
 import dev.soko.data.v1.DataProto.End;
 import dev.soko.driver.volume.StorageException;
-import java.util.zip.CRC32C;
 
 /**
  * What a reader of a Read stream accepts: chunks in increasing order inside the snapshot, each
@@ -36,30 +35,16 @@ final class ChunkCheck {
       throw corrupt("a chunk came after the end of the stream");
     }
     long offset = chunk.getOffset();
-    int length = chunk.getData().size();
-    if (length == 0 || length > ChunkReader.MAX_CHUNK) {
-      throw corrupt("a chunk at offset " + offset + " holds " + length + " bytes");
-    }
-    if (offset < next || offset > sizeBytes - length) {
-      throw corrupt(
-          "a chunk of "
-              + length
-              + " bytes at offset "
-              + offset
-              + " is out of order or outside the snapshot's "
-              + sizeBytes
-              + " bytes");
-    }
-    CRC32C crc = new CRC32C();
-    crc.update(chunk.getData().asReadOnlyByteBuffer());
-    if ((int) crc.getValue() != chunk.getCrc32C()) {
-      throw corrupt(
-          String.format(
-              "the chunk at offset %d failed its CRC32C check (sent %08x, received data has"
-                  + " %08x): it was corrupted on the way",
-              offset, chunk.getCrc32C(), (int) crc.getValue()));
-    }
-    next = offset + length;
+    ChunkRules.check(
+        offset,
+        chunk.getData(),
+        chunk.getCrc32C(),
+        next,
+        sizeBytes,
+        "the snapshot's",
+        "",
+        this::corrupt);
+    next = offset + chunk.getData().size();
     chunks++;
   }
 

@@ -10,7 +10,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.List;
 import java.util.Optional;
-import java.util.zip.CRC32C;
 
 /**
  * The chunks of an image's allocated ranges (a snapshot's, or a volume's read copy), read as they
@@ -49,13 +48,11 @@ final class ChunkReader implements AutoCloseable {
     ranges.checkPresent();
     int length = (int) Math.min(MAX_CHUNK, range.end() - position);
     byte[] data = read(position, length);
-    CRC32C crc = new CRC32C();
-    crc.update(data);
     Chunk chunk =
         Chunk.newBuilder()
             .setOffset(position)
             .setData(UnsafeByteOperations.unsafeWrap(data))
-            .setCrc32C((int) crc.getValue())
+            .setCrc32C(ChunkRules.crc32c(data))
             .build();
     position += length;
     return Optional.of(chunk);

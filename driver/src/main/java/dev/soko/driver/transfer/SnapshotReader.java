@@ -1,7 +1,9 @@
 package dev.soko.driver.transfer;
 
 import dev.soko.data.v1.DataProto.Form;
+import dev.soko.data.v1.DataProto.SnapshotFacts;
 import dev.soko.data.v1.DataProto.SnapshotRef;
+import dev.soko.data.v1.DataProto.VolumeFacts;
 import dev.soko.data.v1.DataProto.VolumeRef;
 import dev.soko.data.v1.SnapshotDataGrpc;
 import dev.soko.driver.model.AccessType;
@@ -79,35 +81,8 @@ public final class SnapshotReader implements AutoCloseable {
             endpoint,
             what,
             stub -> stub.describe(SnapshotRef.newBuilder().setSnapshotId(snapshotId).build()))
-        .map(
-            facts -> {
-              requireNode(facts.getNode(), what, node, endpoint);
-              if (facts.getForm() == Form.FORM_FILE_TREE) {
-                return StreamedTree.of(
-                    false,
-                    channel(endpoint),
-                    snapshotId,
-                    node,
-                    endpoint,
-                    facts.getSizeBytes(),
-                    accessType(facts.getAccessType(), what, node),
-                    facts.getFsType(),
-                    stall,
-                    resumes,
-                    timer);
-              }
-              return StreamedSnapshot.snapshot(
-                  channel(endpoint),
-                  snapshotId,
-                  node,
-                  endpoint,
-                  facts.getSizeBytes(),
-                  accessType(facts.getAccessType(), what, node),
-                  facts.getFsType(),
-                  stall,
-                  resumes,
-                  timer);
-            });
+        .map(Described::of)
+        .map(facts -> copyOf(facts, snapshotId, false, node, endpoint, what));
   }
 
   /**
@@ -122,35 +97,60 @@ public final class SnapshotReader implements AutoCloseable {
             endpoint,
             what,
             stub -> stub.describeVolume(VolumeRef.newBuilder().setVolumeId(volumeId).build()))
-        .map(
-            facts -> {
-              requireNode(facts.getNode(), what, node, endpoint);
-              if (facts.getForm() == Form.FORM_FILE_TREE) {
-                return StreamedTree.of(
-                    true,
-                    channel(endpoint),
-                    volumeId,
-                    node,
-                    endpoint,
-                    facts.getSizeBytes(),
-                    accessType(facts.getAccessType(), what, node),
-                    facts.getFsType(),
-                    stall,
-                    resumes,
-                    timer);
-              }
-              return StreamedSnapshot.volume(
-                  channel(endpoint),
-                  volumeId,
-                  node,
-                  endpoint,
-                  facts.getSizeBytes(),
-                  accessType(facts.getAccessType(), what, node),
-                  facts.getFsType(),
-                  stall,
-                  resumes,
-                  timer);
-            });
+        .map(Described::of)
+        .map(facts -> copyOf(facts, volumeId, true, node, endpoint, what));
+  }
+
+  /** What a node's SnapshotFacts or VolumeFacts say, alike for either. */
+  private record Described(
+      String node,
+      Form form,
+      long sizeBytes,
+      dev.soko.data.v1.DataProto.AccessType accessType,
+      String fsType) {
+    static Described of(SnapshotFacts facts) {
+      return new Described(
+          facts.getNode(),
+          facts.getForm(),
+          facts.getSizeBytes(),
+          facts.getAccessType(),
+          facts.getFsType());
+    }
+
+    static Described of(VolumeFacts facts) {
+      return new Described(
+          facts.getNode(),
+          facts.getForm(),
+          facts.getSizeBytes(),
+          facts.getAccessType(),
+          facts.getFsType());
+    }
+  }
+
+  /**
+   * The copy of what {@code node} described as {@code facts}: its tree of files where its form is
+   * FILE_TREE, its image's ranges otherwise.
+   */
+  private RemoteSnapshot copyOf(
+      Described facts, String id, boolean ofVolume, String node, String endpoint, String what) {
+    requireNode(facts.node(), what, node, endpoint);
+    StreamSource source =
+        new StreamSource(
+            channel(endpoint),
+            id,
+            ofVolume,
+            node,
+            endpoint,
+            facts.sizeBytes(),
+            accessType(facts.accessType(), what, node),
+            facts.fsType(),
+            stall,
+            resumes,
+            timer);
+    if (facts.form() == Form.FORM_FILE_TREE) {
+      return new StreamedTree(source);
+    }
+    return ofVolume ? StreamedSnapshot.volume(source) : StreamedSnapshot.snapshot(source);
   }
 
   /**

@@ -4,23 +4,16 @@ import dev.soko.data.v1.DataProto.ReadReply;
 import dev.soko.data.v1.DataProto.ReadRequest;
 import dev.soko.data.v1.DataProto.VolumeRef;
 import dev.soko.data.v1.SnapshotDataGrpc;
-import dev.soko.driver.model.AccessType;
-import dev.soko.driver.volume.RemoteSnapshot;
 import dev.soko.driver.volume.StorageException;
-import io.grpc.Channel;
-import io.grpc.Context;
 import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Iterator;
 import java.util.Optional;
-import java.util.concurrent.ScheduledExecutorService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * that passed its check, since a snapshot never changes; a volume's from the start, into an emptied
  * file, since each ReadVolume is a copy of another instant and two instants never mix.
  */
-final class StreamedSnapshot implements RemoteSnapshot {
+final class StreamedSnapshot extends StreamedCopy {
   private static final Logger LOG = LoggerFactory.getLogger(StreamedSnapshot.class);
 
   /** Opens the stream of an image's chunks on a node's data port, from an offset. */
@@ -41,135 +34,36 @@ final class StreamedSnapshot implements RemoteSnapshot {
     Iterator<ReadReply> open(SnapshotDataGrpc.SnapshotDataBlockingStub stub, long from);
   }
 
-  private final Channel channel;
-  private final String id;
-  private final boolean ofVolume;
   private final Opening opening;
-  private final String node;
-  private final String endpoint;
-  private final long sizeBytes;
-  private final AccessType accessType;
-  private final String fsType;
-  private final Duration stall;
-  private final Resumes resumes;
-  private final ScheduledExecutorService timer;
 
   /** Another node's snapshot, read with Read from its start. */
-  static StreamedSnapshot snapshot(
-      Channel channel,
-      String id,
-      String node,
-      String endpoint,
-      long sizeBytes,
-      AccessType accessType,
-      String fsType,
-      Duration stall,
-      Resumes resumes,
-      ScheduledExecutorService timer) {
+  static StreamedSnapshot snapshot(StreamSource source) {
     return new StreamedSnapshot(
-        channel,
-        id,
-        false,
+        source,
         (stub, from) ->
-            stub.read(ReadRequest.newBuilder().setSnapshotId(id).setStartingOffset(from).build()),
-        node,
-        endpoint,
-        sizeBytes,
-        accessType,
-        fsType,
-        stall,
-        resumes,
-        timer);
+            stub.read(
+                ReadRequest.newBuilder()
+                    .setSnapshotId(source.id())
+                    .setStartingOffset(from)
+                    .build()));
   }
 
   /** Another node's volume, read with ReadVolume: a copy of it taken when the stream starts. */
-  static StreamedSnapshot volume(
-      Channel channel,
-      String id,
-      String node,
-      String endpoint,
-      long sizeBytes,
-      AccessType accessType,
-      String fsType,
-      Duration stall,
-      Resumes resumes,
-      ScheduledExecutorService timer) {
+  static StreamedSnapshot volume(StreamSource source) {
     return new StreamedSnapshot(
-        channel,
-        id,
-        true,
-        (stub, from) -> stub.readVolume(VolumeRef.newBuilder().setVolumeId(id).build()),
-        node,
-        endpoint,
-        sizeBytes,
-        accessType,
-        fsType,
-        stall,
-        resumes,
-        timer);
+        source,
+        (stub, from) -> stub.readVolume(VolumeRef.newBuilder().setVolumeId(source.id()).build()));
   }
 
-  private StreamedSnapshot(
-      Channel channel,
-      String id,
-      boolean ofVolume,
-      Opening opening,
-      String node,
-      String endpoint,
-      long sizeBytes,
-      AccessType accessType,
-      String fsType,
-      Duration stall,
-      Resumes resumes,
-      ScheduledExecutorService timer) {
-    this.resumes = resumes;
-    this.channel = channel;
-    this.id = id;
-    this.ofVolume = ofVolume;
+  private StreamedSnapshot(StreamSource source, Opening opening) {
+    super(source);
     this.opening = opening;
-    this.node = node;
-    this.endpoint = endpoint;
-    this.sizeBytes = sizeBytes;
-    this.accessType = accessType;
-    this.fsType = fsType;
-    this.stall = stall;
-    this.timer = timer;
-  }
-
-  @Override
-  public String id() {
-    return id;
-  }
-
-  @Override
-  public boolean ofVolume() {
-    return ofVolume;
-  }
-
-  @Override
-  public String node() {
-    return node;
-  }
-
-  @Override
-  public long sizeBytes() {
-    return sizeBytes;
-  }
-
-  @Override
-  public AccessType accessType() {
-    return accessType;
-  }
-
-  @Override
-  public String fsType() {
-    return fsType;
   }
 
   @Override
   public void copyTo(Path target) {
     String what = "copy of " + shown();
-    String source = shown() + " of node " + node + " at " + endpoint;
+    long sizeBytes = sizeBytes();
     try {
       Files.createFile(target);
     } catch (IOException e) {
@@ -184,16 +78,16 @@ final class StreamedSnapshot implements RemoteSnapshot {
       file.setLength(sizeBytes);
       long from = 0;
       for (int resume = 1; ; resume++) {
-        ChunkCheck check = new ChunkCheck(source, sizeBytes, from);
-        Optional<Status> cut = stream(check, out, from);
+        ChunkCheck check = new ChunkCheck(described(), sizeBytes, from);
+        long start = from;
+        Optional<Status> cut =
+            stream(stub -> opening.open(stub, start), reply -> write(reply, check, out));
         if (cut.isEmpty()) {
           check.complete();
           break;
         }
-        if (resume > resumes.max() || Context.current().isCancelled()) {
-          throw RemoteFailures.of(cut.get(), what, node, endpoint);
-        }
-        if (ofVolume) {
+        requireResume(resume, cut.get(), what);
+        if (ofVolume()) {
           // The next ReadVolume is a copy of another instant: nothing of this one may stay.
           file.setLength(0);
           file.setLength(sizeBytes);
@@ -202,16 +96,16 @@ final class StreamedSnapshot implements RemoteSnapshot {
         }
         LOG.atWarn()
             .addKeyValue("source", shown())
-            .addKeyValue("node", node)
+            .addKeyValue("node", node())
             .addKeyValue("from", from)
             .addKeyValue("resume", resume)
             .log(
                 "the stream of {} from node {} was cut ({}); reading again from byte {}",
                 shown(),
-                node,
+                node(),
                 cut.get().getCode(),
                 from);
-        resumes.pause(resume, what);
+        source.resumes().pause(resume, what);
       }
       out.force(true);
     } catch (IOException e) {
@@ -220,57 +114,15 @@ final class StreamedSnapshot implements RemoteSnapshot {
     }
   }
 
-  /**
-   * Reads one stream from {@code from} into {@code out}, cancelled when it stalls for {@link
-   * #stall}: empty when it closed (complete or not, as {@code check} tells), the status of a stream
-   * cut on the way ({@link Resumes#isCut}). Any other failure is thrown.
-   */
-  private Optional<Status> stream(ChunkCheck check, FileChannel out, long from) throws IOException {
-    Context.CancellableContext call = Context.current().withCancellation();
-    ProgressWatch watch = new ProgressWatch(call, stall, System::nanoTime).start(timer);
-    Context previous = call.attach();
-    try {
-      Iterator<ReadReply> replies = opening.open(SnapshotDataGrpc.newBlockingStub(channel), from);
-      while (replies.hasNext()) {
-        ReadReply reply = replies.next();
-        watch.progress();
-        switch (reply.getPartCase()) {
-          case CHUNK -> {
-            check.accept(reply.getChunk());
-            write(
-                out,
-                reply.getChunk().getOffset(),
-                reply.getChunk().getData().asReadOnlyByteBuffer());
-          }
-          case END -> check.end(reply.getEnd());
-          default ->
-              throw new StorageException(
-                  StorageException.Reason.INTERNAL,
-                  "copy of "
-                      + shown()
-                      + " from node "
-                      + node
-                      + " at "
-                      + endpoint
-                      + " failed: a message of no known kind arrived");
-        }
+  /** Checks one message of the stream as {@code check} says, and writes a chunk at its offset. */
+  private void write(ReadReply reply, ChunkCheck check, FileChannel out) throws IOException {
+    switch (reply.getPartCase()) {
+      case CHUNK -> {
+        check.accept(reply.getChunk());
+        write(out, reply.getChunk().getOffset(), reply.getChunk().getData().asReadOnlyByteBuffer());
       }
-      return Optional.empty();
-    } catch (StatusRuntimeException e) {
-      Status status =
-          watch.stalled()
-              ? Status.UNAVAILABLE.withDescription(
-                  "nothing arrived for " + stall.toMillis() + " ms")
-              : e.getStatus();
-      if (Resumes.isCut(status)) {
-        return Optional.of(status);
-      }
-      throw RemoteFailures.of(status, "copy of " + shown(), node, endpoint);
-    } finally {
-      call.detach(previous);
-      // Ends the call however the loop left it (a bad chunk leaves it open otherwise).
-      call.cancel(null);
-      watch.close();
+      case END -> check.end(reply.getEnd());
+      default -> throw unknownKind();
     }
   }
 

@@ -29,7 +29,6 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Optional;
-import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -236,13 +235,11 @@ final class TreeReader implements PacedReply.Source<TreeReply> {
             tree.shown() + ": a file ended inside a range its extent map lists as data");
       }
     }
-    CRC32C crc = new CRC32C();
-    crc.update(data);
     FileData chunk =
         FileData.newBuilder()
             .setOffset(position)
             .setData(UnsafeByteOperations.unsafeWrap(data))
-            .setCrc32C((int) crc.getValue())
+            .setCrc32C(ChunkRules.crc32c(data))
             .build();
     position += length;
     return Optional.of(chunk);

@@ -22,7 +22,6 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.zip.CRC32C;
 
 /**
  * Writes a ReadTree stream into an empty directory (a new subvolume), trusting nothing it carries:
@@ -182,29 +181,15 @@ final class TreeWriter implements AutoCloseable {
     }
     long offset = data.getOffset();
     int length = data.getData().size();
-    long size = fileEntry.entry().getSizeBytes();
-    if (length == 0 || length > ChunkReader.MAX_CHUNK) {
-      throw refused("a chunk at offset " + offset + " holds " + length + " bytes");
-    }
-    if (offset < next || offset > size - length) {
-      throw refused(
-          "a chunk of "
-              + length
-              + " bytes at offset "
-              + offset
-              + " is out of order or outside its file's "
-              + size
-              + " bytes");
-    }
-    CRC32C crc = new CRC32C();
-    crc.update(data.getData().asReadOnlyByteBuffer());
-    if ((int) crc.getValue() != data.getCrc32C()) {
-      throw refused(
-          String.format(
-              "the chunk at offset %d of file %s failed its CRC32C check (sent %08x, received"
-                  + " data has %08x): it was corrupted on the way",
-              offset, fileEntry.entry().getName(), data.getCrc32C(), (int) crc.getValue()));
-    }
+    ChunkRules.check(
+        offset,
+        data.getData(),
+        data.getCrc32C(),
+        next,
+        fileEntry.entry().getSizeBytes(),
+        "its file's",
+        " of file " + fileEntry.entry().getName(),
+        this::refused);
     ByteBuffer bytes = data.getData().asReadOnlyByteBuffer();
     long at = offset;
     while (bytes.hasRemaining()) {
