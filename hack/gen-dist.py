@@ -108,20 +108,30 @@ def min_kube_minor():
     return min(int(row["minMinor"]) for row in rows)
 
 
+# The ClusterRole of the operator's RBAC file that only `run --upgrade-crds` needs: the chart
+# grants it with crds.upgrade, the bundle never (OLM owns the CRDs there).
+CRD_ROLE = "soko-operator-crds"
+
+
 def operator_rules():
-    """The operator's RBAC file: a ClusterRole (cluster-wide rules) and optionally a Role
-    (namespaced rules, e.g. the leader-election Lease), as Kubernetes manifests."""
-    cluster, namespaced = None, []
+    """The operator's RBAC file: the ClusterRole soko-operator (cluster-wide rules), the ClusterRole
+    of CRD_ROLE (its own CRDs) and optionally a Role (namespaced rules, e.g. the leader-election
+    Lease), as Kubernetes manifests."""
+    cluster, crds, namespaced = None, None, []
     for doc in yaml.safe_load_all(read(RBAC_SOURCE)):
         if not doc:
             continue
-        if doc.get("kind") == "ClusterRole":
+        if doc.get("kind") == "ClusterRole" and doc["metadata"]["name"] == CRD_ROLE:
+            crds = doc.get("rules") or []
+        elif doc.get("kind") == "ClusterRole":
             cluster = doc.get("rules") or []
         elif doc.get("kind") == "Role":
             namespaced += doc.get("rules") or []
     if cluster is None:
         fail(f"{RBAC_SOURCE} has no ClusterRole")
-    return cluster, namespaced
+    if crds is None:
+        fail(f"{RBAC_SOURCE} has no ClusterRole {CRD_ROLE}")
+    return cluster, crds, namespaced
 
 
 # --- chart -------------------------------------------------------------------------------------
@@ -206,14 +216,19 @@ def chart_readme(version, values_text):
 # Soko operator Helm chart
 
 Installs the Soko operator {version} (Deployment, ServiceAccount, RBAC from the operator's own RBAC
-file, the `StorageCluster` CRD) and, optionally, a `StorageCluster` from values and a metrics
-Service. The operator then installs the CSI driver described by the `StorageCluster`.
+file, the `StorageCluster`, `StorageNode` and `NodeRequest` CRDs) and, optionally, a
+`StorageCluster` from values and a metrics Service. The operator then installs the CSI driver described by the `StorageCluster`.
 
 ```sh
 helm install soko helm/soko --namespace soko-operator --create-namespace
 helm install soko helm/soko -n soko-operator --create-namespace --set storageCluster.create=true
 helm upgrade soko helm/soko -n soko-operator --reuse-values
 ```
+
+Helm installs `crds/` with the first install only and never changes them; with `crds.upgrade`
+(the default) the operator, at each start, server-side applies its own release's CRDs where the
+cluster holds older ones (never a newer one), so `helm upgrade` brings the new schema. With
+`crds.upgrade=false`, `kubectl apply --server-side -f helm/soko/crds/` before the upgrade does.
 
 The operator's pod meets the Pod Security `restricted` level, so its namespace can stay at the
 cluster's default. Keep it apart from the StorageCluster's `spec.namespace` (default
@@ -241,7 +256,7 @@ Examples of values files: `ci/*.yaml`.
 {values_table(values_text)}"""
 
 
-def generate_chart(out, version, cluster_rules, namespace_rules):
+def generate_chart(out, version, cluster_rules, crd_rules, namespace_rules):
     chart = os.path.join(out, CHART)
     shutil.rmtree(os.path.join(chart, "crds"), ignore_errors=True)
     for source in CRD_SOURCES:
@@ -250,6 +265,7 @@ def generate_chart(out, version, cluster_rules, namespace_rules):
     header = HEADER.format(RBAC_SOURCE)
     write(out, f"{CHART}/files/cluster-rules.yaml", header + dump(cluster_rules))
     write(out, f"{CHART}/files/namespace-rules.yaml", header + dump(namespace_rules))
+    write(out, f"{CHART}/files/crd-rules.yaml", header + dump(crd_rules))
     write(out, f"{CHART}/README.md", chart_readme(version, read(f"{CHART}/values.yaml")))
 
 
@@ -257,7 +273,9 @@ def generate_chart(out, version, cluster_rules, namespace_rules):
 
 
 def helm_template(helm, out, registry):
-    settings = ["--set", f"image.registry={registry}"] if registry else []
+    # OLM installs and upgrades the bundle's CRDs itself: the operator leaves them alone there.
+    settings = ["--set", "crds.upgrade=false"]
+    settings += ["--set", f"image.registry={registry}"] if registry else []
     result = subprocess.run(
         [helm, "template", RELEASE, os.path.join(out, CHART), "--namespace", "soko-system"]
         + settings,
@@ -522,8 +540,8 @@ def main():
     parser.add_argument("--image-registry", default="")
     args = parser.parse_args()
     version = project_version()
-    cluster_rules, namespace_rules = operator_rules()
-    generate_chart(args.out, version, cluster_rules, namespace_rules)
+    cluster_rules, crd_rules, namespace_rules = operator_rules()
+    generate_chart(args.out, version, cluster_rules, crd_rules, namespace_rules)
     generate_bundle(args.out, args.helm, version, args.image_registry)
     write(args.out, REFERENCE, storagecluster_reference(yaml.safe_load(read(CRD_SOURCE))))
 

@@ -52,9 +52,10 @@ def template(helm, *args):
     return [doc for doc in yaml.safe_load_all(result.stdout) if doc]
 
 
-def one(docs, kind):
-    found = [doc for doc in docs if doc["kind"] == kind]
-    assert len(found) == 1, f"expected one {kind}, got {len(found)}"
+def one(docs, kind, name=None):
+    found = [doc for doc in docs
+             if doc["kind"] == kind and name in (None, doc["metadata"]["name"])]
+    assert len(found) == 1, f"expected one {kind} {name or ''}, got {len(found)}"
     return found[0]
 
 
@@ -64,6 +65,15 @@ def expect(actual, wanted, what):
 
 def version():
     return re.search(r"<version>([^<]+)</version>", open(os.path.join(ROOT, "pom.xml")).read())[1]
+
+
+RBAC_FILE = os.path.join(ROOT, "operator/src/main/resources/rbac/operator-rbac.yaml")
+CRD_ROLE = "soko-operator-crds"
+
+
+def rbac_cluster_role(name):
+    return next(doc for doc in yaml.safe_load_all(open(RBAC_FILE))
+                if doc and doc["kind"] == "ClusterRole" and doc["metadata"]["name"] == name)
 
 
 def namespace_rules():
@@ -83,6 +93,7 @@ def container(docs):
 def default_values(docs):
     kinds = sorted(doc["kind"] for doc in docs)
     wanted = ["ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Deployment"]
+    wanted += ["ClusterRole", "ClusterRoleBinding"]  # crds.upgrade: the CRDs' own role
     if namespace_rules():
         wanted += ["Role", "RoleBinding"]
     expect(kinds, sorted(wanted), "kinds rendered by default")
@@ -96,12 +107,13 @@ def default_values(docs):
     expect(security["allowPrivilegeEscalation"], False, "allowPrivilegeEscalation")
     expect(security["capabilities"]["drop"], ["ALL"], "capabilities dropped")
     assert not security["capabilities"].get("add"), "no capabilities added"
-    expect(one(docs, "ClusterRoleBinding")["subjects"][0]["name"], pod["serviceAccountName"],
-           "ClusterRoleBinding subject")
-    path = os.path.join(ROOT, "operator/src/main/resources/rbac/operator-rbac.yaml")
-    source = next(doc for doc in yaml.safe_load_all(open(path)) if doc["kind"] == "ClusterRole")
-    expect(one(docs, "ClusterRole")["rules"], source["rules"], "ClusterRole rules vs RBAC file")
+    for name in ("soko-operator", CRD_ROLE):
+        expect(one(docs, "ClusterRoleBinding", name)["subjects"][0]["name"],
+               pod["serviceAccountName"], f"ClusterRoleBinding {name} subject")
+        expect(one(docs, "ClusterRole", name)["rules"], rbac_cluster_role(name)["rules"],
+               f"ClusterRole {name} rules vs RBAC file")
     args = container(docs)["args"]
+    assert "--upgrade-crds" in args, "the operator upgrades the CRDs by default"
     expect(args[0], "run", "operator command")
     assert "--no-leader-election" not in args, "leader election off by default"
     assert "--rollout-deadline=10m" in args, "the rollout deadline is the operator's default"
@@ -234,8 +246,29 @@ def dashboard(helm):
 # --- bundle ------------------------------------------------------------------------------------
 
 
+def crd_role_names_only_the_charts_crds():
+    names = sorted(yaml.safe_load(open(c))["metadata"]["name"]
+                   for c in glob.glob(os.path.join(CHART, "crds/*")))
+    for rule in rbac_cluster_role(CRD_ROLE)["rules"]:
+        expect(sorted(rule.get("resourceNames") or []), names, "resourceNames")
+        expect(rule["resources"], ["customresourcedefinitions"], "resources")
+        assert "create" not in rule["verbs"], "the operator creates no CRD"
+
+
+def crds_upgrade_switch(helm):
+    def upgrades(docs):
+        role = [d for d in docs if d["kind"] == "ClusterRole" and d["metadata"]["name"] == CRD_ROLE]
+        flag = "--upgrade-crds" in container(docs)["args"]
+        assert flag == bool(role), f"flag {flag} but CRD role {bool(role)}"
+        return flag
+    assert not upgrades(template(helm, "--set", "crds.upgrade=false")), "crds.upgrade=false"
+    # A release installed before crds.upgrade existed, upgraded with --reuse-values.
+    assert upgrades(template(helm, "--set", "crds=null")), "no crds key: on"
+
+
 def csv_equals_chart(helm):
-    docs = template(helm)
+    # The bundle is the chart with crds.upgrade=false: OLM owns the CRDs.
+    docs = template(helm, "--set", "crds.upgrade=false")
     csv = yaml.safe_load(open(CSV))
     install = csv["spec"]["install"]["spec"]
     deployment = one(docs, "Deployment")
@@ -248,6 +281,7 @@ def csv_equals_chart(helm):
     expect(install.get("permissions"), roles or None, "CSV permissions vs chart Role")
     expect([(d["name"], d["spec"]) for d in install["deployments"]],
            [(deployment["metadata"]["name"], deployment["spec"])], "CSV deployment vs chart")
+    assert "--upgrade-crds" not in str(install), "the bundle leaves the CRDs to OLM"
     image = container(docs)["image"]
     expect(csv["metadata"]["annotations"]["containerImage"], image, "containerImage")
     expect([i["image"] for i in csv["spec"]["relatedImages"]], [image], "relatedImages")
@@ -321,6 +355,10 @@ def main():
     check("PodMonitors select the operator and the driver pods", lambda: pod_monitors(args.helm))
     check("dashboard ConfigMap: off by default, sidecar label, dashboard.json unchanged",
           lambda: dashboard(args.helm))
+    check("the CRD role names exactly the chart's CRDs, without create",
+          crd_role_names_only_the_charts_crds)
+    check("crds.upgrade renders the flag and the CRD role together; unset is on",
+          lambda: crds_upgrade_switch(args.helm))
     check("CSV permissions, deployment, images and CRD equal the chart's",
           lambda: csv_equals_chart(args.helm))
     check("operator-verify: no errors or warnings on olm-bundle",

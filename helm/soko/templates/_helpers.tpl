@@ -30,3 +30,11 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | 
 {{- with .Values.image.registry }}{{ $repo = printf "%s/%s" (trimSuffix "/" .) $repo }}{{ end -}}
 {{- printf "%s:%s" $repo (default .Chart.AppVersion .Values.image.tag) -}}
 {{- end -}}
+
+{{/*
+"true" when the operator upgrades Soko's CRDs (crds.upgrade). A release installed before the key
+existed, upgraded with --reuse-values, has no crds in its values: on, as for a new install.
+*/}}
+{{- define "soko.upgradeCrds" -}}
+{{- if dig "crds" "upgrade" true .Values.AsMap -}}true{{- end -}}
+{{- end -}}

@@ -7,6 +7,8 @@ import static dev.soko.e2e.Installed.condition;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.soko.api.v1alpha1.StorageNode;
+import dev.soko.operator.crds.CrdRelease;
+import dev.soko.operator.crds.CrdUpgrade;
 import dev.soko.operator.harness.Await;
 import dev.soko.operator.support.SupportBundle;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -95,14 +97,13 @@ class UpgradeE2E extends RealClusterTier {
   @Test
   @Order(2)
   void theNewOperatorWithTheOldOperandsRestartsNoPod() throws Exception {
-    // Helm never changes an installed CRD: the new release's schema is applied first, as the
-    // operations guide says.
-    cluster.kubectl(
-        "apply",
-        "--server-side",
-        "--force-conflicts",
-        "-f",
-        LocalCluster.REPO.resolve("helm/soko/crds").toString());
+    // Helm never changes an installed CRD; the new operator brings this release's at its start
+    // (crds.upgrade, on by default): no manual step.
+    for (String crd : CrdUpgrade.NAMES) {
+      assertThat(crdRelease(crd))
+          .as(crd + " as release " + previous.version() + " left it")
+          .isNull();
+    }
     String oldDriver = installed.nodePluginImages().get(0);
     long nodePlugin = generation(installed.nodePluginDaemonSet());
     long controller = generation(installed.controllerDeployment());
@@ -131,6 +132,11 @@ class UpgradeE2E extends RealClusterTier {
         .as("the controller's template, as the new operator renders it for the old driver")
         .isEqualTo(controller);
     assertThat(podsAndRestarts()).as("each pod's UID and restarts").isEqualTo(pods);
+    for (String crd : CrdUpgrade.NAMES) {
+      assertThat(crdRelease(crd))
+          .as(crd + " upgraded by the new operator's start")
+          .isEqualTo(cluster.projectVersion);
+    }
   }
 
   @Test
@@ -313,6 +319,20 @@ class UpgradeE2E extends RealClusterTier {
   private String values(String driverImage) {
     String pinned = driverImage == null ? "" : "driver:\n  image: %s\n".formatted(driverImage);
     return DefaultInstall.values(cluster.imageRegistry, pinned + BTRFS.spec());
+  }
+
+  /** The release annotation of an installed CRD: null for the CRDs of 0.2.0 and before. */
+  private String crdRelease(String crd) {
+    Map<String, String> annotations =
+        client
+            .apiextensions()
+            .v1()
+            .customResourceDefinitions()
+            .withName(crd)
+            .get()
+            .getMetadata()
+            .getAnnotations();
+    return annotations == null ? null : annotations.get(CrdRelease.ANNOTATION);
   }
 
   private static long generation(HasMetadata object) {

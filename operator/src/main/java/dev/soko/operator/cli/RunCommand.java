@@ -1,5 +1,6 @@
 package dev.soko.operator.cli;
 
+import dev.soko.operator.crds.CrdUpgrade;
 import dev.soko.operator.runtime.HealthServer;
 import dev.soko.operator.runtime.SokoOperator;
 import io.fabric8.kubernetes.client.Config;
@@ -67,6 +68,14 @@ public final class RunCommand implements Callable<Integer> {
               + " progressDeadlineSeconds does (default: ${DEFAULT-VALUE})")
   Duration rolloutDeadline;
 
+  @Option(
+      names = "--upgrade-crds",
+      description =
+          "At start, server-side apply Soko's CRDs of this release where the cluster holds older"
+              + " ones (never a newer one), since Helm never upgrades a chart's CRDs; the Helm"
+              + " chart sets it, the OLM bundle does not (OLM owns the CRDs there)")
+  boolean upgradeCrds;
+
   @Override
   public Integer call() throws Exception {
     Config config =
@@ -85,11 +94,31 @@ public final class RunCommand implements Callable<Integer> {
         HealthServer health =
             new HealthServer(address, operator::isRunning, operator::isHealthy, operator::scrape)) {
       Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown, "soko-shutdown"));
+      if (upgradeCrds) {
+        upgradeCrds(operator);
+      }
       operator.start();
       System.err.println("soko-operator started; health on port " + health.port());
       stopped.await();
     }
     return 0;
+  }
+
+  /**
+   * Before the reconciler starts, so that it never writes through an older schema; an API error
+   * ends the start, loudly, rather than leave the fields of an older CRD silently pruned.
+   */
+  private static void upgradeCrds(SokoOperator operator) {
+    try {
+      new CrdUpgrade(operator.client()).run();
+    } catch (RuntimeException e) {
+      throw new IllegalStateException(
+          "could not upgrade Soko's CRDs ("
+              + e.getMessage()
+              + "); apply helm/soko/crds/ by hand and start without --upgrade-crds (chart value"
+              + " crds.upgrade=false)",
+          e);
+    }
   }
 
   private String leaseNamespace() throws Exception {
