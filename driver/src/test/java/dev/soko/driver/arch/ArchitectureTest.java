@@ -22,6 +22,7 @@ import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
 import dev.soko.driver.attribute.AttributeEffects;
 import dev.soko.driver.attribute.AttributeKind;
+import dev.soko.driver.backend.AttachedDevice;
 import dev.soko.driver.backend.Backends;
 import dev.soko.driver.backend.CopyForm;
 import dev.soko.driver.backend.MountIdentity;
@@ -29,6 +30,7 @@ import dev.soko.driver.backend.StorageTraits;
 import dev.soko.driver.backend.VolumeSpace;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.failure.TypedFailure;
+import dev.soko.driver.mount.LoopDevice;
 import dev.soko.driver.mount.LoopDevices;
 import dev.soko.driver.pool.ImageFiles;
 import dev.soko.driver.pool.Pool;
@@ -45,7 +47,12 @@ import org.junit.jupiter.api.Test;
 class ArchitectureTest {
   /** The backend package's classes that are not interfaces and that others may use. */
   private static final Class<?>[] BACKEND_API = {
-    Backends.class, StorageTraits.class, MountIdentity.class, VolumeSpace.class, CopyForm.class
+    Backends.class,
+    StorageTraits.class,
+    MountIdentity.class,
+    VolumeSpace.class,
+    CopyForm.class,
+    AttachedDevice.class
   };
 
   private static final JavaClasses DRIVER =
@@ -66,8 +73,9 @@ class ArchitectureTest {
   /**
    * The services and the engine (provisioning, staging, expansion, recovery) reach storage only
    * through {@code backend.VolumeBackend}, so another backend (LVM, ZFS, a raw partition) plugs in
-   * without touching them. Only the engine's wiring ({@link LocalVolumeManager}) hands the loop
-   * devices to the backends' factory.
+   * without touching them; the devices they see are {@link AttachedDevice}s, never loop devices.
+   * Only the engine's wiring ({@link LocalVolumeManager}) hands the loop devices to the backends'
+   * factory.
    */
   @Test
   void onlyTheWiringKnowsTheImageFileBackend() {
@@ -77,7 +85,8 @@ class ArchitectureTest {
         .and()
         .doNotBelongToAnyOf(LocalVolumeManager.class)
         .should()
-        .dependOnClassesThat(belongToAnyOf(ImageFiles.class).or(assignableTo(LoopDevices.class)))
+        .dependOnClassesThat(
+            belongToAnyOf(ImageFiles.class, LoopDevice.class).or(assignableTo(LoopDevices.class)))
         .orShould()
         .callMethod(Pool.class, "files")
         .orShould()
