@@ -70,7 +70,7 @@ final class Health {
     }
 
     VolumeCondition condition(VolumeRecord record) {
-      return condition(record, catalog.image(record));
+      return condition(record, catalog.location(record));
     }
 
     VolumeCondition condition(VolumeRecord record, Path image) {

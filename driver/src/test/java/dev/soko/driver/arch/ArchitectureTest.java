@@ -90,7 +90,7 @@ class ArchitectureTest {
         .orShould()
         .callMethod(Pool.class, "files")
         .orShould()
-        .callMethod(Pool.class, "imageFiles")
+        .callMethod(Pool.class, "locations")
         .orShould()
         .callMethod(Pool.class, "imagesDir")
         .orShould()

@@ -62,7 +62,7 @@ public abstract class VolumeStorageContract {
   }
 
   private Path newVolume(long bytes) {
-    Path location = pool.volumeImage(Ids.newVolumeId());
+    Path location = pool.volumeLocation(Ids.newVolumeId());
     backend.create(pool, location, bytes);
     return location;
   }
@@ -70,7 +70,7 @@ public abstract class VolumeStorageContract {
   @Test
   void aNewVolumeExistsWithItsSizeAndRecoveryFindsIt() {
     String id = Ids.newVolumeId();
-    Path location = pool.volumeImage(id);
+    Path location = pool.volumeLocation(id);
     assertThat(backend.exists(location)).isFalse();
 
     backend.create(pool, location, 16 * MIB);
@@ -96,7 +96,7 @@ public abstract class VolumeStorageContract {
   void aCopyInThePoolIsAVolumeOfTheSourcesSize() {
     Path source = newVolume(16 * MIB);
     String id = Ids.newVolumeId();
-    Path target = pool.volumeImage(id);
+    Path target = pool.volumeLocation(id);
 
     backend.copy(pool, source, target, true);
 
@@ -110,7 +110,7 @@ public abstract class VolumeStorageContract {
   void aSnapshotIsStoredBesideTheVolumesAndNamedByItsId() {
     Path source = newVolume(16 * MIB);
     String id = Ids.newSnapshotId();
-    Path snapshot = pool.snapshotImage(id);
+    Path snapshot = pool.snapshotLocation(id);
 
     backend.snapshot(pool, source, snapshot);
 
@@ -124,7 +124,7 @@ public abstract class VolumeStorageContract {
   void aCopyAcrossPoolsIsMadeExactlyWhenTheTraitsSaySo() throws Exception {
     Path source = newVolume(16 * MIB);
     try (Pool other = open("other", poolDirectory("other"))) {
-      Path target = other.volumeImage(Ids.newVolumeId());
+      Path target = other.volumeLocation(Ids.newVolumeId());
       if (backend.traits().copiesAcrossPools()) {
         backend.copy(other, source, target, false);
         assertThat(backend.size(other, target)).isEqualTo(16 * MIB);
@@ -173,7 +173,7 @@ public abstract class VolumeStorageContract {
     assertThat(traits.formatsVolumes() || traits.fsTypes().contains(traits.defaultFsType()))
         .as("a backend that makes no filesystem offers its default one")
         .isTrue();
-    assertThat(pool.volumeImage(id))
+    assertThat(pool.volumeLocation(id))
         .isEqualTo(
             poolDir.resolve(traits.layout().volumesDir()).resolve(id + traits.layout().suffix()));
     assertThat(backend.nodeSide()).isNotNull();

@@ -107,8 +107,8 @@ public final class BtrfsSubvolumeBackend implements VolumeBackend, DirectoryVolu
   public void delete(Path location) throws IOException {
     if (btrfs.isSubvolume(location)) {
       long id = btrfs.deleteSubvolume(location);
-      // A location is <pool>/volumes/<id> or <pool>/snapshots/<id> (Pool.volumeImage and
-      // snapshotImage).
+      // A location is <pool>/volumes/<id> or <pool>/snapshots/<id> (Pool.volumeLocation and
+      // snapshotLocation).
       deleted.remember(location.getParent().getParent(), id);
     }
   }
@@ -161,7 +161,7 @@ public final class BtrfsSubvolumeBackend implements VolumeBackend, DirectoryVolu
   /** Every entry of the pool's volume and snapshot directories, subvolume or not. */
   @Override
   public List<Path> stored(Pool pool) {
-    return pool.imageFiles();
+    return pool.locations();
   }
 
   @Override

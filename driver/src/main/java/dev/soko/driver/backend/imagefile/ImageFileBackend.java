@@ -110,7 +110,7 @@ public final class ImageFileBackend implements VolumeBackend {
 
   @Override
   public List<Path> stored(Pool pool) {
-    return pool.imageFiles();
+    return pool.locations();
   }
 
   @Override
