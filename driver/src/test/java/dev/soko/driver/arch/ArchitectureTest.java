@@ -8,6 +8,7 @@ import static com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongTo;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongToAnyOf;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
@@ -120,6 +121,48 @@ class ArchitectureTest {
                         .and(not(belongToAnyOf(BACKEND_API)))))
         .orShould()
         .accessFieldWhere(target(declaredIn(PoolConfig.Backend.class)))
+        .check(DRIVER);
+  }
+
+  /**
+   * The pool layer (directories, records, accounting, the common directory checks) names no
+   * backend: no implementation, no backend library (btrfs), no loop device and no comparison with a
+   * {@link PoolConfig.Backend} constant. What a backend needs of a pool directory is its own {@code
+   * checkPool}.
+   */
+  @Test
+  void thePoolLayerNamesNoBackend() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.soko.driver.pool..")
+        .should()
+        .dependOnClassesThat(
+            resideInAnyPackage("dev.soko.driver.btrfs..", "dev.soko.driver.backend..")
+                .or(belongToAnyOf(LoopDevice.class))
+                .or(assignableTo(LoopDevices.class)))
+        .orShould()
+        .accessFieldWhere(target(declaredIn(PoolConfig.Backend.class)))
+        .check(DRIVER);
+  }
+
+  /**
+   * Each backend is a package of its own below {@code backend}: one backend never reaches into
+   * another, and none reaches up into the engine or the services, so a backend can be added or
+   * removed alone.
+   */
+  @Test
+  void eachBackendPackageStandsAlone() {
+    slices()
+        .matching("dev.soko.driver.backend.(*)..")
+        .should()
+        .notDependOnEachOther()
+        .check(DRIVER);
+    noClasses()
+        .that()
+        .resideInAPackage("dev.soko.driver.backend..")
+        .should()
+        .dependOnClassesThat(
+            resideInAnyPackage("dev.soko.driver.volume..", "dev.soko.driver.csi.."))
         .check(DRIVER);
   }
 

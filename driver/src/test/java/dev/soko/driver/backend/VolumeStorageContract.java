@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.exec.ProcessExec;
 import dev.soko.driver.pool.Pool;
+import dev.soko.driver.pool.PoolVerdict;
 import dev.soko.driver.state.Ids;
 import java.nio.file.Path;
 import java.util.Map;
@@ -162,6 +163,12 @@ public abstract class VolumeStorageContract {
 
     assertThat(backend.restoreUncommitted(pool, location, 16 * MIB)).isFalse();
     assertThat(backend.size(pool, location)).isEqualTo(16 * MIB);
+  }
+
+  /** The directories this contract runs in are ones the backend can use: its check passes them. */
+  @Test
+  void theBackendsOwnCheckPassesADirectoryItCanUse() throws Exception {
+    assertThat(backend.checkPool(poolDir, poolDir.toRealPath())).isEqualTo(PoolVerdict.READY);
   }
 
   @Test

@@ -15,6 +15,7 @@ import dev.soko.driver.mount.MountException;
 import dev.soko.driver.mount.MountInfo;
 import dev.soko.driver.pool.Pool;
 import dev.soko.driver.pool.PoolException;
+import dev.soko.driver.pool.PoolVerdict;
 import dev.soko.driver.pool.VolumeLayout;
 import dev.soko.driver.state.Ids;
 import java.io.IOException;
@@ -117,6 +118,11 @@ public final class BtrfsSubvolumeBackend implements VolumeBackend, DirectoryVolu
   @Override
   public int tidy(Pool pool) {
     return deleted.sweep(pool.config().path());
+  }
+
+  @Override
+  public PoolVerdict checkPool(Path directory, Path resolved) {
+    return new BtrfsPoolCheck(btrfs, mounts).check(directory, resolved);
   }
 
   /**
