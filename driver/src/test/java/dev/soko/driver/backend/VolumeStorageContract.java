@@ -8,10 +8,13 @@ import dev.soko.driver.exec.ProcessExec;
 import dev.soko.driver.pool.Pool;
 import dev.soko.driver.pool.PoolVerdict;
 import dev.soko.driver.state.Ids;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -34,13 +37,28 @@ public abstract class VolumeStorageContract {
   /** The backend under test. */
   protected abstract VolumeBackend backend();
 
+  private Path temporaryRoot;
+
   /**
    * An empty directory that a pool of this backend can be opened in; {@code name} tells two apart.
+   * By default one below a temporary directory, for a backend that needs no filesystem of its own.
    */
-  protected abstract Path poolDirectory(String name) throws Exception;
+  protected Path poolDirectory(String name) throws Exception {
+    if (temporaryRoot == null) {
+      temporaryRoot = Files.createTempDirectory("soko-storage-contract-");
+    }
+    return Files.createDirectories(temporaryRoot.resolve(name));
+  }
 
   /** Removes what {@link #poolDirectory} made. */
-  protected abstract void release() throws Exception;
+  protected void release() throws Exception {
+    if (temporaryRoot == null) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(temporaryRoot)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+  }
 
   @BeforeEach
   final void openPool() throws Exception {

@@ -172,11 +172,7 @@ public final class BtrfsSubvolumeBackend implements VolumeBackend, DirectoryVolu
 
   @Override
   public Optional<String> idOf(Path location) {
-    Path name = location.getFileName();
-    String id = name == null ? "" : name.toString();
-    return Ids.isVolumeId(id) || Ids.isSnapshotId(id) || Ids.isReadCopyId(id)
-        ? Optional.of(id)
-        : Optional.empty();
+    return Ids.ofLocation(location);
   }
 
   // ---- the node side ---------------------------------------------------------------------
