@@ -119,6 +119,20 @@ public record PoolConfig(
       return Arrays.stream(values()).filter(b -> b.fsTypes.contains(fsType)).findFirst();
     }
 
+    /**
+     * Every filesystem the driver makes on a volume (those of the backends that {@link
+     * #formatsVolumes()}), in table order: the mounter's allow-list for mkfs and grow.
+     */
+    public static Set<String> formattedFsTypes() {
+      Set<String> formatted = new LinkedHashSet<>();
+      for (Backend backend : values()) {
+        if (backend.formatsVolumes) {
+          formatted.addAll(backend.fsTypes);
+        }
+      }
+      return Collections.unmodifiableSet(formatted);
+    }
+
     /** Every filesystem some backend serves, in table order. */
     public static Set<String> allFsTypes() {
       Set<String> all = new LinkedHashSet<>();

@@ -34,4 +34,9 @@ class BackendTableTest {
     }
     assertThat(Backend.allFsTypes()).containsExactly("ext4", "xfs", "btrfs");
   }
+
+  @Test
+  void theFormattedFilesystemsAreThoseOfTheBackendsThatFormat() {
+    assertThat(Backend.formattedFsTypes()).containsExactly("ext4", "xfs");
+  }
 }

@@ -1,5 +1,6 @@
 package dev.soko.driver.attribute;
 
+import dev.soko.driver.failure.FailureReason;
 import dev.soko.driver.failure.TypedFailure;
 
 /**
@@ -25,5 +26,13 @@ public final class AttributeException extends TypedFailure {
   @Override
   public Kind kind() {
     return (Kind) super.kind();
+  }
+
+  @Override
+  public FailureReason reason() {
+    return switch (kind()) {
+      case REFUSED -> FailureReason.BAD_INPUT;
+      case NOT_READY -> FailureReason.PRECONDITION;
+    };
   }
 }

@@ -5,7 +5,6 @@ import dev.soko.driver.backend.imagefile.ImageFileBackend;
 import dev.soko.driver.btrfs.Btrfs;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.exec.Exec;
-import dev.soko.driver.mount.LoopDevice;
 import dev.soko.driver.mount.LoopDevices;
 import dev.soko.driver.pool.Pool;
 import dev.soko.driver.sys.LinuxSyscalls;
@@ -61,8 +60,8 @@ public final class Backends {
    * Every block backend's attached devices, for one look at the host (see {@link
    * BlockDevices#inventory}).
    */
-  public List<LoopDevice> inventory() {
-    List<LoopDevice> all = new ArrayList<>();
+  public List<AttachedDevice> inventory() {
+    List<AttachedDevice> all = new ArrayList<>();
     for (VolumeBackend backend : byKind.values()) {
       if (backend.nodeSide() instanceof BlockDevices devices) {
         all.addAll(devices.inventory());

@@ -1,6 +1,5 @@
 package dev.soko.driver.backend;
 
-import dev.soko.driver.mount.LoopDevice;
 import dev.soko.driver.pool.Pool;
 import java.nio.file.Path;
 import java.util.List;
@@ -33,11 +32,11 @@ public non-sealed interface BlockDevices extends NodeSide {
    * The inventory for recovery and health: every device attached on the host with the storage the
    * kernel says backs it. Cheap; read once and matched with {@link #backedBy} many times.
    */
-  List<LoopDevice> inventory();
+  List<AttachedDevice> inventory();
 
   /** The devices attached to storage in {@code pool}, each with that storage's location. */
-  Map<LoopDevice, Path> attachedIn(Pool pool);
+  Map<AttachedDevice, Path> attachedIn(Pool pool);
 
   /** Of an {@link #inventory}, the devices backed by {@code location} (see {@link #devices}). */
-  List<String> backedBy(List<LoopDevice> inventory, Path location, boolean deletedToo);
+  List<String> backedBy(List<AttachedDevice> inventory, Path location, boolean deletedToo);
 }

@@ -1,6 +1,7 @@
 package dev.soko.driver.backend;
 
 import dev.soko.driver.pool.Pool;
+import dev.soko.driver.pool.PoolVerdict;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -69,6 +70,16 @@ public interface VolumeStorage {
    * re-check of the pools. Returns how many leftovers it removed.
    */
   int tidy(Pool pool);
+
+  /**
+   * This backend's own check of a pool directory that passed the common ones ({@code
+   * pool/PoolCheck}): what it needs of the filesystem there, refused with a reason that says how to
+   * fix it; {@link PoolVerdict#READY} when it needs nothing more.
+   *
+   * @param directory the pool's directory as configured, for messages
+   * @param resolved the same with links resolved, to look at
+   */
+  PoolVerdict checkPool(Path directory, Path resolved);
 
   /**
    * Recovery's repair of a volume whose storage exists: puts back what the backend's changes leave

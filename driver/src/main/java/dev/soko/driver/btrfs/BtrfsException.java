@@ -1,5 +1,6 @@
 package dev.soko.driver.btrfs;
 
+import dev.soko.driver.failure.FailureReason;
 import dev.soko.driver.failure.TypedFailure;
 
 /** A btrfs failure, typed where it happens. */
@@ -26,5 +27,15 @@ public class BtrfsException extends TypedFailure {
 
   static BtrfsException of(Kind kind, String format, Object... args) {
     return new BtrfsException(kind, String.format(format, args), null);
+  }
+
+  @Override
+  public FailureReason reason() {
+    return switch (kind()) {
+      // As a missing image: the records and the disk disagree.
+      case SUBVOLUME_MISSING -> FailureReason.PRECONDITION;
+      case NO_SPACE -> FailureReason.NO_SPACE;
+      case FAILED -> FailureReason.INTERNAL;
+    };
   }
 }

@@ -59,9 +59,10 @@ final class Unlocking implements AttributeEffects {
       fscrypt.setPolicy(presented, added);
       LOG.info("volume {}: directory {} encrypted with key {}", volumeId, directory, added);
     } else if (!policy.get().equals(added)) {
-      removeQuietly(volumeId, stagingPath, added);
-      throw new AttributeException(
-          AttributeException.Kind.NOT_READY,
+      throw refusal(
+          volumeId,
+          stagingPath,
+          added,
           String.format(
               "the key in the node-stage Secret's field %s is not the key volume %s was encrypted"
                   + " with (key identifier %s, the volume's is %s)",
@@ -85,9 +86,10 @@ final class Unlocking implements AttributeEffects {
       }
       Optional<KeyIdentifier> policy = fscrypt.policyKey(presented);
       if (policy.isEmpty() && !empty(presented)) {
-        removeQuietly(volumeId, stagingPath, added);
-        throw new AttributeException(
-            AttributeException.Kind.NOT_READY,
+        throw refusal(
+            volumeId,
+            stagingPath,
+            added,
             String.format(
                 "volume %s's directory %s holds files that are not encrypted; refusing to stage it"
                     + " as an encrypted volume",
@@ -98,6 +100,17 @@ final class Unlocking implements AttributeEffects {
       removeQuietly(volumeId, stagingPath, added);
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * A stage this volume's key cannot serve: the key just added leaves the keyring first, so a
+   * refused stage unlocks nothing, and the caller is told to retry once the Secret or the volume is
+   * right.
+   */
+  private AttributeException refusal(
+      String volumeId, Path stagingPath, KeyIdentifier added, String message) {
+    removeQuietly(volumeId, stagingPath, added);
+    return new AttributeException(AttributeException.Kind.NOT_READY, message);
   }
 
   private static boolean empty(Path dir) throws IOException {

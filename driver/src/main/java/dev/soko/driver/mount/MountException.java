@@ -1,5 +1,6 @@
 package dev.soko.driver.mount;
 
+import dev.soko.driver.failure.FailureReason;
 import dev.soko.driver.failure.TypedFailure;
 
 /** A mount, filesystem, loop-device or path failure, typed where it happens. */
@@ -47,5 +48,18 @@ public class MountException extends TypedFailure {
 
   public static MountException failed(String message, Throwable cause) {
     return new MountException(Kind.FAILED, message, cause);
+  }
+
+  @Override
+  public FailureReason reason() {
+    return switch (kind()) {
+      case REFUSED_INPUT -> FailureReason.BAD_INPUT;
+      // The host's setup (capabilities, a sandbox) is the caller's to fix, not a driver fault.
+      case NOT_PERMITTED -> FailureReason.PRECONDITION;
+      // Another holder still has a device: the same call succeeds once it lets go (the kubelet
+      // retries an unstage), and until then the volume is in use.
+      case BUSY -> FailureReason.UNAVAILABLE;
+      case FAILED -> FailureReason.INTERNAL;
+    };
   }
 }

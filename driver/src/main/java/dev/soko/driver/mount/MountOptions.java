@@ -1,5 +1,6 @@
 package dev.soko.driver.mount;
 
+import dev.soko.driver.config.PoolConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -12,7 +13,8 @@ import java.util.Set;
  * request's flags are checked here; anything else is INVALID_ARGUMENT.
  */
 public final class MountOptions {
-  public static final Set<String> FS_TYPES = Set.of("ext4", "xfs");
+  /** The filesystems the driver makes and grows, from the backend table. */
+  public static final Set<String> FS_TYPES = PoolConfig.Backend.formattedFsTypes();
 
   public static final Set<String> FLAGS =
       Set.of(
@@ -36,7 +38,8 @@ public final class MountOptions {
   public static String checkFsType(String fsType) {
     if (!FS_TYPES.contains(fsType)) {
       throw MountException.refused(
-          "filesystem type %s is not supported (allowed: ext4, xfs)", printable(fsType));
+          "filesystem type %s is not supported (allowed: %s)",
+          printable(fsType), String.join(", ", FS_TYPES));
     }
     return fsType;
   }

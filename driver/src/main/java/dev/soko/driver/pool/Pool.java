@@ -162,14 +162,19 @@ public final class Pool implements AutoCloseable {
     return snapshots;
   }
 
-  public Path volumeImage(String volumeId) {
+  /**
+   * Where a volume's storage lives: the one path a backend is handed for it (an image file, a
+   * subvolume, a directory), whatever the backend keeps there.
+   */
+  public Path volumeLocation(String volumeId) {
     if (!Ids.isVolumeId(volumeId)) {
       throw PoolException.of(PoolException.Kind.BAD_INPUT, "not a volume ID");
     }
     return images.resolve(volumeId + suffix);
   }
 
-  public Path snapshotImage(String snapshotId) {
+  /** Where a snapshot's storage lives, beside the volumes' (see {@link #volumeLocation}). */
+  public Path snapshotLocation(String snapshotId) {
     if (!Ids.isSnapshotId(snapshotId)) {
       throw PoolException.of(PoolException.Kind.BAD_INPUT, "not a snapshot ID");
     }
@@ -180,15 +185,15 @@ public final class Pool implements AutoCloseable {
    * Where a volume's temporary copy for another node's read lives, beside the snapshots: on the
    * same filesystem as the volume, so that it is a reflink where the pool shares blocks.
    */
-  public Path readCopyImage(String readCopyId) {
+  public Path readCopyLocation(String readCopyId) {
     if (!Ids.isReadCopyId(readCopyId)) {
       throw PoolException.of(PoolException.Kind.BAD_INPUT, "not a read copy ID");
     }
     return snapshots.resolve(readCopyId + suffix);
   }
 
-  /** The image files present in the pool, volumes and snapshots alike. */
-  public List<Path> imageFiles() {
+  /** The storage locations present in the pool, volumes and snapshots alike. */
+  public List<Path> locations() {
     try (var a = Files.list(images);
         var b = Files.list(snapshots)) {
       return java.util.stream.Stream.concat(a, b).toList();

@@ -1,9 +1,6 @@
 package dev.soko.driver.pool;
 
-import dev.soko.driver.btrfs.Btrfs;
-import dev.soko.driver.btrfs.BtrfsException;
 import dev.soko.driver.config.PoolConfig;
-import dev.soko.driver.exec.Exec;
 import dev.soko.driver.mount.FileId;
 import dev.soko.driver.mount.MountEntry;
 import dev.soko.driver.mount.MountInfo;
@@ -33,42 +30,47 @@ import java.util.function.Supplier;
  *       directory (the driver run by hand, csi-sanity, the tests) this check is off.
  * </ul>
  *
- * A missing directory is refused: the driver never creates a pool's root directory. A {@code
- * btrfs-subvolume} pool must also be on btrfs (statfs magic) with quotas enabled: without qgroups a
- * volume's limit would not hold, so such a pool is refused with the command that fixes it.
+ * A missing directory is refused: the driver never creates a pool's root directory. A directory
+ * that passes these is then checked by its backend ({@link BackendCheck}): a backend that needs
+ * more of the filesystem (btrfs with quotas, say) refuses it there, with the command that fixes it.
  */
 public final class PoolCheck {
   private final Optional<Path> kubeletDir;
   private final Supplier<List<MountEntry>> mounts;
   private final Function<Path, Optional<FileId>> stat;
-  private final Optional<Btrfs> btrfs;
+  private final BackendCheck backendCheck;
 
-  /** Checks for image-file pools only (a btrfs-subvolume pool is refused: nothing checks it). */
-  public PoolCheck(
-      Optional<Path> kubeletDir,
-      Supplier<List<MountEntry>> mounts,
-      Function<Path, Optional<FileId>> stat) {
-    this(kubeletDir, mounts, stat, Optional.empty());
+  /**
+   * What a pool's backend requires of its directory beyond the common checks, asked once those
+   * passed: each backend's own hook, so that this class names none.
+   */
+  @FunctionalInterface
+  public interface BackendCheck {
+    /**
+     * @param directory the pool's directory as configured, for messages
+     * @param resolved the same with links resolved, to look at
+     */
+    PoolVerdict check(PoolConfig.Backend backend, Path directory, Path resolved);
   }
 
   public PoolCheck(
       Optional<Path> kubeletDir,
       Supplier<List<MountEntry>> mounts,
       Function<Path, Optional<FileId>> stat,
-      Optional<Btrfs> btrfs) {
+      BackendCheck backendCheck) {
     this.kubeletDir = kubeletDir;
     this.mounts = mounts;
     this.stat = stat;
-    this.btrfs = btrfs;
+    this.backendCheck = backendCheck;
   }
 
-  /** The checks against this host: its mountinfo, stat(2) and btrfs. */
-  public static PoolCheck forHost(Optional<Path> kubeletDir, Exec exec) {
+  /** The checks against this host: its mountinfo and stat(2), then each pool's backend. */
+  public static PoolCheck forHost(Optional<Path> kubeletDir, BackendCheck backendCheck) {
     return new PoolCheck(
         kubeletDir,
         () -> MountInfo.read(Path.of("/proc/self/mountinfo")),
         FileId::of,
-        Optional.of(new Btrfs(exec)));
+        backendCheck);
   }
 
   /** True when {@code dir} already holds a pool's records (an earlier run laid it out). */
@@ -123,42 +125,6 @@ public final class PoolCheck {
             dir, kubeletDir.get());
       }
     }
-    if (pool.backend() == PoolConfig.Backend.BTRFS_SUBVOLUME) {
-      return checkBtrfs(dir, real);
-    }
-    return PoolVerdict.READY;
-  }
-
-  private PoolVerdict checkBtrfs(Path dir, Path real) {
-    if (btrfs.isEmpty()) {
-      return PoolVerdict.refused("pool directory %s: this driver cannot check btrfs", dir);
-    }
-    try {
-      if (!btrfs.get().isBtrfs(real)) {
-        return PoolVerdict.refused(
-            "pool directory %s is not on btrfs, and backend=btrfs-subvolume needs a btrfs"
-                + " filesystem with quotas enabled (mount one there, or use backend=image-file)",
-            dir);
-      }
-      if (!btrfs.get().quotasEnabled(real)) {
-        return PoolVerdict.refused(
-            "pool directory %s is on a btrfs filesystem with quotas disabled, so volume limits"
-                + " would not hold; run 'btrfs quota enable %s'",
-            dir, mountPointOf(real));
-      }
-    } catch (BtrfsException e) {
-      return PoolVerdict.refused(
-          "cannot check the btrfs of pool directory %s: %s", dir, e.getMessage());
-    }
-    return PoolVerdict.READY;
-  }
-
-  /** The mount point of the filesystem holding {@code path}: what {@code btrfs quota} is told. */
-  private Path mountPointOf(Path path) {
-    return mounts.get().stream()
-        .map(MountEntry::mountPoint)
-        .filter(path::startsWith)
-        .reduce((a, b) -> b.getNameCount() >= a.getNameCount() ? b : a)
-        .orElse(path);
+    return backendCheck.check(pool.backend(), dir, real);
   }
 }

@@ -1,5 +1,6 @@
 package dev.soko.driver.pool;
 
+import dev.soko.driver.failure.FailureReason;
 import dev.soko.driver.failure.TypedFailure;
 
 /** A pool failure, typed where it happens. */
@@ -30,5 +31,17 @@ public class PoolException extends TypedFailure {
 
   static PoolException of(Kind kind, String format, Object... args) {
     return new PoolException(kind, String.format(format, args), null);
+  }
+
+  @Override
+  public FailureReason reason() {
+    return switch (kind()) {
+      case BAD_INPUT -> FailureReason.BAD_INPUT;
+      case SIZE_OUT_OF_RANGE -> FailureReason.OUT_OF_RANGE;
+      case NO_SPACE -> FailureReason.NO_SPACE;
+      case UNUSABLE -> FailureReason.UNAVAILABLE;
+      // The records and the disk disagree: the spec's answer for a missing source or image.
+      case IMAGE_MISSING -> FailureReason.PRECONDITION;
+    };
   }
 }

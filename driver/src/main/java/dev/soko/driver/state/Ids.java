@@ -1,6 +1,8 @@
 package dev.soko.driver.state;
 
+import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.util.Optional;
 
 /**
  * Driver-generated IDs. Their alphabet is lowercase letters and digits with a fixed prefix and
@@ -54,6 +56,18 @@ public final class Ids {
 
   public static boolean isSnapshotId(String id) {
     return hasShape(id, SNAPSHOT_PREFIX);
+  }
+
+  /**
+   * The volume, snapshot or read copy ID a storage location is named by, for a backend whose
+   * locations are named by the ID alone (no suffix); empty for any other name.
+   */
+  public static Optional<String> ofLocation(Path location) {
+    Path name = location.getFileName();
+    String id = name == null ? "" : name.toString();
+    return isVolumeId(id) || isSnapshotId(id) || isReadCopyId(id)
+        ? Optional.of(id)
+        : Optional.empty();
   }
 
   public static boolean isGroupId(String id) {

@@ -46,7 +46,7 @@ final class BlockMetadataReader implements SnapshotBlocks {
     checkOffset(startingOffset, snapshot);
     RangeCursor ranges =
         opening(
-            () -> maps.allocated(catalog.image(snapshot), startingOffset, capacity),
+            () -> maps.allocated(catalog.location(snapshot), startingOffset, capacity),
             List.of(snapshot));
     return new BlockStream(capacity, ranges, () -> deleted(List.of(snapshot)));
   }
@@ -65,8 +65,8 @@ final class BlockMetadataReader implements SnapshotBlocks {
     BlockMaps maps = blockMaps(target);
     long capacity = target.sizeBytes();
     checkOffset(startingOffset, target);
-    Path baseImage = catalog.image(base);
-    Path targetImage = catalog.image(target);
+    Path baseImage = catalog.location(base);
+    Path targetImage = catalog.location(target);
     List<SnapshotRecord> both = List.of(base, target);
     RangeCursor ranges =
         opening(() -> maps.changed(baseImage, targetImage, startingOffset, capacity), both);
@@ -86,7 +86,7 @@ final class BlockMetadataReader implements SnapshotBlocks {
         snapshot.sizeBytes(),
         snapshot.accessType(),
         snapshot.fsType(),
-        catalog.image(snapshot),
+        catalog.location(snapshot),
         backends.of(pool).traits().copyForm());
   }
 
@@ -103,7 +103,7 @@ final class BlockMetadataReader implements SnapshotBlocks {
     }
     return new FileTree(
         "snapshot " + snapshot.id(),
-        catalog.image(snapshot),
+        catalog.location(snapshot),
         () ->
             deleted(List.of(snapshot))
                 .map(why -> "snapshot " + snapshot.id() + " was deleted while it was read"),

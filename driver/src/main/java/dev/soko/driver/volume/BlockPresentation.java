@@ -1,11 +1,11 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.backend.AttachedDevice;
 import dev.soko.driver.backend.BlockDevices;
 import dev.soko.driver.backend.VolumeStorage;
 import dev.soko.driver.model.AccessType;
 import dev.soko.driver.model.VolumeCondition;
 import dev.soko.driver.mount.FsStats;
-import dev.soko.driver.mount.LoopDevice;
 import dev.soko.driver.mount.MountEntry;
 import dev.soko.driver.mount.MountException;
 import dev.soko.driver.mount.Mounter;
@@ -227,7 +227,7 @@ final class BlockPresentation implements Presentation {
   }
 
   @Override
-  public Map<LoopDevice, Path> attachedIn(Pool pool) {
+  public Map<AttachedDevice, Path> attachedIn(Pool pool) {
     return devices.attachedIn(pool);
   }
 

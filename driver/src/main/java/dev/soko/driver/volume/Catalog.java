@@ -105,8 +105,8 @@ final class Catalog {
     volumesByName.put(record.name(), record);
   }
 
-  Path image(VolumeRecord record) {
-    return pool(record.pool()).volumeImage(record.id());
+  Path location(VolumeRecord record) {
+    return pool(record.pool()).volumeLocation(record.id());
   }
 
   // ---- snapshots -------------------------------------------------------------------------
@@ -141,8 +141,8 @@ final class Catalog {
     snapshotsByName.put(record.name(), record);
   }
 
-  Path image(SnapshotRecord record) {
-    return pool(record.pool()).snapshotImage(record.id());
+  Path location(SnapshotRecord record) {
+    return pool(record.pool()).snapshotLocation(record.id());
   }
 
   // ---- volume group snapshots ------------------------------------------------------------

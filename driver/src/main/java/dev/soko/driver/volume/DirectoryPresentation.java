@@ -1,9 +1,9 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.backend.AttachedDevice;
 import dev.soko.driver.backend.DirectoryVolumes;
 import dev.soko.driver.backend.VolumeSpace;
 import dev.soko.driver.model.VolumeCondition;
-import dev.soko.driver.mount.LoopDevice;
 import dev.soko.driver.mount.MountEntry;
 import dev.soko.driver.mount.Mounter;
 import dev.soko.driver.pool.Pool;
@@ -111,7 +111,7 @@ final class DirectoryPresentation implements Presentation {
 
   /** No device ever backs a directory volume. */
   @Override
-  public Map<LoopDevice, Path> attachedIn(Pool pool) {
+  public Map<AttachedDevice, Path> attachedIn(Pool pool) {
     return Map.of();
   }
 

@@ -147,7 +147,8 @@ final class GroupSnapshotProvisioner {
   private List<CopyHold> holds(String name, Pool pool, List<VolumeRecord> sources) {
     List<CopyHold> holds =
         copier.holds(
-            pool, sources.stream().map(v -> new VolumeCopier.Source(v, catalog.image(v))).toList());
+            pool,
+            sources.stream().map(v -> new VolumeCopier.Source(v, catalog.location(v))).toList());
     List<String> unfreezable =
         IntStream.range(0, sources.size())
             .filter(i -> holds.get(i).unfreezable().isPresent())

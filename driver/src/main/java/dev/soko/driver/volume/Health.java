@@ -1,9 +1,9 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.backend.AttachedDevice;
 import dev.soko.driver.backend.Backends;
 import dev.soko.driver.backend.VolumeBackend;
 import dev.soko.driver.model.VolumeCondition;
-import dev.soko.driver.mount.LoopDevice;
 import dev.soko.driver.mount.MountEntry;
 import dev.soko.driver.mount.Mounter;
 import dev.soko.driver.pool.Pool;
@@ -46,16 +46,16 @@ final class Health {
   }
 
   final class View {
-    private final List<LoopDevice> devices;
+    private final List<AttachedDevice> devices;
     private final List<MountEntry> mountTable;
 
-    View(List<LoopDevice> devices, List<MountEntry> mountTable) {
+    View(List<AttachedDevice> devices, List<MountEntry> mountTable) {
       this.devices = devices;
       this.mountTable = mountTable;
     }
 
     /** Every attached device, as the look found them. */
-    List<LoopDevice> devices() {
+    List<AttachedDevice> devices() {
       return devices;
     }
 
@@ -70,7 +70,7 @@ final class Health {
     }
 
     VolumeCondition condition(VolumeRecord record) {
-      return condition(record, catalog.image(record));
+      return condition(record, catalog.location(record));
     }
 
     VolumeCondition condition(VolumeRecord record, Path image) {

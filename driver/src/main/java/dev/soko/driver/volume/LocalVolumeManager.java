@@ -20,17 +20,10 @@ import dev.soko.driver.mount.SystemMounter;
 import dev.soko.driver.pool.NodeLabels;
 import dev.soko.driver.pool.Pool;
 import dev.soko.driver.pool.PoolVerdict;
-import dev.soko.driver.state.Ids;
-import dev.soko.driver.state.RecordState;
-import dev.soko.driver.state.SnapshotRecord;
-import dev.soko.driver.state.VolumeRecord;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,11 +35,12 @@ import org.slf4j.LoggerFactory;
  * PoolOpening}); a pool that passes but cannot be opened keeps {@link #ready()} false, and a
  * refused or unselected pool offers no capacity and takes no new volumes. The work is done by small
  * collaborators: {@link VolumeProvisioner} and {@link SnapshotProvisioner}, {@link
- * GroupSnapshotProvisioner} (controller side), {@link NodeVolumes}, {@link NodeExpansion} and
- * {@link VolumeStats} (node side), and {@link VolumeAttributes} for each volume's attributes (IO
- * limits), whose kinds it never names ({@link AttributeKinds}). Every operation reports the lower
- * layers' typed failures as {@link StorageException}s ({@link Failures}), which is what the {@link
- * VolumeManager} contract promises.
+ * GroupSnapshotProvisioner} (controller side), {@link CatalogViews} (lists and metrics), {@link
+ * NodeLifecycle} over {@link NodeVolumes}, {@link NodeExpansion} and {@link VolumeStats} (node
+ * side), and {@link VolumeAttributes} for each volume's attributes (IO limits), whose kinds it
+ * never names ({@link AttributeKinds}). Every operation reports the lower layers' typed failures as
+ * {@link StorageException}s ({@link Failures}), which is what the {@link VolumeManager} contract
+ * promises.
  */
 public final class LocalVolumeManager implements VolumeManager {
   private static final Logger LOG = LoggerFactory.getLogger(LocalVolumeManager.class);
@@ -60,7 +54,8 @@ public final class LocalVolumeManager implements VolumeManager {
   private final GroupSnapshotProvisioner groups;
   private final BlockMetadataReader blockMetadata;
   private final VolumeReadCopies readCopies;
-  private final NodeVolumes node;
+  private final NodeLifecycle lifecycle;
+  private final CatalogViews views;
   private final NodeExpansion expansion;
   private final ImmediateGrowth growth;
   private final VolumeAttributes attributes;
@@ -146,8 +141,9 @@ public final class LocalVolumeManager implements VolumeManager {
             record -> attributeKinds.mountHoldsState(VolumeAttributes.kept(record)));
     VolumeCopier copier = new VolumeCopier(mounter, backends, presentations);
     this.health = new Health(catalog, mounter, backends, presentations);
-    this.node = new NodeVolumes(catalog, locks, backends, presentations, paths, mounter);
+    NodeVolumes node = new NodeVolumes(catalog, locks, backends, presentations, paths, mounter);
     this.attributes = new VolumeAttributes(catalog, locks, backends, node, attributeKinds);
+    this.lifecycle = new NodeLifecycle(node, attributes);
     GrowthGrants grants = new GrowthGrants(catalog);
     this.volumes =
         new VolumeProvisioner(
@@ -159,6 +155,7 @@ public final class LocalVolumeManager implements VolumeManager {
     this.expansion = new NodeExpansion(catalog, locks, backends, presentations, paths, grants);
     this.growth = new ImmediateGrowth(catalog, locks, backends, presentations, grants);
     this.stats = new VolumeStats(catalog, health, paths, presentations);
+    this.views = new CatalogViews(catalog, health, snapshots);
     Recovery recovery = new Recovery(catalog, mounter, backends, presentations);
     // After the collaborators: opening a pool recovers it and lets its volumes' attributes resume.
     this.pools =
@@ -192,22 +189,12 @@ public final class LocalVolumeManager implements VolumeManager {
 
   @Override
   public Optional<Volume> findVolume(String volumeId) {
-    return catalog
-        .volume(volumeId)
-        .filter(r -> r.state() == RecordState.READY)
-        .map(r -> r.toVolume(health.view().condition(r)));
+    return views.findVolume(volumeId);
   }
 
   @Override
   public Page<Volume> listVolumes(String startingToken, int maxEntries) {
-    TreeMap<String, VolumeRecord> ready = new TreeMap<>();
-    catalog.volumes().values().stream()
-        .filter(v -> v.state() == RecordState.READY)
-        .forEach(v -> ready.put(v.id(), v));
-    Page<VolumeRecord> page = Paging.page(ready, startingToken, maxEntries, Ids::isVolumeId);
-    Health.View view = health.view();
-    return new Page<>(
-        page.items().stream().map(r -> r.toVolume(view.condition(r))).toList(), page.nextToken());
+    return views.listVolumes(startingToken, maxEntries);
   }
 
   @Override
@@ -222,15 +209,7 @@ public final class LocalVolumeManager implements VolumeManager {
 
   @Override
   public Page<Snapshot> listSnapshots(SnapshotFilter filter, String startingToken, int maxEntries) {
-    SnapshotFilter f = filter == null ? SnapshotFilter.ALL : filter;
-    TreeMap<String, SnapshotRecord> matching = new TreeMap<>();
-    catalog.snapshots().values().stream()
-        .filter(s -> s.state() == RecordState.READY)
-        .filter(s -> f.snapshotId().isEmpty() || s.id().equals(f.snapshotId()))
-        .filter(s -> f.sourceVolumeId().isEmpty() || s.sourceVolumeId().equals(f.sourceVolumeId()))
-        .forEach(s -> matching.put(s.id(), s));
-    Page<SnapshotRecord> page = Paging.page(matching, startingToken, maxEntries, Ids::isSnapshotId);
-    return new Page<>(page.items().stream().map(snapshots::describe).toList(), page.nextToken());
+    return views.listSnapshots(filter, startingToken, maxEntries);
   }
 
   @Override
@@ -324,65 +303,17 @@ public final class LocalVolumeManager implements VolumeManager {
 
   @Override
   public MetricsView metricsView() {
-    Map<String, Integer> volumeCounts = new HashMap<>();
-    Map<String, Integer> snapshotCounts = new HashMap<>();
-    Health.View view = health.view();
-    List<MetricsView.VolumeRow> volumeRows = new ArrayList<>();
-    for (VolumeRecord r : catalog.volumes().values()) {
-      if (r.state() == RecordState.READY) {
-        volumeCounts.merge(r.pool(), 1, Integer::sum);
-        volumeRows.add(
-            new MetricsView.VolumeRow(
-                r.id(), r.pool(), r.capacityBytes(), view.condition(r).abnormal()));
-      }
-    }
-    catalog.snapshots().values().stream()
-        .filter(s -> s.state() == RecordState.READY)
-        .forEach(s -> snapshotCounts.merge(s.pool(), 1, Integer::sum));
-    List<MetricsView.PoolRow> poolRows =
-        catalog.pools().stream()
-            .map(
-                p ->
-                    new MetricsView.PoolRow(
-                        p.report(),
-                        volumeCounts.getOrDefault(p.name(), 0),
-                        snapshotCounts.getOrDefault(p.name(), 0)))
-            .toList();
-    return new MetricsView(poolRows, volumeRows);
+    return views.metricsView();
   }
 
   @Override
   public void stage(StageRequest request) {
-    Failures.mapped(() -> attributes.staging(request));
-    boolean mountedBefore = node.mountedAt(request.stagingPath());
-    Failures.mapped(() -> node.stage(request, attributes.form(request.volumeId())));
-    try {
-      Failures.mapped(() -> attributes.staged(request));
-    } catch (RuntimeException e) {
-      if (!mountedBefore) {
-        undoStage(request);
-      }
-      throw e;
-    }
-  }
-
-  /** Takes down a staging mount this stage made, after its attributes refused it. */
-  private void undoStage(StageRequest request) {
-    try {
-      node.unstage(request.volumeId(), request.stagingPath());
-    } catch (RuntimeException undo) {
-      LOG.warn(
-          "volume {}: cannot unstage it after its attributes refused the stage: {}",
-          request.volumeId(),
-          undo.toString());
-    }
+    lifecycle.stage(request);
   }
 
   @Override
   public void unstage(String volumeId, Path stagingPath) {
-    Failures.mapped(() -> attributes.unstaging(volumeId, stagingPath));
-    Failures.mapped(() -> node.unstage(volumeId, stagingPath));
-    Failures.mapped(() -> attributes.unstaged(volumeId, stagingPath));
+    lifecycle.unstage(volumeId, stagingPath);
   }
 
   /**
@@ -395,14 +326,12 @@ public final class LocalVolumeManager implements VolumeManager {
 
   @Override
   public void publish(PublishRequest request) {
-    Failures.mapped(() -> node.publish(request, attributes.form(request.volumeId())));
-    Failures.mapped(() -> attributes.published(request));
+    lifecycle.publish(request);
   }
 
   @Override
   public void unpublish(String volumeId, Path targetPath) {
-    Failures.mapped(() -> node.unpublish(volumeId, targetPath));
-    Failures.mapped(() -> attributes.unpublished(volumeId, targetPath));
+    lifecycle.unpublish(volumeId, targetPath);
   }
 
   @Override

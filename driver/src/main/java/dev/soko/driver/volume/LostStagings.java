@@ -34,14 +34,14 @@ final class LostStagings {
     for (VolumeRecord record : catalog.volumes().values()) {
       if (record.pool().equals(pool.name())
           && !record.stagedAt().isEmpty()
-          && backends.of(pool).exists(pool.volumeImage(record.id()))
-          && view.condition(pool, record, pool.volumeImage(record.id())).abnormal()) {
+          && backends.of(pool).exists(pool.volumeLocation(record.id()))
+          && view.condition(pool, record, pool.volumeLocation(record.id())).abnormal()) {
         lost++;
         LOG.warn(
             "recovery: volume {} was staged at {} but {}",
             record.id(),
             record.stagedAt(),
-            view.condition(pool, record, pool.volumeImage(record.id())).message());
+            view.condition(pool, record, pool.volumeLocation(record.id())).message());
       }
     }
     return lost;

@@ -61,7 +61,7 @@ final class NodeExpansion {
    * holds the volume's lock and has granted the size. FAILED_PRECONDITION when the storage is lost.
    */
   static Grown growStorage(Catalog catalog, Backends backends, VolumeRecord record, long size) {
-    Path image = catalog.image(record);
+    Path image = catalog.location(record);
     Pool pool = catalog.pool(record.pool());
     VolumeBackend backend = backends.of(pool);
     if (!backend.exists(image)) {

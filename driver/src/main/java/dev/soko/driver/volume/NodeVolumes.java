@@ -77,7 +77,7 @@ final class NodeVolumes {
     Path staging = paths.check("staging path", stagingPath);
     try (KeyedLocks.Held lock = locks.volume(volumeId)) {
       VolumeRecord record = recorded(volumeId);
-      presentation(record).mounts().unstage(record, catalog.image(record), staging);
+      presentation(record).mounts().unstage(record, catalog.location(record), staging);
     }
   }
 
@@ -119,7 +119,7 @@ final class NodeVolumes {
     Path target = paths.check("target path", targetPath);
     try (KeyedLocks.Held lock = locks.volume(volumeId)) {
       VolumeRecord record = recorded(volumeId);
-      presentation(record).mounts().unpublish(record, catalog.image(record), target);
+      presentation(record).mounts().unpublish(record, catalog.location(record), target);
     }
   }
 
@@ -133,7 +133,9 @@ final class NodeVolumes {
     if (!(backend(record).nodeSide() instanceof BlockDevices devices)) {
       return Optional.empty();
     }
-    return devices.devices(catalog.image(record)).stream().findFirst().flatMap(DeviceNumbers::of);
+    return devices.devices(catalog.location(record)).stream()
+        .findFirst()
+        .flatMap(DeviceNumbers::of);
   }
 
   /**
@@ -148,7 +150,7 @@ final class NodeVolumes {
       if (!(backend(record).nodeSide() instanceof BlockDevices devices)) {
         return;
       }
-      List<String> attached = devices.devices(catalog.image(record));
+      List<String> attached = devices.devices(catalog.location(record));
       for (MountEntry m : mounter.mounts()) {
         if (Health.mountsAny(m, attached)) {
           KubeletTargets.podUid(m.mountPoint())
@@ -167,7 +169,7 @@ final class NodeVolumes {
   }
 
   private Path requireImage(VolumeRecord record) {
-    Path image = catalog.image(record);
+    Path image = catalog.location(record);
     if (!backend(record).exists(image)) {
       throw StorageException.precondition(
           "volume %s has lost its image file (see its volume condition)", record.id());

@@ -55,7 +55,10 @@ final class PoolOpening {
     this.exec = exec;
     this.recovery = recovery;
     this.opened = opened;
-    PoolCheck directories = PoolCheck.forHost(config.kubeletDir(), exec);
+    PoolCheck directories =
+        PoolCheck.forHost(
+            config.kubeletDir(),
+            (backend, directory, resolved) -> backends.of(backend).checkPool(directory, resolved));
     this.states =
         new PoolStates(
             config.pools(),

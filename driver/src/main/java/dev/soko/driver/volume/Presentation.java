@@ -1,7 +1,7 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.backend.AttachedDevice;
 import dev.soko.driver.model.VolumeCondition;
-import dev.soko.driver.mount.LoopDevice;
 import dev.soko.driver.pool.Pool;
 import dev.soko.driver.state.VolumeRecord;
 import java.nio.file.Path;
@@ -60,7 +60,7 @@ interface Presentation {
   VolumeCondition stagedCondition(Health.View view, Pool pool, VolumeRecord record, Path location);
 
   /** Recovery's look at what is attached to storage in {@code pool}; none for directories. */
-  Map<LoopDevice, Path> attachedIn(Pool pool);
+  Map<AttachedDevice, Path> attachedIn(Pool pool);
 
   /** Detaches a device {@link #attachedIn} found. */
   void detach(String device);

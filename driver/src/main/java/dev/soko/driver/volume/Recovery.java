@@ -1,7 +1,7 @@
 package dev.soko.driver.volume;
 
+import dev.soko.driver.backend.AttachedDevice;
 import dev.soko.driver.backend.Backends;
-import dev.soko.driver.mount.LoopDevice;
 import dev.soko.driver.mount.MountEntry;
 import dev.soko.driver.mount.Mounter;
 import dev.soko.driver.pool.Pool;
@@ -113,7 +113,7 @@ final class Recovery {
     pool.groupRecords().checkpoint();
     // Told while the orphans are still there: a device whose file is deleted is known only by the
     // path the kernel shows, which may be relative to a mount that is gone.
-    Map<LoopDevice, Path> held = presentations.of(pool).attachedIn(pool);
+    Map<AttachedDevice, Path> held = presentations.of(pool).attachedIn(pool);
     int readCopies = storage.removeReadCopies(pool);
     int orphans = storage.removeOrphanImages(pool, tally.keep);
     List<MountEntry> mounts = mounter.mounts();

@@ -93,7 +93,7 @@ final class SnapshotProvisioner {
   Pending begin(String id, String name, VolumeRecord source, String groupId) {
     Pool pool = catalog.pool(source.pool());
     VolumeBackend backend = backends.of(pool);
-    Path sourceImage = catalog.image(source);
+    Path sourceImage = catalog.location(source);
     if (!backend.exists(sourceImage)) {
       throw StorageException.precondition(
           "volume %s has lost its image file; it cannot be snapshotted", source.id());
@@ -119,7 +119,7 @@ final class SnapshotProvisioner {
             source.parameters());
     Pending pending =
         new Pending(
-            record, pool, new VolumeCopier.Source(source, sourceImage), pool.snapshotImage(id));
+            record, pool, new VolumeCopier.Source(source, sourceImage), pool.snapshotLocation(id));
     try {
       catalog.saveSnapshot(record);
       return pending;
@@ -179,7 +179,7 @@ final class SnapshotProvisioner {
       }
       SnapshotRecord record = found.get();
       catalog.saveSnapshot(record.withState(RecordState.DELETING));
-      backends.of(catalog.pool(record.pool())).delete(catalog.image(record));
+      backends.of(catalog.pool(record.pool())).delete(catalog.location(record));
       catalog.forgetSnapshot(record);
       catalog.pool(record.pool()).release(snapshotId);
       LOG.info("deleted snapshot {}", snapshotId);
@@ -194,7 +194,7 @@ final class SnapshotProvisioner {
    */
   Snapshot describe(SnapshotRecord record) {
     Pool pool = catalog.pool(record.pool());
-    Snapshot kept = record.toSnapshot(backends.of(pool).exists(catalog.image(record)));
+    Snapshot kept = record.toSnapshot(backends.of(pool).exists(catalog.location(record)));
     return shownGroup(kept);
   }
 

@@ -35,7 +35,7 @@ final class SnapshotReplay {
       if (record == null) {
         continue;
       }
-      Path image = pool.snapshotImage(id);
+      Path image = pool.snapshotLocation(id);
       RecordState state = tally.unfinishedGroupMembers.getOrDefault(id, record.state());
       if (replay.settledUnfinished(pool, records, "snapshot", id, state, image, tally)) {
         continue;

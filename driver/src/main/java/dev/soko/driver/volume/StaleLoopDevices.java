@@ -1,6 +1,6 @@
 package dev.soko.driver.volume;
 
-import dev.soko.driver.mount.LoopDevice;
+import dev.soko.driver.backend.AttachedDevice;
 import dev.soko.driver.mount.MountEntry;
 import dev.soko.driver.pool.Pool;
 import java.nio.file.Path;
@@ -27,11 +27,12 @@ final class StaleLoopDevices {
    * Detaches the devices of {@code held} (each with the image it is backed by) that back no volume
    * of {@code tally}; returns how many it detached.
    */
-  int detach(Pool pool, Map<LoopDevice, Path> held, RecoveryTally tally, List<MountEntry> mounts) {
+  int detach(
+      Pool pool, Map<AttachedDevice, Path> held, RecoveryTally tally, List<MountEntry> mounts) {
     int detached = 0;
-    for (Map.Entry<LoopDevice, Path> entry : held.entrySet()) {
-      LoopDevice loop = entry.getKey();
-      if (!loop.backingFileDeleted() && tally.liveVolumeImages.contains(entry.getValue())) {
+    for (Map.Entry<AttachedDevice, Path> entry : held.entrySet()) {
+      AttachedDevice loop = entry.getKey();
+      if (!loop.backingDeleted() && tally.liveVolumeImages.contains(entry.getValue())) {
         continue;
       }
       List<Path> users =

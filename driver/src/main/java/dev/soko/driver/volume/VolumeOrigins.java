@@ -61,7 +61,7 @@ final class VolumeOrigins {
     checkCopyable(from, target, "snapshot", snapshot.id());
     VolumeOrigin.checkCompatible(
         snapshot.accessType(), snapshot.fsType(), accessType, fsType, "snapshot");
-    Path image = catalog.image(snapshot);
+    Path image = catalog.location(snapshot);
     return new VolumeOrigin(
         snapshot.sizeBytes(),
         "snapshot " + snapshot.id(),
@@ -83,7 +83,7 @@ final class VolumeOrigins {
     checkCopyable(from, target, "source volume", volume.id());
     VolumeOrigin.checkCompatible(
         volume.accessType(), volume.fsType(), accessType, fsType, "source volume");
-    Path image = catalog.image(volume);
+    Path image = catalog.location(volume);
     return new VolumeOrigin(
         volume.capacityBytes(),
         "source volume " + volume.id(),

@@ -139,7 +139,7 @@ final class VolumeProvisioner {
             "",
             Optional.empty(),
             mutableParameters);
-    Path image = pool.volumeImage(id);
+    Path image = pool.volumeLocation(id);
     VolumeBackend backend = backends.of(pool);
     try {
       if (origin == null) {
@@ -184,7 +184,7 @@ final class VolumeProvisioner {
         return;
       }
       VolumeRecord record = found.get();
-      Path image = catalog.image(record);
+      Path image = catalog.location(record);
       Pool pool = catalog.pool(record.pool());
       VolumeBackend backend = backends.of(pool);
       // What is really attached or mounted decides, not the record: after a node reboot stagedAt
@@ -209,7 +209,7 @@ final class VolumeProvisioner {
       // Growing the sparse file now costs nothing and lets an unattached block volume be used at
       // its new size at once; an attached loop device and any filesystem grow on the node. A
       // directory volume's limit is all there is: raised here, it leaves the node nothing to do.
-      Path image = catalog.image(record);
+      Path image = catalog.location(record);
       Pool pool = catalog.pool(record.pool());
       VolumeBackend backend = backends.of(pool);
       if (backend.exists(image)) {

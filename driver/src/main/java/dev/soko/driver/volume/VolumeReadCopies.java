@@ -105,8 +105,8 @@ final class VolumeReadCopies {
             shown(form));
       }
       VolumeImage facts = facts(volume, pool, sizeOf(volume, pool));
-      Path image = catalog.image(volume);
-      Path copy = pool.readCopyImage(copyId);
+      Path image = catalog.location(volume);
+      Path copy = pool.readCopyLocation(copyId);
       pool.reserve(copyId, facts.sizeBytes());
       try (FrozenFilesystems frozen =
           copier.freeze(pool, List.of(new VolumeCopier.Source(volume, image)))) {
@@ -159,7 +159,7 @@ final class VolumeReadCopies {
   }
 
   private long sizeOf(VolumeRecord volume, Pool pool) {
-    Path image = catalog.image(volume);
+    Path image = catalog.location(volume);
     if (!backends.of(pool).exists(image)) {
       throw StorageException.precondition(
           "volume %s has lost its image file; it cannot be copied", volume.id());

@@ -36,7 +36,7 @@ final class VolumeReplay {
       if (record == null) {
         continue;
       }
-      Path image = pool.volumeImage(id);
+      Path image = pool.volumeLocation(id);
       if (replay.settledUnfinished(pool, records, "volume", id, record.state(), image, tally)) {
         continue;
       }

@@ -32,7 +32,7 @@ final class VolumeStats {
     }
     Health.View view = health.view();
     VolumeCondition condition = view.condition(record);
-    Path image = catalog.image(record);
+    Path image = catalog.location(record);
     Pool pool = catalog.pool(record.pool());
     return presentations.of(pool).usage(record, pool, image, view, condition, path);
   }

@@ -8,20 +8,16 @@ import static com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongTo;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongToAnyOf;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
-import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
-import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
-import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
-import com.tngtech.archunit.lang.ArchCondition;
-import com.tngtech.archunit.lang.ConditionEvents;
-import com.tngtech.archunit.lang.SimpleConditionEvent;
 import dev.soko.driver.attribute.AttributeEffects;
 import dev.soko.driver.attribute.AttributeKind;
+import dev.soko.driver.backend.AttachedDevice;
 import dev.soko.driver.backend.Backends;
 import dev.soko.driver.backend.CopyForm;
 import dev.soko.driver.backend.MountIdentity;
@@ -29,6 +25,7 @@ import dev.soko.driver.backend.StorageTraits;
 import dev.soko.driver.backend.VolumeSpace;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.failure.TypedFailure;
+import dev.soko.driver.mount.LoopDevice;
 import dev.soko.driver.mount.LoopDevices;
 import dev.soko.driver.pool.ImageFiles;
 import dev.soko.driver.pool.Pool;
@@ -45,7 +42,12 @@ import org.junit.jupiter.api.Test;
 class ArchitectureTest {
   /** The backend package's classes that are not interfaces and that others may use. */
   private static final Class<?>[] BACKEND_API = {
-    Backends.class, StorageTraits.class, MountIdentity.class, VolumeSpace.class, CopyForm.class
+    Backends.class,
+    StorageTraits.class,
+    MountIdentity.class,
+    VolumeSpace.class,
+    CopyForm.class,
+    AttachedDevice.class
   };
 
   private static final JavaClasses DRIVER =
@@ -66,8 +68,9 @@ class ArchitectureTest {
   /**
    * The services and the engine (provisioning, staging, expansion, recovery) reach storage only
    * through {@code backend.VolumeBackend}, so another backend (LVM, ZFS, a raw partition) plugs in
-   * without touching them. Only the engine's wiring ({@link LocalVolumeManager}) hands the loop
-   * devices to the backends' factory.
+   * without touching them; the devices they see are {@link AttachedDevice}s, never loop devices.
+   * Only the engine's wiring ({@link LocalVolumeManager}) hands the loop devices to the backends'
+   * factory.
    */
   @Test
   void onlyTheWiringKnowsTheImageFileBackend() {
@@ -77,11 +80,12 @@ class ArchitectureTest {
         .and()
         .doNotBelongToAnyOf(LocalVolumeManager.class)
         .should()
-        .dependOnClassesThat(belongToAnyOf(ImageFiles.class).or(assignableTo(LoopDevices.class)))
+        .dependOnClassesThat(
+            belongToAnyOf(ImageFiles.class, LoopDevice.class).or(assignableTo(LoopDevices.class)))
         .orShould()
         .callMethod(Pool.class, "files")
         .orShould()
-        .callMethod(Pool.class, "imageFiles")
+        .callMethod(Pool.class, "locations")
         .orShould()
         .callMethod(Pool.class, "imagesDir")
         .orShould()
@@ -115,6 +119,48 @@ class ArchitectureTest {
   }
 
   /**
+   * The pool layer (directories, records, accounting, the common directory checks) names no
+   * backend: no implementation, no backend library (btrfs), no loop device and no comparison with a
+   * {@link PoolConfig.Backend} constant. What a backend needs of a pool directory is its own {@code
+   * checkPool}.
+   */
+  @Test
+  void thePoolLayerNamesNoBackend() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.soko.driver.pool..")
+        .should()
+        .dependOnClassesThat(
+            resideInAnyPackage("dev.soko.driver.btrfs..", "dev.soko.driver.backend..")
+                .or(belongToAnyOf(LoopDevice.class))
+                .or(assignableTo(LoopDevices.class)))
+        .orShould()
+        .accessFieldWhere(target(declaredIn(PoolConfig.Backend.class)))
+        .check(DRIVER);
+  }
+
+  /**
+   * Each backend is a package of its own below {@code backend}: one backend never reaches into
+   * another, and none reaches up into the engine or the services, so a backend can be added or
+   * removed alone.
+   */
+  @Test
+  void eachBackendPackageStandsAlone() {
+    slices()
+        .matching("dev.soko.driver.backend.(*)..")
+        .should()
+        .notDependOnEachOther()
+        .check(DRIVER);
+    noClasses()
+        .that()
+        .resideInAPackage("dev.soko.driver.backend..")
+        .should()
+        .dependOnClassesThat(
+            resideInAnyPackage("dev.soko.driver.volume..", "dev.soko.driver.csi.."))
+        .check(DRIVER);
+  }
+
+  /**
    * Outside the backend package a backend is reached through its interfaces, the values they return
    * and the factory, {@link Backends}: never through an implementation.
    */
@@ -132,18 +178,18 @@ class ArchitectureTest {
   }
 
   /**
-   * A lower layer's typed failure reaches a client under the reason {@link Failures} gives it; one
-   * that the mapping does not name would reach the client as a bug (INTERNAL, generic message), so
-   * every concrete {@link TypedFailure} must be one that {@link Failures} checks for.
+   * A typed failure carries its own reason ({@link TypedFailure#reason}), so {@link Failures} maps
+   * reasons and names no package's failure: a new library's failure (a backend's, say) changes
+   * nothing in the engine. It was once an {@code instanceof} per library.
    */
   @Test
-  void everyTypedFailureIsMappedByFailures() {
-    classes()
+  void failuresNamesNoPackagesFailure() {
+    noClasses()
         .that()
-        .areAssignableTo(TypedFailure.class)
-        .and()
-        .doNotHaveModifier(JavaModifier.ABSTRACT)
-        .should(beNamedBy(Failures.class))
+        .belongToAnyOf(Failures.class)
+        .should()
+        .dependOnClassesThat(
+            assignableTo(TypedFailure.class).and(not(belongToAnyOf(TypedFailure.class))))
         .check(DRIVER);
   }
 
@@ -168,21 +214,5 @@ class ArchitectureTest {
                 .or(assignableTo(AttributeEffects.class))
                 .and(not(INTERFACES)))
         .check(DRIVER);
-  }
-
-  private static ArchCondition<JavaClass> beNamedBy(Class<?> mapping) {
-    return new ArchCondition<>("be named by " + mapping.getSimpleName()) {
-      @Override
-      public void check(JavaClass failure, ConditionEvents events) {
-        boolean named =
-            failure.getDirectDependenciesToSelf().stream()
-                .anyMatch(d -> d.getOriginClass().isEquivalentTo(mapping));
-        if (!named) {
-          events.add(
-              SimpleConditionEvent.violated(
-                  failure, failure.getName() + " is not named by " + mapping.getName()));
-        }
-      }
-    };
   }
 }

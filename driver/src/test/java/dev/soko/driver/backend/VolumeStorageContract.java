@@ -6,11 +6,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.exec.ProcessExec;
 import dev.soko.driver.pool.Pool;
+import dev.soko.driver.pool.PoolVerdict;
 import dev.soko.driver.state.Ids;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,13 +37,28 @@ public abstract class VolumeStorageContract {
   /** The backend under test. */
   protected abstract VolumeBackend backend();
 
+  private Path temporaryRoot;
+
   /**
    * An empty directory that a pool of this backend can be opened in; {@code name} tells two apart.
+   * By default one below a temporary directory, for a backend that needs no filesystem of its own.
    */
-  protected abstract Path poolDirectory(String name) throws Exception;
+  protected Path poolDirectory(String name) throws Exception {
+    if (temporaryRoot == null) {
+      temporaryRoot = Files.createTempDirectory("soko-storage-contract-");
+    }
+    return Files.createDirectories(temporaryRoot.resolve(name));
+  }
 
   /** Removes what {@link #poolDirectory} made. */
-  protected abstract void release() throws Exception;
+  protected void release() throws Exception {
+    if (temporaryRoot == null) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(temporaryRoot)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+  }
 
   @BeforeEach
   final void openPool() throws Exception {
@@ -62,7 +81,7 @@ public abstract class VolumeStorageContract {
   }
 
   private Path newVolume(long bytes) {
-    Path location = pool.volumeImage(Ids.newVolumeId());
+    Path location = pool.volumeLocation(Ids.newVolumeId());
     backend.create(pool, location, bytes);
     return location;
   }
@@ -70,7 +89,7 @@ public abstract class VolumeStorageContract {
   @Test
   void aNewVolumeExistsWithItsSizeAndRecoveryFindsIt() {
     String id = Ids.newVolumeId();
-    Path location = pool.volumeImage(id);
+    Path location = pool.volumeLocation(id);
     assertThat(backend.exists(location)).isFalse();
 
     backend.create(pool, location, 16 * MIB);
@@ -96,7 +115,7 @@ public abstract class VolumeStorageContract {
   void aCopyInThePoolIsAVolumeOfTheSourcesSize() {
     Path source = newVolume(16 * MIB);
     String id = Ids.newVolumeId();
-    Path target = pool.volumeImage(id);
+    Path target = pool.volumeLocation(id);
 
     backend.copy(pool, source, target, true);
 
@@ -110,7 +129,7 @@ public abstract class VolumeStorageContract {
   void aSnapshotIsStoredBesideTheVolumesAndNamedByItsId() {
     Path source = newVolume(16 * MIB);
     String id = Ids.newSnapshotId();
-    Path snapshot = pool.snapshotImage(id);
+    Path snapshot = pool.snapshotLocation(id);
 
     backend.snapshot(pool, source, snapshot);
 
@@ -124,7 +143,7 @@ public abstract class VolumeStorageContract {
   void aCopyAcrossPoolsIsMadeExactlyWhenTheTraitsSaySo() throws Exception {
     Path source = newVolume(16 * MIB);
     try (Pool other = open("other", poolDirectory("other"))) {
-      Path target = other.volumeImage(Ids.newVolumeId());
+      Path target = other.volumeLocation(Ids.newVolumeId());
       if (backend.traits().copiesAcrossPools()) {
         backend.copy(other, source, target, false);
         assertThat(backend.size(other, target)).isEqualTo(16 * MIB);
@@ -164,6 +183,12 @@ public abstract class VolumeStorageContract {
     assertThat(backend.size(pool, location)).isEqualTo(16 * MIB);
   }
 
+  /** The directories this contract runs in are ones the backend can use: its check passes them. */
+  @Test
+  void theBackendsOwnCheckPassesADirectoryItCanUse() throws Exception {
+    assertThat(backend.checkPool(poolDir, poolDir.toRealPath())).isEqualTo(PoolVerdict.READY);
+  }
+
   @Test
   void theTraitsDescribeThePoolTheBackendLaysOut() {
     StorageTraits traits = backend.traits();
@@ -173,7 +198,7 @@ public abstract class VolumeStorageContract {
     assertThat(traits.formatsVolumes() || traits.fsTypes().contains(traits.defaultFsType()))
         .as("a backend that makes no filesystem offers its default one")
         .isTrue();
-    assertThat(pool.volumeImage(id))
+    assertThat(pool.volumeLocation(id))
         .isEqualTo(
             poolDir.resolve(traits.layout().volumesDir()).resolve(id + traits.layout().suffix()));
     assertThat(backend.nodeSide()).isNotNull();

@@ -3,6 +3,7 @@ package dev.soko.driver.mount;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.exec.FakeExec;
 import dev.soko.driver.sys.Errno;
 import dev.soko.driver.sys.FakeSyscalls;
@@ -208,5 +209,32 @@ class SystemMounterTest {
         .hasMessageContaining("CAP_SYS_ADMIN")
         .extracting(e -> ((MountException) e).kind())
         .isEqualTo(MountException.Kind.NOT_PERMITTED);
+  }
+
+  /**
+   * The backend table says which filesystems the driver makes; the mounter's mkfs and grow commands
+   * are a second list of them. A row that formats a filesystem the mounter cannot make or grow, or
+   * a filesystem the mounter makes that no row formats, fails here.
+   */
+  @Test
+  void makesAndGrowsExactlyTheFilesystemsTheBackendTableFormats() throws Exception {
+    SystemMounter mounter = mounter();
+    for (PoolConfig.Backend backend : PoolConfig.Backend.values()) {
+      for (String fsType : backend.fsTypes()) {
+        if (backend.formatsVolumes()) {
+          mounter.makeFilesystem("/dev/loop1", fsType);
+          mounter.growFilesystem("/dev/loop1", Path.of("/k/s"), fsType);
+        } else {
+          assertThatThrownBy(() -> mounter.makeFilesystem("/dev/loop1", fsType))
+              .isInstanceOf(MountException.class)
+              .hasMessageContaining("is not supported");
+        }
+      }
+    }
+    assertThat(exec.calls().stream().filter(c -> c.get(0).startsWith("mkfs.")))
+        .map(c -> c.get(0).substring("mkfs.".length()))
+        .containsExactlyElementsOf(PoolConfig.Backend.formattedFsTypes());
+    assertThat(exec.calls()).hasSize(2 * PoolConfig.Backend.formattedFsTypes().size());
+    assertThat(MountOptions.FS_TYPES).isEqualTo(PoolConfig.Backend.formattedFsTypes());
   }
 }

@@ -38,7 +38,8 @@ class PoolCheckTest {
     return new PoolCheck(
             kubeletDir,
             () -> mounts,
-            p -> Optional.ofNullable(devices.get(p)).map(d -> new FileId(d, 7)))
+            p -> Optional.ofNullable(devices.get(p)).map(d -> new FileId(d, 7)),
+            (backend, directory, resolved) -> PoolVerdict.READY)
         .check(config);
   }
 
@@ -138,7 +139,12 @@ class PoolCheckTest {
             Map.of(),
             PoolConfig.Backend.BTRFS_SUBVOLUME);
     var btrfs = new dev.soko.driver.btrfs.Btrfs(new dev.soko.driver.exec.FakeExec(), sys, sysfs);
-    return new PoolCheck(Optional.empty(), () -> mounts, p -> Optional.empty(), Optional.of(btrfs))
+    var backend = new dev.soko.driver.backend.btrfs.BtrfsSubvolumeBackend(btrfs, () -> mounts);
+    return new PoolCheck(
+            Optional.empty(),
+            () -> mounts,
+            p -> Optional.empty(),
+            (kind, directory, resolved) -> backend.checkPool(directory, resolved))
         .check(config);
   }
 

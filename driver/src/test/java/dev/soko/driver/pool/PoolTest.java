@@ -34,10 +34,10 @@ class PoolTest {
     assertThat(dir.resolve("pool/snapshots")).isDirectory();
     assertThat(dir.resolve("pool/.soko/volumes")).isDirectory();
     String id = Ids.newVolumeId();
-    assertThat(pool.volumeImage(id)).isEqualTo(dir.resolve("pool/images/" + id + ".img"));
-    assertThatThrownBy(() -> pool.volumeImage("../../etc/passwd"))
+    assertThat(pool.volumeLocation(id)).isEqualTo(dir.resolve("pool/images/" + id + ".img"));
+    assertThatThrownBy(() -> pool.volumeLocation("../../etc/passwd"))
         .isInstanceOf(PoolException.class);
-    assertThatThrownBy(() -> pool.snapshotImage(id)).isInstanceOf(PoolException.class);
+    assertThatThrownBy(() -> pool.snapshotLocation(id)).isInstanceOf(PoolException.class);
   }
 
   @Test
@@ -140,13 +140,13 @@ class PoolTest {
   @Test
   void sparseImagesCopiesAndGrowthOnRealFiles() throws Exception {
     Pool pool = Pool.open(config(100 * MIB, 1.0), IMAGES, new ProcessExec());
-    Path image = pool.volumeImage(Ids.newVolumeId());
+    Path image = pool.volumeLocation(Ids.newVolumeId());
     pool.files().createSparse(image, 64 * MIB);
     assertThat(Files.size(image)).isEqualTo(64 * MIB);
     assertThat((Long) Files.getAttribute(image, "size")).isEqualTo(64 * MIB);
     Files.write(image, "hello".getBytes(), java.nio.file.StandardOpenOption.WRITE);
 
-    Path copy = pool.snapshotImage(Ids.newSnapshotId());
+    Path copy = pool.snapshotLocation(Ids.newSnapshotId());
     pool.files().copy(image, copy);
     assertThat(Files.size(copy)).isEqualTo(64 * MIB);
     assertThat(new String(Files.readAllBytes(copy), 0, 5)).isEqualTo("hello");
@@ -162,9 +162,9 @@ class PoolTest {
   void copyWithoutReflinkAsksForASparseCopy() throws Exception {
     FakeExec exec = new FakeExec().on(List.of("cp", "--reflink=always"), 1, "", "no");
     Pool pool = Pool.open(config(100 * MIB, 1.0), IMAGES, exec);
-    Path image = pool.volumeImage(Ids.newVolumeId());
+    Path image = pool.volumeLocation(Ids.newVolumeId());
     pool.files().createSparse(image, MIB);
-    Path target = pool.snapshotImage(Ids.newSnapshotId());
+    Path target = pool.snapshotLocation(Ids.newSnapshotId());
     Files.createFile(target); // the fake cp does not write; fsync needs the file
     pool.files().copy(image, target);
     assertThat(exec.callsOf("cp")).last().isEqualTo("cp --sparse=always " + image + " " + target);

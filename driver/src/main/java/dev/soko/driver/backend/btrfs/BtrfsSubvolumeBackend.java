@@ -15,6 +15,7 @@ import dev.soko.driver.mount.MountException;
 import dev.soko.driver.mount.MountInfo;
 import dev.soko.driver.pool.Pool;
 import dev.soko.driver.pool.PoolException;
+import dev.soko.driver.pool.PoolVerdict;
 import dev.soko.driver.pool.VolumeLayout;
 import dev.soko.driver.state.Ids;
 import java.io.IOException;
@@ -107,8 +108,8 @@ public final class BtrfsSubvolumeBackend implements VolumeBackend, DirectoryVolu
   public void delete(Path location) throws IOException {
     if (btrfs.isSubvolume(location)) {
       long id = btrfs.deleteSubvolume(location);
-      // A location is <pool>/volumes/<id> or <pool>/snapshots/<id> (Pool.volumeImage and
-      // snapshotImage).
+      // A location is <pool>/volumes/<id> or <pool>/snapshots/<id> (Pool.volumeLocation and
+      // snapshotLocation).
       deleted.remember(location.getParent().getParent(), id);
     }
   }
@@ -117,6 +118,11 @@ public final class BtrfsSubvolumeBackend implements VolumeBackend, DirectoryVolu
   @Override
   public int tidy(Pool pool) {
     return deleted.sweep(pool.config().path());
+  }
+
+  @Override
+  public PoolVerdict checkPool(Path directory, Path resolved) {
+    return new BtrfsPoolCheck(btrfs, mounts).check(directory, resolved);
   }
 
   /**
@@ -161,16 +167,12 @@ public final class BtrfsSubvolumeBackend implements VolumeBackend, DirectoryVolu
   /** Every entry of the pool's volume and snapshot directories, subvolume or not. */
   @Override
   public List<Path> stored(Pool pool) {
-    return pool.imageFiles();
+    return pool.locations();
   }
 
   @Override
   public Optional<String> idOf(Path location) {
-    Path name = location.getFileName();
-    String id = name == null ? "" : name.toString();
-    return Ids.isVolumeId(id) || Ids.isSnapshotId(id) || Ids.isReadCopyId(id)
-        ? Optional.of(id)
-        : Optional.empty();
+    return Ids.ofLocation(location);
   }
 
   // ---- the node side ---------------------------------------------------------------------

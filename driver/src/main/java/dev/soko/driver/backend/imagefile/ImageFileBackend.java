@@ -7,6 +7,7 @@ import dev.soko.driver.backend.VolumeBackend;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.mount.LoopDevices;
 import dev.soko.driver.pool.Pool;
+import dev.soko.driver.pool.PoolVerdict;
 import dev.soko.driver.pool.VolumeLayout;
 import dev.soko.driver.state.Ids;
 import dev.soko.driver.sys.Syscalls;
@@ -97,6 +98,12 @@ public final class ImageFileBackend implements VolumeBackend {
     return 0;
   }
 
+  /** Image files need nothing of the pool's filesystem beyond what every pool is checked for. */
+  @Override
+  public PoolVerdict checkPool(Path directory, Path resolved) {
+    return PoolVerdict.READY;
+  }
+
   /** An image is the block device its volume's filesystem (or a block volume's user) sees. */
   @Override
   public Optional<BlockMaps> blockMaps() {
@@ -110,7 +117,7 @@ public final class ImageFileBackend implements VolumeBackend {
 
   @Override
   public List<Path> stored(Pool pool) {
-    return pool.imageFiles();
+    return pool.locations();
   }
 
   @Override

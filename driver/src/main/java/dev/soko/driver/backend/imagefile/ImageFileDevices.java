@@ -1,5 +1,6 @@
 package dev.soko.driver.backend.imagefile;
 
+import dev.soko.driver.backend.AttachedDevice;
 import dev.soko.driver.backend.BlockDevices;
 import dev.soko.driver.mount.LoopDevice;
 import dev.soko.driver.mount.LoopDevices;
@@ -43,13 +44,21 @@ final class ImageFileDevices implements BlockDevices {
   }
 
   @Override
-  public List<LoopDevice> inventory() {
-    return loops.list();
+  public List<AttachedDevice> inventory() {
+    return loops.list().stream().map(ImageFileDevices::attached).toList();
   }
 
   @Override
-  public List<String> backedBy(List<LoopDevice> inventory, Path location, boolean deletedToo) {
-    return loops.backedBy(inventory, location, deletedToo);
+  public List<String> backedBy(List<AttachedDevice> inventory, Path location, boolean deletedToo) {
+    List<LoopDevice> listed =
+        inventory.stream()
+            .map(d -> new LoopDevice(d.device(), d.backing(), d.backingDeleted()))
+            .toList();
+    return loops.backedBy(listed, location, deletedToo);
+  }
+
+  private static AttachedDevice attached(LoopDevice loop) {
+    return new AttachedDevice(loop.device(), loop.backingFile(), loop.backingFileDeleted());
   }
 
   /**
@@ -58,8 +67,8 @@ final class ImageFileDevices implements BlockDevices {
    * candidate per directory.
    */
   @Override
-  public Map<LoopDevice, Path> attachedIn(Pool pool) {
-    Map<LoopDevice, Path> held = new LinkedHashMap<>();
+  public Map<AttachedDevice, Path> attachedIn(Pool pool) {
+    Map<AttachedDevice, Path> held = new LinkedHashMap<>();
     for (LoopDevice loop : loops.list()) {
       Path name = loop.backingFile().getFileName();
       if (name == null) {
@@ -68,7 +77,7 @@ final class ImageFileDevices implements BlockDevices {
       for (Path dir : List.of(pool.imagesDir(), pool.snapshotsDir())) {
         Path file = dir.resolve(name);
         if (!loops.backedBy(List.of(loop), file, true).isEmpty()) {
-          held.put(loop, file);
+          held.put(attached(loop), file);
         }
       }
     }
