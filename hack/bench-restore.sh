@@ -25,5 +25,9 @@ for pool in a b; do
   mkdir -p "$work/$pool/soko"
 done
 say "copying a snapshot holding 512 MiB into another pool: over the data path, and with cp"
-java -cp "$classpath" dev.soko.driver.bench.RestoreCost "$work" "$root/driver/bin/soko-driver" \
+# The copying side stands for the restoring node's driver: the JVM flags of driver/bin/soko-driver
+# that change its speed (C1 only, its heap, Netty's unpooled buffers as Main sets them).
+java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xms8m -Xmx48m \
+  -Dio.grpc.netty.shaded.io.netty.allocator.type=unpooled \
+  -cp "$classpath" dev.soko.driver.bench.RestoreCost "$work" "$root/driver/bin/soko-driver" \
   "$work/a/soko" "$work/b" 512 || { tail -40 "$work/driver.log"; die "the benchmark failed"; }

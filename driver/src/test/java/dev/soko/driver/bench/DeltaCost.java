@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Random;
 import java.util.TreeSet;
@@ -19,10 +20,13 @@ import java.util.TreeSet;
  * volume of each size is filled, snapshotted, 1 % of its 4 KiB blocks are rewritten at random,
  * snapshotted again, and GetMetadataDelta between the two is timed, with the driver's CPU time and
  * resident memory around it; beside it, what a backup without it reads: the whole snapshot. Each
- * answer is checked against the blocks written: none may be missing.
+ * answer is checked against the blocks written: none may be missing. Each delta is asked twice: of
+ * the node's socket, and through the controller's relay ({@link RelayHost}, a process of its own),
+ * which forwards it to the node's data port over mutual TLS on loopback as in a cluster; the second
+ * row gives the relay's CPU time and memory beside the node's.
  *
- * <p>Usage: {@code DeltaCost SOCKET MOUNTDIR DRIVER_PID POOL_DIR SIZE_GIB...} prints one Markdown
- * table row per size.
+ * <p>Usage: {@code DeltaCost SOCKET MOUNTDIR DRIVER_PID POOL_DIR RELAY_SOCKET RELAY_PID
+ * SIZE_GIB...} prints two Markdown table rows per size.
  */
 public final class DeltaCost {
   private static final long K = 4096;
@@ -31,37 +35,52 @@ public final class DeltaCost {
   private static final Csi.VolumeCapability BLOCK = Requests.block();
 
   private final CsiClient csi;
+  private final CsiClient relay;
   private final Path mountDir;
   private final long driverPid;
+  private final long relayPid;
   private final Path poolDir;
 
-  private DeltaCost(CsiClient csi, Path mountDir, long driverPid, Path poolDir) {
+  private DeltaCost(
+      CsiClient csi, CsiClient relay, Path mountDir, long driverPid, long relayPid, Path poolDir) {
     this.csi = csi;
+    this.relay = relay;
     this.mountDir = mountDir;
     this.driverPid = driverPid;
+    this.relayPid = relayPid;
     this.poolDir = poolDir;
   }
 
   public static void main(String[] args) throws Exception {
-    if (args.length < 5) {
-      System.err.println("usage: DeltaCost SOCKET MOUNTDIR DRIVER_PID POOL_DIR SIZE_GIB...");
+    if (args.length < 7) {
+      System.err.println(
+          "usage: DeltaCost SOCKET MOUNTDIR DRIVER_PID POOL_DIR RELAY_SOCKET RELAY_PID"
+              + " SIZE_GIB...");
       System.exit(2);
     }
-    try (CsiClient csi = new CsiClient(Path.of(args[0]))) {
+    try (CsiClient csi = new CsiClient(Path.of(args[0]));
+        CsiClient relay = new CsiClient(Path.of(args[4]))) {
       DeltaCost bench =
-          new DeltaCost(csi, Path.of(args[1]), Long.parseLong(args[2]), Path.of(args[3]));
+          new DeltaCost(
+              csi,
+              relay,
+              Path.of(args[1]),
+              Long.parseLong(args[2]),
+              Long.parseLong(args[5]),
+              Path.of(args[3]));
       System.out.println(
-          "| volume | blocks rewritten | GetMetadataDelta | ranges answered | blocks missed |"
-              + " extra bytes | driver CPU | driver RSS after (peak) | GetMetadataAllocated |"
-              + " full read of the snapshot |");
-      System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-      for (int i = 4; i < args.length; i++) {
-        System.out.println(bench.row(Long.parseLong(args[i])));
+          "| volume | asked of | blocks rewritten | GetMetadataDelta | ranges answered | blocks"
+              + " missed | extra bytes | node driver CPU | node driver RSS after (peak) | relay"
+              + " CPU | relay RSS after (peak) | GetMetadataAllocated | full read of the"
+              + " snapshot |");
+      System.out.println("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+      for (int i = 6; i < args.length; i++) {
+        bench.rows(Long.parseLong(args[i])).forEach(System.out::println);
       }
     }
   }
 
-  private String row(long gib) throws Exception {
+  private List<String> rows(long gib) throws Exception {
     long bytes = gib * GIB;
     Csi.Volume volume =
         csi.controller()
@@ -76,10 +95,33 @@ public final class DeltaCost {
     TreeSet<Long> written = rewriteOnePercent(device, bytes, gib);
     String target = snapshot("cbt-" + gib + "-b", volume);
 
-    long cpuBefore = cpuTicks();
+    String direct = asked(csi, "the node's socket", gib, base, target, written);
+    String relayed = asked(relay, "the controller's relay", gib, base, target, written);
+    double fullRead = readWhole(poolDir.resolve("snapshots").resolve(target + ".img"));
+
+    csi.node().nodeUnpublishVolume(Requests.unpublish(volume.getVolumeId(), device.toString()));
+    csi.node().nodeUnstageVolume(Requests.unstage(volume.getVolumeId(), staging));
+    csi.controller().deleteSnapshot(Requests.deleteSnapshot(base));
+    csi.controller().deleteSnapshot(Requests.deleteSnapshot(target));
+    csi.controller().deleteVolume(Requests.deleteVolume(volume.getVolumeId()));
+    return List.of(
+        direct + String.format(Locale.ROOT, " %.1f s |", fullRead), relayed + " (as above) |");
+  }
+
+  /**
+   * One row but its last cell: GetMetadataDelta and GetMetadataAllocated asked of {@code client},
+   * timed, with the node's and the relay's CPU time and memory around the delta.
+   */
+  private String asked(
+      CsiClient client, String of, long gib, String base, String target, TreeSet<Long> written)
+      throws Exception {
+    boolean relayed = client == relay;
+    long cpuBefore = cpuTicks(driverPid);
+    long relayCpuBefore = cpuTicks(relayPid);
     long start = System.nanoTime();
     Iterator<Csi.GetMetadataDeltaResponse> delta =
-        csi.snapshotMetadata()
+        client
+            .snapshotMetadata()
             .getMetadataDelta(
                 Csi.GetMetadataDeltaRequest.newBuilder()
                     .setBaseSnapshotId(base)
@@ -96,27 +138,24 @@ public final class DeltaCost {
       }
     }
     double deltaSeconds = (System.nanoTime() - start) / 1e9;
-    double cpuSeconds = (cpuTicks() - cpuBefore) / 100.0;
-    String memory = status("VmRSS") + " (" + status("VmHWM") + ")";
+    double cpuSeconds = (cpuTicks(driverPid) - cpuBefore) / 100.0;
+    double relayCpuSeconds = (cpuTicks(relayPid) - relayCpuBefore) / 100.0;
+    String memory = memory(driverPid);
+    String relayMemory = memory(relayPid);
 
     start = System.nanoTime();
     Iterator<Csi.GetMetadataAllocatedResponse> allocated =
-        csi.snapshotMetadata()
+        client
+            .snapshotMetadata()
             .getMetadataAllocated(
                 Csi.GetMetadataAllocatedRequest.newBuilder().setSnapshotId(target).build());
     allocated.forEachRemaining(m -> {});
     double allocatedSeconds = (System.nanoTime() - start) / 1e9;
-    double fullRead = readWhole(poolDir.resolve("snapshots").resolve(target + ".img"));
-
-    csi.node().nodeUnpublishVolume(Requests.unpublish(volume.getVolumeId(), device.toString()));
-    csi.node().nodeUnstageVolume(Requests.unstage(volume.getVolumeId(), staging));
-    csi.controller().deleteSnapshot(Requests.deleteSnapshot(base));
-    csi.controller().deleteSnapshot(Requests.deleteSnapshot(target));
-    csi.controller().deleteVolume(Requests.deleteVolume(volume.getVolumeId()));
     return String.format(
         Locale.ROOT,
-        "| %d GiB | %,d | %.2f s | %,d | %d | %,d | %.2f s | %s | %.2f s | %.1f s |",
+        "| %d GiB | %s | %,d | %.2f s | %,d | %d | %,d | %.2f s | %s | %s | %s | %.2f s |",
         gib,
+        of,
         written.size(),
         deltaSeconds,
         ranges,
@@ -124,8 +163,9 @@ public final class DeltaCost {
         answered - written.size() * K,
         cpuSeconds,
         memory,
-        allocatedSeconds,
-        fullRead);
+        relayed ? String.format(Locale.ROOT, "%.2f s", relayCpuSeconds) : "-",
+        relayed ? relayMemory : "-",
+        allocatedSeconds);
   }
 
   private String snapshot(String name, Csi.Volume volume) {
@@ -182,15 +222,20 @@ public final class DeltaCost {
     return (System.nanoTime() - start) / 1e9;
   }
 
-  /** The driver's user and system time in clock ticks (100 a second on Linux). */
-  private long cpuTicks() throws IOException {
-    String stat = Files.readString(Path.of("/proc/" + driverPid + "/stat"));
+  /** A process's user and system time in clock ticks (100 a second on Linux). */
+  private static long cpuTicks(long pid) throws IOException {
+    String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
     String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
     return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
   }
 
-  private String status(String field) throws IOException {
-    for (String line : Files.readAllLines(Path.of("/proc/" + driverPid + "/status"))) {
+  /** A process's resident memory now and at its peak. */
+  private static String memory(long pid) throws IOException {
+    return status(pid, "VmRSS") + " (" + status(pid, "VmHWM") + ")";
+  }
+
+  private static String status(long pid, String field) throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
       if (line.startsWith(field + ":")) {
         long kib = Long.parseLong(line.substring(field.length() + 1).strip().split("\\s+")[0]);
         return (kib / 1024) + " MiB";
