@@ -2,6 +2,7 @@ package dev.soko.operator.harness;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.InputStream;
@@ -44,18 +45,7 @@ public final class OperatorInstall {
           .v1()
           .customResourceDefinitions()
           .withName(crd)
-          .waitUntilCondition(
-              c ->
-                  c != null
-                      && c.getStatus() != null
-                      && c.getStatus().getConditions() != null
-                      && c.getStatus().getConditions().stream()
-                          .anyMatch(
-                              x ->
-                                  "Established".equals(x.getType())
-                                      && "True".equals(x.getStatus())),
-              60,
-              TimeUnit.SECONDS);
+          .waitUntilCondition(OperatorInstall::established, 60, TimeUnit.SECONDS);
     }
     admin
         .namespaces()
@@ -63,6 +53,15 @@ public final class OperatorInstall {
             new NamespaceBuilder().withNewMetadata().withName("soko-system").endMetadata().build())
         .serverSideApply();
     applyResource(admin, fieldManager, "/rbac/operator-rbac.yaml");
+  }
+
+  /** Whether the API server has established {@code crd} (its Established condition is True). */
+  public static boolean established(CustomResourceDefinition crd) {
+    return crd != null
+        && crd.getStatus() != null
+        && crd.getStatus().getConditions() != null
+        && crd.getStatus().getConditions().stream()
+            .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus()));
   }
 
   private static void applyResource(KubernetesClient admin, String fieldManager, String resource)

@@ -7,6 +7,7 @@ import dev.soko.operator.crds.CrdDecision;
 import dev.soko.operator.crds.CrdRelease;
 import dev.soko.operator.crds.CrdUpgrade;
 import dev.soko.operator.harness.Await;
+import dev.soko.operator.harness.OperatorInstall;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -216,18 +217,7 @@ class CrdUpgradeIT {
   /** Installs {@code crd} as Helm would (created by the admin) and waits until it is served. */
   private static void install(CustomResourceDefinition crd) {
     cluster.admin.resource(crd).create();
-    crds()
-        .withName(CRD)
-        .waitUntilCondition(
-            c ->
-                c != null
-                    && c.getStatus() != null
-                    && c.getStatus().getConditions() != null
-                    && c.getStatus().getConditions().stream()
-                        .anyMatch(
-                            x -> "Established".equals(x.getType()) && "True".equals(x.getStatus())),
-            60,
-            TimeUnit.SECONDS);
+    crds().withName(CRD).waitUntilCondition(OperatorInstall::established, 60, TimeUnit.SECONDS);
     // Established is not yet served everywhere: a list answers once the resource is.
     Await.until("NodeRequests served", () -> requests().list() != null, served -> served);
   }
