@@ -89,6 +89,10 @@ bench-cbt: deps build ## Changed block tracking: GetMetadataDelta on 1 and 10 Gi
 bench-restore: deps build ## A restore on another node: a snapshot holding 512 MiB copied over the data path, beside cp (root)
 	bash hack/bench-restore.sh
 
+.PHONY: bench-velero
+bench-velero: deps build tools-node tools-backup images ## Velero with Soko on two nodes: backup, incremental backup and restore on the other node of a 1 GiB claim holding 512 MiB, beside cp (root)
+	bash hack/bench-velero.sh
+
 .PHONY: bench-provision
 bench-provision: deps build tools-node images ## Provisioning at scale on the local cluster: 100 and 300 claims with pods, Soko beside local-path-provisioner, then Soko's deletion (root)
 	bash hack/bench-provision.sh

@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * the store; the node is then lost as a node is (its machine stopped, its Node deleted, its volumes
  * deleted under {@code nodeLoss: Delete}); the namespace restored from the backup runs on the other
  * node and every claim holds an unbroken run of records at least as long as the application had
- * written when the backup began. It needs two nodes, and says so by skipping on one.
+ * written when the backup began, and the random data written to each before the backup has the same
+ * sha256. It needs two nodes, and says so by skipping on one.
  */
 class VeleroE2E extends RealClusterTier {
   private static final Logger LOG = LoggerFactory.getLogger(VeleroE2E.class);
@@ -46,6 +47,8 @@ class VeleroE2E extends RealClusterTier {
   private static final String VELERO = "velero";
   private static final Duration LONG = Duration.ofSeconds(300);
   private static final int BLOCK_RECORD = 16;
+  private static final int BLOB_MIB = 8;
+  private static final int BLOB_OFFSET_MIB = 32;
 
   /**
    * Appends record i (1, 2, ...) to /xfs/records and /ext4/records and writes it as the i-th
@@ -122,6 +125,7 @@ class VeleroE2E extends RealClusterTier {
         () -> records(writer, "/xfs/records").size(),
         n -> n >= 20);
 
+    Map<String, String> written = writeBlobs(writer);
     int before = records(writer, "/xfs/records").size();
     long started = System.nanoTime();
     client.resource(backup()).create();
@@ -194,6 +198,9 @@ class VeleroE2E extends RealClusterTier {
       assertUnbrokenRun(records(reader, "/xfs/records"), before, "xfs");
       assertUnbrokenRun(records(reader, "/ext4/records"), before, "ext4");
       assertUnbrokenRun(blockRecords(reader), before, "block");
+      assertThat(blobSums(reader))
+          .as("sha256 of the random data each claim held before the backup")
+          .isEqualTo(written);
     } finally {
       installed.nodeLossDeleteAfter(null);
       cluster.startNode(lost);
@@ -292,6 +299,45 @@ class VeleroE2E extends RealClusterTier {
         .lines()
         .map(line -> line.replaceFirst("^0+", ""))
         .toList();
+  }
+
+  /**
+   * Writes {@value #BLOB_MIB} MiB of random data to each claim, beside the records (the block
+   * claim's from {@value #BLOB_OFFSET_MIB} MiB on, far past its record slots), made durable, and
+   * returns their sha256 by claim.
+   */
+  private Map<String, String> writeBlobs(String pod) {
+    for (String fs : List.of("xfs", "ext4")) {
+      apps.sh(
+          pod, "dd if=/dev/urandom of=/" + fs + "/blob bs=1M count=" + BLOB_MIB + " conv=fsync");
+    }
+    apps.sh(
+        pod,
+        "dd if=/dev/urandom of=/dev/xvda bs=1M seek="
+            + BLOB_OFFSET_MIB
+            + " count="
+            + BLOB_MIB
+            + " conv=notrunc,fsync");
+    return blobSums(pod);
+  }
+
+  /** The sha256 of each claim's blob of random data, by claim. */
+  private Map<String, String> blobSums(String pod) {
+    return Map.of(
+        "xfs", sha256(pod, "cat /xfs/blob"),
+        "ext4", sha256(pod, "cat /ext4/blob"),
+        "block",
+            sha256(
+                pod,
+                "dd if=/dev/xvda bs=1M skip="
+                    + BLOB_OFFSET_MIB
+                    + " count="
+                    + BLOB_MIB
+                    + " 2>/dev/null"));
+  }
+
+  private String sha256(String pod, String read) {
+    return apps.sh(pod, read + " | sha256sum").split("\\s+")[0];
   }
 
   /** Records 1, 2, ... n with no gap or damage, and n at least {@code atLeast}. */
