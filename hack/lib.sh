@@ -21,14 +21,16 @@ require_root() {
 
 # module_test_classpath MODULE: class path of a module's test classes (demo clients, benchmarks),
 # cached next to its build. One reactor run with the modules it depends on, so their classes are
-# on it without an install; MODULE runs last, so its class path is what stays in the file.
+# on it without an install; MODULE runs last, so its class path is what stays in the file. It runs
+# to process-test-classes, not test-compile: the crd module finishes its generated CRDs (printer
+# column order, release stamp) there, and stopping before would leave them rewritten unfinished.
 module_test_classpath() {
   local module=$1 root cp_file
   root=$(soko_root)
   cp_file="$root/$module/target/test-classpath.txt"
   if [ ! -s "$cp_file" ] || [ "$root/$module/pom.xml" -nt "$cp_file" ] \
     || [ ! -d "$root/$module/target/test-classes" ]; then
-    (cd "$root" && mvn -B -q -pl "$module" -am test-compile dependency:build-classpath \
+    (cd "$root" && mvn -B -q -pl "$module" -am process-test-classes dependency:build-classpath \
       -Dmdep.includeScope=test -Dmdep.outputFile="$cp_file" >/dev/null) \
       || die "could not build the $module module's test classes and class path"
   fi
