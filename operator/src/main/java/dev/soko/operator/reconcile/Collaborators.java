@@ -8,6 +8,7 @@ import dev.soko.operator.reconcile.apply.EventRecorder;
 import dev.soko.operator.reconcile.apply.GroupSnapshotClassReplacer;
 import dev.soko.operator.reconcile.apply.Pruner;
 import dev.soko.operator.reconcile.apply.ReportCleanup;
+import dev.soko.operator.reconcile.apply.StorageClassReplacer;
 import dev.soko.operator.reconcile.apply.UnclaimedSnapshots;
 import dev.soko.operator.reconcile.apply.Uninstaller;
 import dev.soko.operator.reconcile.observe.ClusterObserver;
@@ -26,6 +27,8 @@ import dev.soko.operator.reconcile.status.RolloutProgress;
  * @param csiDriverReplacer deletes a CSIDriver whose immutable fields changed
  * @param groupSnapshotClassReplacer deletes a VolumeGroupSnapshotClass whose immutable fields
  *     changed
+ * @param storageClassReplacer deletes the StorageCluster's StorageClasses whose immutable fields
+ *     changed
  * @param nodeLoss marks and deletes lost nodes' volumes (spec.nodeLoss)
  * @param reportCleanup deletes StorageNode reports nobody reads
  * @param unclaimedSnapshots warns of imported snapshot contents no node took
@@ -40,6 +43,7 @@ public record Collaborators(
     Uninstaller uninstaller,
     CsiDriverReplacer csiDriverReplacer,
     GroupSnapshotClassReplacer groupSnapshotClassReplacer,
+    StorageClassReplacer storageClassReplacer,
     NodeLoss nodeLoss,
     ReportCleanup reportCleanup,
     UnclaimedSnapshots unclaimedSnapshots,

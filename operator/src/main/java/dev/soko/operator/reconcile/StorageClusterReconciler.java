@@ -19,6 +19,7 @@ import dev.soko.operator.reconcile.apply.EventRecorder;
 import dev.soko.operator.reconcile.apply.GroupSnapshotClassReplacer;
 import dev.soko.operator.reconcile.apply.Pruner;
 import dev.soko.operator.reconcile.apply.ReportCleanup;
+import dev.soko.operator.reconcile.apply.StorageClassReplacer;
 import dev.soko.operator.reconcile.apply.UnclaimedSnapshots;
 import dev.soko.operator.reconcile.apply.Uninstaller;
 import dev.soko.operator.reconcile.kinds.ClusterCache;
@@ -72,6 +73,7 @@ public final class StorageClusterReconciler
   private final Uninstaller uninstaller;
   private final CsiDriverReplacer csiDriverReplacer;
   private final GroupSnapshotClassReplacer groupSnapshotClassReplacer;
+  private final StorageClassReplacer storageClassReplacer;
   private final EventRecorder events;
   private final KubernetesClient client;
   private final NodeLoss nodeLoss;
@@ -100,6 +102,7 @@ public final class StorageClusterReconciler
     this.uninstaller = collaborators.uninstaller();
     this.csiDriverReplacer = collaborators.csiDriverReplacer();
     this.groupSnapshotClassReplacer = collaborators.groupSnapshotClassReplacer();
+    this.storageClassReplacer = collaborators.storageClassReplacer();
     this.nodeLoss = collaborators.nodeLoss();
     this.reportCleanup = collaborators.reportCleanup();
     this.unclaimedSnapshots = collaborators.unclaimedSnapshots();
@@ -214,6 +217,14 @@ public final class StorageClusterReconciler
             "VolumeGroupSnapshotClassRecreated",
             "VolumeGroupSnapshotClass recreated for immutable changes: " + recreated);
       }
+    }
+    for (String recreated :
+        storageClassReplacer.replaceIfImmutableChanged(
+            desired.storageClasses(), sc.getMetadata().getName(), cache)) {
+      events.normal(
+          sc,
+          "StorageClassRecreated",
+          "StorageClass recreated for immutable changes: " + recreated);
     }
     List<HasMetadata> all = new ArrayList<>(desired.all());
     all.addAll(secrets);

@@ -12,6 +12,7 @@ import dev.soko.operator.reconcile.apply.EventRecorder;
 import dev.soko.operator.reconcile.apply.GroupSnapshotClassReplacer;
 import dev.soko.operator.reconcile.apply.Pruner;
 import dev.soko.operator.reconcile.apply.ReportCleanup;
+import dev.soko.operator.reconcile.apply.StorageClassReplacer;
 import dev.soko.operator.reconcile.apply.UnclaimedSnapshots;
 import dev.soko.operator.reconcile.apply.Uninstaller;
 import dev.soko.operator.reconcile.observe.ClusterObserver;
@@ -111,6 +112,7 @@ public final class SokoOperator implements AutoCloseable {
         new Uninstaller(pruner, Uninstaller.BOUND, Instant::now),
         new CsiDriverReplacer(client),
         new GroupSnapshotClassReplacer(client),
+        new StorageClassReplacer(client),
         new NodeLoss(client, events::normal, events::warning),
         new ReportCleanup(client),
         new UnclaimedSnapshots(events::warningOn),

@@ -2,6 +2,8 @@ package dev.soko.operator.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.soko.api.v1alpha1.EncryptionMode;
+import dev.soko.api.v1alpha1.EncryptionSpec;
 import dev.soko.api.v1alpha1.PoolBackend;
 import dev.soko.api.v1alpha1.PoolSpec;
 import dev.soko.api.v1alpha1.StorageClassSpec;
@@ -9,12 +11,17 @@ import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.operator.harness.Await;
 import dev.soko.operator.model.KubernetesVersion;
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.fabric8.kubernetes.api.model.storage.StorageClassBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** Default-class respect, version change, driver-name conflict and a btrfs pool's render. */
+/**
+ * Default-class respect, version change, driver-name conflict, a btrfs pool's render and a class
+ * changed in a field the API server keeps immutable.
+ */
 class StorageClusterBehaviourIT {
   static TestCluster cluster;
   static KubernetesClient admin;
@@ -208,5 +215,55 @@ class StorageClusterBehaviourIT {
         .get()
         .getParameters()
         .get("csi.storage.k8s.io/fstype");
+  }
+
+  /**
+   * A StorageClass's parameters and reclaimPolicy are immutable (the API server refuses an update
+   * of them), so adding encryption to a class of the StorageCluster, or changing its reclaim
+   * policy, would leave the apply refused forever. The operator deletes its class and applies it
+   * anew, and says so; volumes provisioned before keep what they were made with.
+   */
+  @Test
+  void aClassChangedInAnImmutableFieldIsRecreatedAndTheClusterSaysSo() {
+    StorageClusterLifecycleIT.create(Specs.cluster("lambda"));
+    String uid =
+        admin.storage().v1().storageClasses().withName("lambda-sc").get().getMetadata().getUid();
+    StorageCluster sc = cluster.get("lambda");
+    StorageClassSpec cls = sc.getSpec().getStorageClasses().get(0);
+    EncryptionSpec encryption = new EncryptionSpec();
+    encryption.setMode(EncryptionMode.fscrypt);
+    cls.setEncryption(encryption);
+    cls.setReclaimPolicy(StorageClassSpec.ReclaimPolicy.Retain);
+    admin.resource(sc).update();
+    try {
+      StorageClass recreated =
+          Await.until(
+              "lambda-sc with encryption",
+              () -> admin.storage().v1().storageClasses().withName("lambda-sc").get(),
+              c -> c != null && c.getParameters().containsKey("encryption"));
+      assertThat(recreated.getMetadata().getUid()).isNotEqualTo(uid);
+      assertThat(recreated.getReclaimPolicy()).isEqualTo("Retain");
+      Event event =
+          Await.until(
+                  "a StorageClassRecreated event",
+                  () ->
+                      admin.v1().events().inAnyNamespace().list().getItems().stream()
+                          .filter(e -> "lambda".equals(e.getInvolvedObject().getName()))
+                          .filter(e -> "StorageClassRecreated".equals(e.getReason()))
+                          .toList(),
+                  l -> !l.isEmpty())
+              .get(0);
+      assertThat(event.getType()).isEqualTo("Normal");
+      assertThat(event.getMessage())
+          .contains("lambda-sc")
+          .contains("parameters")
+          .contains("reclaimPolicy");
+      assertThat(StorageClusterLifecycleIT.condition(cluster.get("lambda"), "Degraded").getStatus())
+          .as("no apply left refused")
+          .isEqualTo("False");
+    } finally {
+      admin.resource(sc).delete();
+      Await.until("lambda gone", () -> cluster.get("lambda") == null, gone -> gone);
+    }
   }
 }

@@ -65,7 +65,8 @@ public final class GroupSnapshotClassReplacer {
     return sb.toString();
   }
 
-  private static boolean ours(HasMetadata o, String cluster) {
+  /** Whether {@code o} carries Soko's label naming the StorageCluster {@code cluster}. */
+  static boolean ours(HasMetadata o, String cluster) {
     Map<String, String> labels = o.getMetadata().getLabels();
     return labels != null && cluster.equals(labels.get(Names.LABEL_CLUSTER));
   }
