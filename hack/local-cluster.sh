@@ -18,6 +18,7 @@
 #   hack/local-cluster.sh umount-disk NODE PATH          and unmount it again
 #   hack/local-cluster.sh mounts NODE                    NODE's mount table, as NODE sees it
 #   hack/local-cluster.sh ls NODE DIR                    the names in DIR, as NODE sees it
+#   hack/local-cluster.sh occurrences NODE FILE TEXT     how often TEXT's bytes are in FILE on NODE
 #   hack/local-cluster.sh stop-node NODE                 NODE's machine dies (not the first node):
 #                                                        processes, mounts and volume loop devices
 #                                                        go; its disks stay
@@ -907,6 +908,13 @@ list() {
   on_node "$(node_index "$1")" sh -c '[ ! -d "$1" ] || ls -A "$1"' list "$2"
 }
 
+# occurrences NODE FILE TEXT: how many times TEXT's bytes occur in FILE as NODE sees it (0 for
+# none), read as bytes: an admin's look at what a volume's image holds on the disk.
+occurrences() {
+  # shellcheck disable=SC2016 # the node's shell expands them
+  on_node "$(node_index "$1")" sh -c '{ grep -a -o -F -e "$2" "$1" || true; } | wc -l' occurrences "$2" "$3"
+}
+
 # umount_disk NODE PATH: unmounts what mount_disk mounted; its loop device goes with it.
 umount_disk() {
   on_node "$(node_index "$1")" umount "$2"
@@ -1212,11 +1220,12 @@ statfs) statfs "${2:?which node}" "${3:?which path}" ;;
 mount-disk) mount_disk "${2:?which node}" "${3:?where}" "${4:?its size}" "${5:-xfs}" ;;
 mounts) mounts "${2:?which node}" ;;
 ls) list "${2:?which node}" "${3:?which folder}" ;;
+occurrences) occurrences "${2:?which node}" "${3:?which file}" "${4:?which text}" ;;
 stop-node) stop_node "${2:?which node}" ;;
 start-node) start_node_again "${2:?which node}" ;;
 umount-disk) umount_disk "${2:?which node}" "${3:?where}" ;;
 ssh) shift && ssh_node "${1:?which node}" "${@:2}" ;;
 client) shift && client "${@:?which command}" ;;
 unit) unit_request "${2:?which node}" ;;
-*) die "usage: hack/local-cluster.sh up|down|images|env|nodes|usage|restart containerd|kubelet [NODE]|ctr [--node NODE] ARGS...|statfs NODE PATH|mount-disk NODE PATH SIZE [xfs|btrfs]|umount-disk NODE PATH|mounts NODE|ls NODE DIR|stop-node NODE|start-node NODE|ssh NODE COMMAND|client COMMAND" ;;
+*) die "usage: hack/local-cluster.sh up|down|images|env|nodes|usage|restart containerd|kubelet [NODE]|ctr [--node NODE] ARGS...|statfs NODE PATH|mount-disk NODE PATH SIZE [xfs|btrfs]|umount-disk NODE PATH|mounts NODE|ls NODE DIR|occurrences NODE FILE TEXT|stop-node NODE|start-node NODE|ssh NODE COMMAND|client COMMAND" ;;
 esac

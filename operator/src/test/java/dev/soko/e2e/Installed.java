@@ -61,6 +61,15 @@ final class Installed {
         .getItems();
   }
 
+  /** The node plugin's pod on {@code node}, not one being deleted. */
+  Pod nodePluginPod(String node) {
+    return nodePluginPods().stream()
+        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+        .filter(p -> node.equals(p.getSpec().getNodeName()))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no node plugin pod on " + node));
+  }
+
   /** The image of each node plugin pod's driver container. */
   List<String> nodePluginImages() {
     return nodePluginPods().stream()

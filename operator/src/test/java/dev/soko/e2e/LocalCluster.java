@@ -189,6 +189,12 @@ final class LocalCluster {
     return runScript(30, "ls", node, folder).lines().filter(l -> !l.isBlank()).toList();
   }
 
+  /** How many times {@code text}'s bytes occur in a file as a node sees it, read as bytes. */
+  int occurrences(String node, String file, String text) throws IOException, InterruptedException {
+    List<String> lines = runScript(120, "occurrences", node, file, text).strip().lines().toList();
+    return Integer.parseInt(lines.get(lines.size() - 1).strip());
+  }
+
   /** A node's mount table, as the node sees it: "TARGET SOURCE" a line. */
   String mounts(String node) throws IOException, InterruptedException {
     return runScript(30, "mounts", node);

@@ -375,7 +375,7 @@ class RealNodeE2E extends RealClusterTier {
   @Order(13)
   void killingTheDriverLeavesPublishedVolumesWorkingAndItRegistersAgain() throws Exception {
     String node = writerNode();
-    Pod plugin = nodePluginPod(node);
+    Pod plugin = installed.nodePluginPod(node);
     ContainerStatus before = containerStatus(plugin, "soko-driver");
     cluster.killContainer(node, before.getContainerID());
     apps.sh("writer", "echo during > /data/during-restart && sync");
@@ -383,7 +383,7 @@ class RealNodeE2E extends RealClusterTier {
     Await.until(
         "the driver container to restart",
         LONG,
-        () -> containerStatus(nodePluginPod(node), "soko-driver"),
+        () -> containerStatus(installed.nodePluginPod(node), "soko-driver"),
         s -> s.getRestartCount() > before.getRestartCount() && Boolean.TRUE.equals(s.getReady()));
     Await.until(
         "the CSINode to list the driver again",
@@ -424,7 +424,7 @@ class RealNodeE2E extends RealClusterTier {
     String image = cluster.imageRegistry + "/soko-driver:e2e-override";
     cluster.tagImage(cluster.imageRegistry + "/soko-driver:" + cluster.projectVersion, image);
     String node = writerNode();
-    String before = nodePluginPod(node).getMetadata().getName();
+    String before = installed.nodePluginPod(node).getMetadata().getName();
     client
         .resources(StorageCluster.class)
         .withName(RELEASE)
@@ -435,7 +435,7 @@ class RealNodeE2E extends RealClusterTier {
         Await.until(
             "a node plugin pod running " + image,
             LONG,
-            () -> nodePluginPod(node),
+            () -> installed.nodePluginPod(node),
             p ->
                 !p.getMetadata().getName().equals(before)
                     && image.equals(p.getSpec().getContainers().get(0).getImage())
@@ -561,21 +561,6 @@ class RealNodeE2E extends RealClusterTier {
   /** The node the first workload (pod writer) runs on: the node the restarts are tried on. */
   private String writerNode() {
     return client.pods().inNamespace(APPS).withName("writer").get().getSpec().getNodeName();
-  }
-
-  private Pod nodePluginPod(String node) {
-    DaemonSet ds = installed.nodePluginDaemonSet();
-    return client
-        .pods()
-        .inNamespace(SYSTEM)
-        .withLabels(ds.getSpec().getSelector().getMatchLabels())
-        .list()
-        .getItems()
-        .stream()
-        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
-        .filter(p -> node.equals(p.getSpec().getNodeName()))
-        .findFirst()
-        .orElseThrow(() -> new AssertionError("no node plugin pod on " + node));
   }
 
   /** Each container's name (qualified by its workload) and args. */
