@@ -3,6 +3,7 @@ package dev.soko.e2e;
 import static dev.soko.e2e.DefaultInstall.EXT4;
 import static dev.soko.e2e.DefaultInstall.RELEASE;
 import static dev.soko.e2e.DefaultInstall.SNAPSHOTS;
+import static dev.soko.e2e.DefaultInstall.XFS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.soko.api.v1alpha1.StorageCluster;
@@ -32,7 +33,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Encryption at rest as a user meets it on the real nodes: encryption added to the default
  * install's ext4 class (which recreates the class), a claim whose key Secret is made by the user, a
- * pod that writes a marker, the raw image on the node checked for it once the pod is gone, the node
+ * pod that writes a marker, the raw image on the node checked for it while the pod runs and once it
+ * is gone (and, as a control, the image of a claim without encryption, which shows it), the node
  * plugin killed and the kubelet restarted with the key loaded, a restore of the claim's snapshot
  * with the same key, and a claim whose Secret comes late.
  */
@@ -120,6 +122,17 @@ class EncryptionE2E extends RealClusterTier {
         EncryptionE2E::loopDevices,
         loops -> loops.lines().noneMatch(line -> line.contains(handle)));
     assertThat(cluster.occurrences(node, image, MARKER)).as("the marker in the raw image").isZero();
+
+    // The same look at a claim of a class without encryption finds the marker: the check sees
+    // plaintext where there is some.
+    apps.create(apps.claim("plain-data", XFS, "320Mi", false));
+    apps.create(apps.pod("plain-writer", "plain-data", false, false));
+    apps.awaitRunning("plain-writer", LONG);
+    apps.sh("plain-writer", "yes " + MARKER + " | head -c 1048576 > /data/marker.txt && sync");
+    String plainNode = apps.nodesOf(apps.claimNamed("plain-data")).get(0);
+    assertThat(cluster.occurrences(plainNode, imageOf("plain-data"), MARKER))
+        .as("the marker in the raw image of a claim without encryption")
+        .isPositive();
   }
 
   @Test
