@@ -19,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -120,8 +121,8 @@ public final class ExpandBench {
     try (KubernetesClient client = cluster.client()) {
       DefaultInstall.helmInstall(cluster);
       DefaultInstall.awaitReady(client, NAMESPACE);
+      ExpandBench bench = new ExpandBench(cluster, client, growths);
       try {
-        ExpandBench bench = new ExpandBench(cluster, client, growths);
         String ext4Refusal = ext4Refusal();
         List<Mode> measured =
             modes.stream().filter(m -> m != Mode.EXT4 || ext4Refusal.isEmpty()).toList();
@@ -138,6 +139,8 @@ public final class ExpandBench {
         }
         System.out.print(table(rows));
       } finally {
+        // The StorageCluster refuses its deletion while volumes of its driver exist.
+        bench.deleteClaims();
         DefaultInstall.uninstall(cluster, client, NAMESPACE, LONG);
       }
     }
@@ -177,6 +180,23 @@ public final class ExpandBench {
       }
     }
     progress("%d claims with their pods running", modes.size() * growths);
+  }
+
+  /** Deletes the namespace, the claims with it, and waits until their volumes are gone. */
+  private void deleteClaims() {
+    List<String> volumes =
+        client.persistentVolumeClaims().inNamespace(NAMESPACE).list().getItems().stream()
+            .map(c -> c.getSpec().getVolumeName())
+            .filter(Objects::nonNull)
+            .toList();
+    client.namespaces().withName(NAMESPACE).delete();
+    for (String pv : volumes) {
+      Await.until(
+          "PV " + pv + " deleted",
+          LONG,
+          () -> client.persistentVolumes().withName(pv).get(),
+          Objects::isNull);
+    }
   }
 
   private Row round(Mode mode, GrowthPath path) throws Exception {
