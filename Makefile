@@ -72,7 +72,7 @@ test-images: deps ## Build both images offline and run them (driver Probe + Crea
 	bash hack/test-images.sh
 
 .PHONY: bench
-bench: deps build ## Benchmarks: the driver beside csi-driver-host-path (HOSTPATH_BIN), its data path (fio), btrfs's qgroup limit, the operator, then provisioning at scale
+bench: deps build ## Benchmarks: the driver beside csi-driver-host-path (HOSTPATH_BIN), its data path (fio), btrfs's qgroup limit, the operator, then provisioning at scale and online growth
 	bash hack/bench.sh
 	bash hack/bench-data.sh
 	bash hack/bench-cbt.sh
@@ -80,6 +80,7 @@ bench: deps build ## Benchmarks: the driver beside csi-driver-host-path (HOSTPAT
 	bash hack/bench-btrfs-qgroup.sh
 	bash hack/bench-operator.sh
 	bash hack/bench-provision.sh
+	bash hack/bench-expand.sh
 
 .PHONY: bench-cbt
 bench-cbt: deps build ## Changed block tracking: GetMetadataDelta on 1 and 10 GiB volumes with 1 % rewritten, beside a full read (root)
@@ -92,6 +93,10 @@ bench-restore: deps build ## A restore on another node: a snapshot holding 512 M
 .PHONY: bench-velero
 bench-velero: deps build tools-node tools-backup images ## Velero with Soko on two nodes: backup, incremental backup and restore on the other node of a 1 GiB claim holding 512 MiB, beside cp (root)
 	bash hack/bench-velero.sh
+
+.PHONY: bench-expand
+bench-expand: deps build tools-node images ## Online growth on the local cluster: 20 growths each of xfs and block claims, PVC patch to the pod seeing the new size, through the node beside the kubelet's path (root)
+	bash hack/bench-expand.sh
 
 .PHONY: bench-provision
 bench-provision: deps build tools-node images ## Provisioning at scale on the local cluster: 100 and 300 claims with pods, Soko beside local-path-provisioner, then Soko's deletion (root)

@@ -135,9 +135,20 @@ in_pod writer 'df -h /data; grep " /data " /proc/mounts' | sed 's/^/      /'
 echo "      sha256 of /data/blob: $sum"
 
 step "expand the PVC to 640Mi while the pod runs (xfs grows online)"
+grow_started=$(date +%s%N)
 kc -n "$APPS" patch pvc data --type merge -p '{"spec":{"resources":{"requests":{"storage":"640Mi"}}}}' >/dev/null
 await "the pod to see the bigger filesystem" bash -c \
   "[ \$($BIN/kubectl -n $APPS exec writer -- df -k /data | awk 'NR==2 {print \$2}') -gt 500000 ]"
+grow_ms=$((($(date +%s%N) - grow_started) / 1000000))
+# The driver's controller hands the growth to the volume's node, which grows it at once; the
+# kubelet's path (spec.features.immediateGrowth: false, or a node that cannot) waits for its next
+# sync of the pod, and leaves its FileSystemResizeSuccessful event on the claim.
+grown_by="the driver on the volume's node, at once"
+if kc -n "$APPS" get events --field-selector reason=FileSystemResizeSuccessful -o name | grep -q .; then
+  grown_by="the kubelet, at its next sync of the pod"
+fi
+printf '    the pod saw the new size %d.%01d s after the patch; grown by %s\n' \
+  $((grow_ms / 1000)) $((grow_ms % 1000 / 100)) "$grown_by"
 in_pod writer 'df -h /data' | sed 's/^/      /'
 
 step "snapshot the PVC and restore it into a new PVC that a second pod reads"

@@ -80,6 +80,20 @@ final class Handoffs {
   }
 
   /**
+   * Growth through the nodes, unless {@code --immediate-growth=false} leaves every growth to the
+   * kubelet's NodeExpandVolume.
+   */
+  private static Optional<ClusterControllerService.VolumeExpander> expander(
+      DriverConfig config, VolumeOwners owners, NodeRequestClient client, KubeApi api) {
+    if (!config.immediateGrowth()) {
+      LoggerFactory.getLogger(Handoffs.class)
+          .info("--immediate-growth=false: the kubelet grows every volume (NodeExpandVolume)");
+      return Optional.empty();
+    }
+    return Optional.of(new RemoteExpand(owners, client, RemoteExpand.Nodes.of(api)));
+  }
+
+  /**
    * The controller's half; nothing without API server access or the namespace. With the data path's
    * credentials ({@code tls}, or null) and {@value ReportIdentity#ENV}, a group whose volumes are
    * on several nodes is taken through the nodes' data ports; without, it is refused as before.
@@ -104,7 +118,7 @@ final class Handoffs {
     owners.start();
     NodeRequestClient client = new NodeRequestClient(api.get(), namespace);
     Optional<ClusterControllerService.VolumeExpander> expander =
-        Optional.of(new RemoteExpand(owners, client, RemoteExpand.Nodes.of(api.get())));
+        expander(config, owners, client, api.get());
     Optional<ClusterControllerService.VolumeModifier> modifier =
         Optional.of(new RemoteModify(owners, client));
     String snapshotter = env.getOrDefault(GROUP_SNAPSHOTTER_ENV, "");

@@ -29,6 +29,14 @@ public class FeaturesSpec {
   @Default("true")
   private Boolean changedBlockTracking = true;
 
+  @JsonPropertyDescription(
+      "Grow a claim on its node as soon as it is resized: the controller hands the growth to the"
+          + " volume's node, which grows the storage and the filesystem online, so pods see the new"
+          + " size in seconds. false: the kubelet grows it (NodeExpandVolume) when it next syncs a"
+          + " pod that uses the claim, about a minute later, as with other node-local drivers.")
+  @Default("true")
+  private Boolean immediateGrowth = true;
+
   public Boolean getCapacityTracking() {
     return capacityTracking;
   }
@@ -51,5 +59,13 @@ public class FeaturesSpec {
 
   public void setChangedBlockTracking(Boolean changedBlockTracking) {
     this.changedBlockTracking = changedBlockTracking;
+  }
+
+  public Boolean getImmediateGrowth() {
+    return immediateGrowth;
+  }
+
+  public void setImmediateGrowth(Boolean immediateGrowth) {
+    this.immediateGrowth = immediateGrowth;
   }
 }

@@ -182,6 +182,11 @@ public final class DriverCommand {
         !labelImports || mode == DriverConfig.Mode.NODE,
         "--label-imported-snapshots is only for node mode (the node that holds a snapshot labels"
             + " it)");
+    boolean immediateGrowth = parseBoolean(Flag.IMMEDIATE_GROWTH);
+    check(
+        immediateGrowth || mode == DriverConfig.Mode.CONTROLLER,
+        "--immediate-growth is only for controller mode (the controller chooses the path of a"
+            + " growth)");
     String dataAddress = checkAddress(Flag.DATA_ADDRESS);
     Optional<Path> dataTlsDir =
         Optional.ofNullable(value(Flag.DATA_TLS_DIR))
@@ -214,7 +219,8 @@ public final class DriverCommand {
         labelImports,
         dataAddress,
         dataTlsDir,
-        dataMaxReads);
+        dataMaxReads,
+        immediateGrowth);
   }
 
   private int parsePositive(Flag flag) {

@@ -142,6 +142,18 @@ enum Flag {
           + " node's csi-snapshotter (--node-deployment) serves it. Needs API server access with"
           + " list, watch and patch on volumesnapshotcontents. true is refused in controller"
           + " mode."),
+  IMMEDIATE_GROWTH(
+      "--immediate-growth",
+      "true|false",
+      "true",
+      Use.ONCE,
+      "Controller mode: hand ControllerExpandVolume of a volume to its node (a NodeRequest), which"
+          + " grows the storage, the device and the filesystem at once and answers"
+          + " node_expansion_required=false, so pods see the new size in seconds; where the node"
+          + " cannot finish, the kubelet's path as with false. Needs API server access. false:"
+          + " answer node_expansion_required=true and leave the growth to NodeExpandVolume, which"
+          + " the kubelet calls when it next syncs a pod that uses the volume (about a minute)."
+          + " false is refused in node mode."),
   LOG_LEVEL(
       "--log-level",
       "LEVEL",

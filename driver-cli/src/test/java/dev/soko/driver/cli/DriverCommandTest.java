@@ -237,6 +237,18 @@ class DriverCommandTest {
   }
 
   @Test
+  void immediateGrowthIsOnByDefaultAndOffOnlyInControllerMode() {
+    assertThat(run("--mode=controller")).isZero();
+    assertThat(launched.get().immediateGrowth()).isTrue();
+    assertThat(run("--mode=controller", "--immediate-growth=false")).isZero();
+    assertThat(launched.get().immediateGrowth()).isFalse();
+    launched.set(null);
+    assertThat(run("--node-id=n", "--pool=name=p,path=/p", "--immediate-growth=false"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("--immediate-growth is only for controller mode");
+  }
+
+  @Test
   void poolPlacementKeysAndTheKubeletDirAreParsed() {
     assertThat(
             run(
@@ -289,6 +301,7 @@ class DriverCommandTest {
             List.of("--mode=controller", "--kubelet-dir=/var/lib/kubelet"),
             List.of("--node-id=n", "--pool=name=p,path=/p", "--label-imported-snapshots=yes"),
             List.of("--mode=controller", "--label-imported-snapshots=true"),
+            List.of("--mode=controller", "--immediate-growth=no"),
             List.of("--node-id=n", "--pool=name=p,path=/p", "--data-address=nohost"),
             List.of("--node-id=n", "--pool=name=p,path=/p", "--data-tls-dir=rel/tls"),
             List.of("--node-id=n", "--pool"));

@@ -80,6 +80,9 @@ final class ControllerDeployment {
     if (dataPath) {
       driverArgs.addAll(DataTls.controllerArgs());
     }
+    if (growthWaitsForKubelet(spec, images)) {
+      driverArgs.add("--immediate-growth=false");
+    }
     ContainerBuilder driver = new ContainerBuilder();
     Containers.metrics(spec, driverArgs, driver);
     if (spec.getDriver().getExtraArgs() != null) {
@@ -220,6 +223,15 @@ final class ControllerDeployment {
    * A leader-elected sidecar's flags, with --http-endpoint: that is where it serves {@code
    * /healthz/leader-election}, which fails when the leader can no longer renew its lease.
    */
+  /**
+   * Whether features.immediateGrowth is off, for a driver that knows the switch; an older one has
+   * no flag for it and keeps its own path (through the node where it has NodeRequests).
+   */
+  private static boolean growthWaitsForKubelet(StorageClusterSpec spec, ResolvedImages images) {
+    return Boolean.FALSE.equals(spec.getFeatures().getImmediateGrowth())
+        && DriverRelease.of(images).has(DriverRelease.IMMEDIATE_GROWTH_SWITCH);
+  }
+
   private static List<String> leaderElected(Names n, int httpPort, String... extra) {
     List<String> args = new ArrayList<>();
     args.add("--csi-address=" + Containers.SOCKET);

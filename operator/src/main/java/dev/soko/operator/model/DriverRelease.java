@@ -36,6 +36,9 @@ record DriverRelease(int major, int minor, int patch) implements Comparable<Driv
    */
   static final DriverRelease DATA_PATH = new DriverRelease(0, 2, 0);
 
+  /** The controller-mode driver's --immediate-growth (features.immediateGrowth false). */
+  static final DriverRelease IMMEDIATE_GROWTH_SWITCH = new DriverRelease(0, 3, 0);
+
   /** What an image without a version tag is taken to be: newer than every release. */
   static final DriverRelease UNVERSIONED =
       new DriverRelease(Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE);

@@ -133,7 +133,8 @@ class DriverArgumentsTest {
               .setExtraArgs(List.of("--allowed-path-root=/mnt/a", "--allowed-path-root=/mnt/b"));
         },
         spec -> spec.getDriver().setMetricsPort(19810),
-        spec -> spec.getSnapshots().setEnabled(false));
+        spec -> spec.getSnapshots().setEnabled(false),
+        spec -> spec.getFeatures().setImmediateGrowth(false));
   }
 
   private static PoolSpec pool(String name, String path) {
@@ -242,7 +243,11 @@ class DriverArgumentsTest {
             Optional.empty(),
             spec.getDriver().getLogLevel().name(),
             false)
-        .withDataPort("", Path.of(DataTls.MOUNT_DIR));
+        .withDataPort("", Path.of(DataTls.MOUNT_DIR))
+        .withImmediateGrowth(
+            !Boolean.FALSE.equals(spec.getFeatures().getImmediateGrowth())
+                || !DriverRelease.of(Fixtures.container(pod, Component.DRIVER.key()).getImage())
+                    .has(DriverRelease.IMMEDIATE_GROWTH_SWITCH));
   }
 
   private static PoolConfig poolConfig(PoolSpec pool) {
