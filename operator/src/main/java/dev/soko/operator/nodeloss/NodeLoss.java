@@ -3,6 +3,7 @@ package dev.soko.operator.nodeloss;
 import dev.soko.api.v1alpha1.OrphanedVolume;
 import dev.soko.api.v1alpha1.OrphanedVolumes;
 import dev.soko.api.v1alpha1.StorageCluster;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -23,8 +24,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * spec.nodeLoss: finds the driver's PVs bound to deleted Nodes, reports them, and with policy
- * Delete deletes their claims and the PVs once the delay has passed. The reconciler calls {@link
- * #reconcile} after applying its objects and puts the report into the status.
+ * Delete deletes their claims and the PVs once the delay has passed. Their snapshots likewise
+ * ({@link SnapshotLoss}): a Warning on each VolumeSnapshot, and with Delete, from the same moment,
+ * the content of a VolumeSnapshot being deleted released. The reconciler calls {@link #reconcile}
+ * after applying its objects and puts the report into the status.
  */
 public final class NodeLoss {
   private static final Logger LOG = LoggerFactory.getLogger(NodeLoss.class);
@@ -33,6 +36,12 @@ public final class NodeLoss {
   @FunctionalInterface
   public interface EventSink {
     void record(StorageCluster sc, String reason, String message);
+  }
+
+  /** Records one event on another object (a VolumeSnapshot, in its namespace). */
+  @FunctionalInterface
+  public interface ObjectEventSink {
+    void record(HasMetadata object, String reason, String message);
   }
 
   /**
@@ -44,6 +53,7 @@ public final class NodeLoss {
   private final VolumeMarks marks;
   private final Events events;
   private final Supplier<Instant> clock;
+  private final SnapshotLoss snapshots;
 
   /** When each missing Node was first seen missing, per StorageCluster (for Retain's report). */
   private final Map<String, Map<String, Instant>> missing = new ConcurrentHashMap<>();
@@ -51,13 +61,30 @@ public final class NodeLoss {
   /** "cluster/pv" of deletions that failed and were reported; reported again only after success. */
   private final Set<String> failing = ConcurrentHashMap.newKeySet();
 
-  public NodeLoss(KubernetesClient client, EventSink normal, EventSink warning) {
-    this(new VolumeMarks(client), normal, warning, Instant::now);
+  /**
+   * @param onObject records a Warning on a VolumeSnapshot whose content belongs to a gone Node
+   */
+  public NodeLoss(
+      KubernetesClient client, EventSink normal, EventSink warning, ObjectEventSink onObject) {
+    this(
+        new VolumeMarks(client),
+        new SnapshotContentWrites(client),
+        normal,
+        warning,
+        onObject,
+        Instant::now);
   }
 
-  NodeLoss(VolumeMarks marks, EventSink normal, EventSink warning, Supplier<Instant> clock) {
+  NodeLoss(
+      VolumeMarks marks,
+      SnapshotContentWrites contents,
+      EventSink normal,
+      EventSink warning,
+      ObjectEventSink onObject,
+      Supplier<Instant> clock) {
     this.marks = marks;
     this.events = new Events(normal, warning);
+    this.snapshots = new SnapshotLoss(contents, new SnapshotEvents(onObject, warning));
     this.clock = clock;
   }
 
@@ -92,6 +119,7 @@ public final class NodeLoss {
             .collect(Collectors.toSet());
     events.returned(sc, policy, back);
     since.keySet().retainAll(lostNodes);
+    Map<String, Instant> lostSince = Map.copyOf(since);
     if (since.isEmpty()) {
       missing.remove(name);
     }
@@ -117,10 +145,27 @@ public final class NodeLoss {
     }
     deleted.forEach((node, what) -> events.deleted(sc, policy, node, what));
     Duration next = plan.next();
+    if (inventory.snapshotsServed()) {
+      SnapshotLoss.Outcome snaps =
+          snapshots.reconcile(
+              sc,
+              policy,
+              nodes,
+              orphans,
+              pvs,
+              inventory.unlabelledSnapshotContents(),
+              lostSince,
+              now);
+      next = earliest(next, snaps.next());
+    }
     if (!written && (next == null || next.compareTo(Plan.RETRY) > 0)) {
       next = Plan.RETRY;
     }
     return new Outcome(plan.report(), next);
+  }
+
+  private static Duration earliest(Duration a, Duration b) {
+    return a == null ? b : b == null ? a : a.compareTo(b) <= 0 ? a : b;
   }
 
   /** After a restart: the Nodes the last status listed count as known, with their times. */

@@ -113,7 +113,7 @@ public final class SokoOperator implements AutoCloseable {
         new CsiDriverReplacer(client),
         new GroupSnapshotClassReplacer(client),
         new StorageClassReplacer(client),
-        new NodeLoss(client, events::normal, events::warning),
+        new NodeLoss(client, events::normal, events::warning, events::warningOn),
         new ReportCleanup(client),
         new UnclaimedSnapshots(events::warningOn),
         new RolloutProgress(rolloutDeadline, Instant::now),

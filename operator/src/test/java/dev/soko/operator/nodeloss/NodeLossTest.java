@@ -68,8 +68,10 @@ class NodeLossTest {
   final NodeLoss loss =
       new NodeLoss(
           marks,
+          new SnapshotContentWrites(null),
           (sc, reason, message) -> events.add("Normal " + reason + ": " + message),
           (sc, reason, message) -> events.add("Warning " + reason + ": " + message),
+          (o, reason, message) -> events.add("Warning " + reason + ": " + message),
           clock::get);
 
   void refuseIfAsked() {

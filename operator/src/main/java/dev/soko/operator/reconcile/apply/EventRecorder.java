@@ -12,9 +12,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Kubernetes events on a StorageCluster (or another cluster-scoped object it concerns), for notable
- * transitions only (never on a no-op resync). Cluster-scoped objects' events live in the "default"
- * namespace, where kubectl describe finds them.
+ * Kubernetes events on a StorageCluster (or another object it concerns), for notable transitions
+ * only (never on a no-op resync). Cluster-scoped objects' events live in the "default" namespace,
+ * where kubectl describe finds them; a namespaced object's in its own.
  */
 public final class EventRecorder {
   private static final Logger LOG = LoggerFactory.getLogger(EventRecorder.class);
@@ -34,13 +34,20 @@ public final class EventRecorder {
     record(sc, "Warning", reason, message);
   }
 
-  /** A Warning on a cluster-scoped object other than a StorageCluster. */
+  /**
+   * A Warning on an object other than a StorageCluster: in the object's namespace when it has one
+   * (a VolumeSnapshot's, where kubectl describe finds it), else in "default".
+   */
   public void warningOn(HasMetadata object, String reason, String message) {
     record(object, "Warning", reason, message);
   }
 
   private void record(HasMetadata object, String type, String reason, String message) {
     String now = Instant.now().toString();
+    String namespace =
+        object.getMetadata().getNamespace() == null
+            ? NAMESPACE
+            : object.getMetadata().getNamespace();
     // An Event's name is a DNS subdomain of at most 253 characters, as the object's may be.
     String name = object.getMetadata().getName();
     String prefix = name.length() <= 200 ? name : object.getKind().toLowerCase(Locale.ROOT);
@@ -48,16 +55,17 @@ public final class EventRecorder {
       client
           .v1()
           .events()
-          .inNamespace(NAMESPACE)
+          .inNamespace(namespace)
           .resource(
               new EventBuilder()
                   .withNewMetadata()
                   .withName(prefix + "." + UUID.randomUUID())
-                  .withNamespace(NAMESPACE)
+                  .withNamespace(namespace)
                   .endMetadata()
                   .withNewInvolvedObject()
                   .withApiVersion(object.getApiVersion())
                   .withKind(object.getKind())
+                  .withNamespace(object.getMetadata().getNamespace())
                   .withName(object.getMetadata().getName())
                   .withUid(object.getMetadata().getUid())
                   .endInvolvedObject()

@@ -234,8 +234,10 @@ public final class KindRegistry {
    * and one that stays unlabelled gets a Warning ({@code apply.UnclaimedSnapshots}). Watched
    * without that label only, so the cache holds (nearly) nothing: a dynamic content carries the
    * label from its creation and an imported one loses its place here within a second of its node
-   * seeing it. The snapshot API comes as one set of CRDs, so the snapshot classes' gate is this
-   * kind's too.
+   * seeing it. A dynamic content whose volume's Node was gone when it was made stays unlabelled:
+   * spec.nodeLoss finds it here ({@code nodeloss.LostSnapshots}), lists the contents labelled with
+   * gone Nodes by label, and with policy Delete releases both (patch, delete). The snapshot API
+   * comes as one set of CRDs, so the snapshot classes' gate is this kind's too.
    */
   public static final Kind VOLUME_SNAPSHOT_CONTENT =
       new Kind(
@@ -249,7 +251,7 @@ public final class KindRegistry {
           -1,
           -1,
           Kind.Watch.of("!" + SnapshotContents.MANAGED_BY, Kind.Mapping.BY_SNAPSHOT_DRIVER),
-          WATCH,
+          List.of("get", "list", "watch", "patch", "delete"),
           Kind.Bundle.ofDrivers(SnapshotContents::driver));
 
   /** Claims of lost Nodes' PVs, deleted by spec.nodeLoss by name: not watched. */
