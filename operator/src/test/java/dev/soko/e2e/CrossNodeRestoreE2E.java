@@ -4,8 +4,10 @@ import static dev.soko.e2e.DefaultInstall.EXT4;
 import static dev.soko.e2e.DefaultInstall.SNAPSHOTS;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.TypedLocalObjectReference;
 import java.time.Duration;
 import java.util.Map;
@@ -20,8 +22,9 @@ import org.junit.jupiter.api.Test;
  * restored from it whose pod is pinned to the second node binds there (the scheduler picks that
  * node, the node's driver copies the snapshot over the node-to-node data path) and reads the same
  * sha256; for an ext4 filesystem claim and for a raw block claim. A claim cloned from the mounted
- * ext4 claim, its pod pinned to the second node, reads there what was written on the first. The
- * default install; it needs two nodes, and says so by skipping on one.
+ * ext4 claim, its pod pinned to the second node, reads there what was written on the first. A
+ * restore larger than any node's free space stays Pending, its pod's event saying why. The default
+ * install; it needs two nodes, and says so by skipping on one.
  */
 class CrossNodeRestoreE2E extends RealClusterTier {
   private static final String APPS = "e2e-cross-node-restore";
@@ -125,6 +128,25 @@ class CrossNodeRestoreE2E extends RealClusterTier {
 
   @Test
   @Order(4)
+  void aRestoreLargerThanAnyNodesFreeSpaceStaysPendingWithAnEventThatSaysWhy() {
+    PersistentVolumeClaim huge = restored("huge-restore", "fs-snap", false);
+    huge.getSpec().getResources().getRequests().put("storage", new Quantity("100Gi"));
+    apps.create(huge);
+    apps.create(apps.pod("huge-reader", "huge-restore", false, false));
+    Event event = apps.awaitEvent("huge-reader", "FailedScheduling", LONG);
+    assertThat(event.getMessage())
+        .as("the scheduler's reason, from the nodes' published capacity")
+        .contains("enough free storage");
+    assertThat(apps.claimNamed("huge-restore").getStatus().getPhase()).isEqualTo("Pending");
+    assertThat(apps.events("huge-restore", "ProvisioningFailed"))
+        .as("no node was asked to provision what none has room for")
+        .isEmpty();
+    client.pods().inNamespace(APPS).withName("huge-reader").withGracePeriod(0).delete();
+    client.persistentVolumeClaims().inNamespace(APPS).withName("huge-restore").delete();
+  }
+
+  @Test
+  @Order(5)
   void uninstallLeavesNothing() throws Exception {
     apps.deleteAllAndAwaitTheVolumesGone(LONG);
     DefaultInstall.uninstall(cluster, client, APPS, LONG);
