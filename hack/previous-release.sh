@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the newest release named in hack/dist/releases.yaml from its commit, once per commit: its
+# Builds the newest release named in hack/dist/releases.yaml (or the one named by the argument,
+# e.g. `hack/previous-release.sh 0.1.0`) from its commit, once per commit: its
 # driver and operator images (OCI archives), its Helm chart and its OLM bundle (image and folder,
 # published for the local cluster) go to $SOKO_CACHE/releases/<version>-<commit>/, where the upgrade
 # tier starts from. Prints that folder.
@@ -10,14 +11,16 @@ source "$(dirname "$0")/lib.sh"
 ROOT=$(soko_root)
 SOKO_CACHE=${SOKO_CACHE:-$HOME/.cache/soko}
 
-read -r version commit < <(python3 - "$ROOT/hack/dist/releases.yaml" <<'EOF'
+wanted=${1:-}
+read -r version commit < <(python3 - "$ROOT/hack/dist/releases.yaml" "$wanted" <<'EOF'
 import sys
 import yaml
 releases = yaml.safe_load(open(sys.argv[1], encoding="utf-8")).get("releases") or []
-if releases:
-    print(releases[0]["version"], releases[0]["commit"])
+chosen = [r for r in releases if not sys.argv[2] or str(r["version"]) == sys.argv[2]]
+if chosen:
+    print(chosen[0]["version"], chosen[0]["commit"])
 EOF
-) || die "hack/dist/releases.yaml names no release"
+) || die "hack/dist/releases.yaml names no release${wanted:+ $wanted}"
 
 dir=$SOKO_CACHE/releases/$version-$commit
 bundle=soko-operator-bundle-$version.oci.tar

@@ -3,6 +3,7 @@ package dev.soko.e2e;
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.operator.harness.Await;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -65,6 +66,35 @@ final class DefaultInstall {
           file.toString());
     } finally {
       Files.deleteIfExists(file);
+    }
+  }
+
+  /**
+   * The CRDs of {@code chart}, whole, as a first install of it leaves them: Helm installs a chart's
+   * CRDs only where none exists, and the tiers before leave this tree's in the cluster. Each is
+   * replaced (not applied: an apply would keep the newer release's annotation).
+   */
+  static void replaceCrds(KubernetesClient client, Path chart) throws Exception {
+    try (var files = Files.list(chart.resolve("crds"))) {
+      for (Path file : files.sorted().toList()) {
+        CustomResourceDefinition crd;
+        try (var in = Files.newInputStream(file)) {
+          crd = client.getKubernetesSerialization().unmarshal(in, CustomResourceDefinition.class);
+        }
+        var installed =
+            client
+                .apiextensions()
+                .v1()
+                .customResourceDefinitions()
+                .withName(crd.getMetadata().getName())
+                .get();
+        if (installed == null) {
+          client.resource(crd).create();
+        } else {
+          crd.getMetadata().setResourceVersion(installed.getMetadata().getResourceVersion());
+          client.resource(crd).update();
+        }
+      }
     }
   }
 

@@ -335,7 +335,7 @@ class GroupSnapshotE2E extends RealClusterTier {
     }
   }
 
-  private static String sha256Hex(String text) {
+  static String sha256Hex(String text) {
     try {
       return HexFormat.of()
           .formatHex(

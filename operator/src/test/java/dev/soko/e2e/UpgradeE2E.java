@@ -17,7 +17,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.TypedLocalObjectReference;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -75,7 +74,7 @@ class UpgradeE2E extends RealClusterTier {
   void thePreviousReleaseInstallsAndItsPodsWriteToVolumesOfEveryKind() throws Exception {
     assertThat(previous.version()).isNotEqualTo(cluster.projectVersion);
     BTRFS.mountOn(cluster);
-    installPreviousCrds();
+    DefaultInstall.replaceCrds(client, previous.chart());
     helm("install", previous.chart(), null);
     Await.until(
         "StorageCluster " + RELEASE + " of release " + previous.version() + " Ready=True",
@@ -321,35 +320,6 @@ class UpgradeE2E extends RealClusterTier {
   private String values(String driverImage) {
     String pinned = driverImage == null ? "" : "driver:\n  image: %s\n".formatted(driverImage);
     return DefaultInstall.values(cluster.imageRegistry, pinned + BTRFS.spec());
-  }
-
-  /**
-   * The previous release's CRDs, whole, as its first install leaves them: Helm installs a chart's
-   * CRDs only where none exists, and the tiers before this one leave this tree's in the cluster.
-   * Each is replaced (not applied: an apply would keep the newer release's annotation).
-   */
-  private void installPreviousCrds() throws Exception {
-    try (var files = Files.list(previous.chart().resolve("crds"))) {
-      for (Path file : files.sorted().toList()) {
-        CustomResourceDefinition crd;
-        try (var in = Files.newInputStream(file)) {
-          crd = client.getKubernetesSerialization().unmarshal(in, CustomResourceDefinition.class);
-        }
-        var installed =
-            client
-                .apiextensions()
-                .v1()
-                .customResourceDefinitions()
-                .withName(crd.getMetadata().getName())
-                .get();
-        if (installed == null) {
-          client.resource(crd).create();
-        } else {
-          crd.getMetadata().setResourceVersion(installed.getMetadata().getResourceVersion());
-          client.resource(crd).update();
-        }
-      }
-    }
   }
 
   /** The release annotation of an installed CRD: null for the CRDs of 0.2.0 and before. */

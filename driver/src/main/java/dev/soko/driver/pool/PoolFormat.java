@@ -19,7 +19,9 @@ import java.nio.file.StandardCopyOption;
  * previous release wrote.
  *
  * <p>Format 1 is the layout of release 0.1.0, which wrote no format file: a pool without one is
- * format 1.
+ * format 1. It includes what 0.2.0 added (IO limits and group membership in the records, the group
+ * store), which 0.2.0 reads and 0.1.0 passes over; 0.1.0 reads no format file at all, so no format
+ * number makes it refuse a pool. {@code PoolFormatContentsTest} lists what the format holds.
  */
 final class PoolFormat {
   static final int CURRENT = 1;
