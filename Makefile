@@ -27,7 +27,7 @@ demo-driver: deps build ## The driver alone on a temporary pool: create, stage, 
 	bash hack/demo.sh
 
 .PHONY: test
-test: deps tools-test tools-e2e tools-node tools-suite tools-backup ## Every tier: unit, integration (real mounts, kube-apiserver), csi-sanity, control-plane e2e, chart/bundle, images, real-node e2e, Kubernetes' storage suite (CI's selection)
+test: deps tools-test tools-e2e tools-node tools-suite tools-backup releases ## Every tier: unit, integration (real mounts, kube-apiserver), csi-sanity, control-plane e2e, chart/bundle, images, real-node e2e, Kubernetes' storage suite (CI's selection)
 	$(MVN) verify
 	bash hack/check-generated.sh
 	bash hack/lint-shell.sh
@@ -141,6 +141,11 @@ tools-node: tools-e2e ## Build the local cluster's node (kubelet, kube-scheduler
 .PHONY: tools-backup
 tools-backup: ## Build Velero, its AWS plugin and MinIO (the backup tier's programs)
 	bash hack/tools.sh velero velero-plugin-for-aws minio
+
+.PHONY: releases
+releases: ## Build the releases the tiers start from, from their commits, into the cache: 0.1.0 (the first release's reader test) and the newest (upgrade, downgrade, OLM)
+	bash hack/previous-release.sh 0.1.0 >/dev/null
+	bash hack/previous-release.sh >/dev/null
 
 .PHONY: tools-suite
 tools-suite: ## Build Kubernetes' e2e suite (e2e.test), its runner (ginkgo) and its test image program (agnhost)
