@@ -142,10 +142,10 @@ public abstract class VolumeStorageContract {
 
   @Test
   void aLocationNotMadeForAVolumeHasNoId() {
-    Path stray = pool.imagesDir().resolve("lost+found");
+    Path stray = pool.volumesDir().resolve("lost+found");
 
     assertThat(backend.idOf(stray)).isEqualTo(Optional.empty());
-    assertThat(backend.idOf(pool.imagesDir().resolve(Ids.newVolumeId() + ".old"))).isEmpty();
+    assertThat(backend.idOf(pool.volumesDir().resolve(Ids.newVolumeId() + ".old"))).isEmpty();
   }
 
   @Test

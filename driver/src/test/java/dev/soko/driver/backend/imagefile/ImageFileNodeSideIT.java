@@ -3,6 +3,7 @@ package dev.soko.driver.backend.imagefile;
 import dev.soko.driver.backend.NodeSideContract;
 import dev.soko.driver.backend.VolumeBackend;
 import dev.soko.driver.config.PoolConfig;
+import dev.soko.driver.exec.ProcessExec;
 import dev.soko.driver.mount.Losetup;
 import dev.soko.driver.sys.LinuxSyscalls;
 
@@ -18,6 +19,6 @@ class ImageFileNodeSideIT extends NodeSideContract {
 
   @Override
   protected VolumeBackend backend() {
-    return new ImageFileBackend(new Losetup(), new LinuxSyscalls());
+    return new ImageFileBackend(new ProcessExec(), new Losetup(), new LinuxSyscalls());
   }
 }

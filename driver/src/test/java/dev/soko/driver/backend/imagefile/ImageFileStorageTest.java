@@ -3,6 +3,7 @@ package dev.soko.driver.backend.imagefile;
 import dev.soko.driver.backend.VolumeBackend;
 import dev.soko.driver.backend.VolumeStorageContract;
 import dev.soko.driver.config.PoolConfig;
+import dev.soko.driver.exec.ProcessExec;
 import dev.soko.driver.mount.FakeLoopDevices;
 import dev.soko.driver.sys.LinuxSyscalls;
 
@@ -15,6 +16,6 @@ class ImageFileStorageTest extends VolumeStorageContract {
 
   @Override
   protected VolumeBackend backend() {
-    return new ImageFileBackend(new FakeLoopDevices(), new LinuxSyscalls());
+    return new ImageFileBackend(new ProcessExec(), new FakeLoopDevices(), new LinuxSyscalls());
   }
 }

@@ -106,7 +106,7 @@ public final class DirectoryPerVolumeBackend implements VolumeBackend, Directory
     try {
       return Long.parseLong(Files.readString(location.resolve(CAPACITY)).strip());
     } catch (IOException e) {
-      throw new PoolException(PoolException.Kind.IMAGE_MISSING, location + " has no capacity", e);
+      throw new PoolException(PoolException.Kind.STORAGE_MISSING, location + " has no capacity", e);
     }
   }
 
