@@ -3,7 +3,6 @@ package dev.soko.driver.backend;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.exec.Exec;
 import dev.soko.driver.exec.ProcessExec;
 import dev.soko.driver.model.AccessType;
@@ -63,16 +62,8 @@ public abstract class NodeSideContract {
   private Path targets;
   private int stagings;
 
-  /** Which configured backend this is. */
-  protected abstract PoolConfig.Backend kind();
-
   /** The backend under test. */
-  protected abstract VolumeBackend backend();
-
-  /** Where this backend's pools can be opened; by default below a temporary directory. */
-  protected PoolDirectories pools() {
-    return PoolDirectories.temporary();
-  }
+  protected abstract BackendUnderTest subject();
 
   /**
    * How a volume is handed to the workload.
@@ -92,7 +83,7 @@ public abstract class NodeSideContract {
 
   /** Every form a request can ask for: one per filesystem the backend formats, and raw block. */
   Stream<Form> forms() {
-    StorageTraits traits = backend().traits();
+    StorageTraits traits = subject().backend().get().traits();
     Stream<Form> filesystems =
         traits.formatsVolumes()
             ? traits.fsTypes().stream().sorted().map(fs -> new Form(AccessType.FILESYSTEM, fs))
@@ -102,9 +93,9 @@ public abstract class NodeSideContract {
 
   @BeforeEach
   final void openPool() throws Exception {
-    backend = backend();
-    pools = pools();
-    pool = PoolDirectories.open(kind(), backend, "pool", pools.directory("pool"));
+    backend = subject().backend().get();
+    pools = subject().pools().get();
+    pool = PoolDirectories.open(subject().kind(), backend, "pool", pools.directory("pool"));
     targets = Files.createTempDirectory("soko-node-contract-");
   }
 
@@ -258,7 +249,8 @@ public abstract class NodeSideContract {
     backend.snapshot(pool, volume, snapshot);
     String volumeDevice = attach(volume);
     String snapshotDevice = attach(snapshot);
-    try (Pool other = PoolDirectories.open(kind(), backend, "other", pools.directory("other"))) {
+    try (Pool other =
+        PoolDirectories.open(subject().kind(), backend, "other", pools.directory("other"))) {
       Path elsewhere = other.volumeLocation(Ids.newVolumeId());
       backend.create(other, elsewhere, CAPACITY);
       attach(elsewhere);

@@ -26,21 +26,17 @@ public abstract class VolumeStorageContract {
   private VolumeBackend backend;
   private PoolDirectories pools;
 
-  /** Which configured backend this is. */
-  protected abstract PoolConfig.Backend kind();
-
   /** The backend under test. */
-  protected abstract VolumeBackend backend();
+  protected abstract BackendUnderTest subject();
 
-  /** Where this backend's pools can be opened; by default below a temporary directory. */
-  protected PoolDirectories pools() {
-    return PoolDirectories.temporary();
+  private PoolConfig.Backend kind() {
+    return subject().kind();
   }
 
   @BeforeEach
   final void openPool() throws Exception {
-    backend = backend();
-    pools = pools();
+    backend = subject().backend().get();
+    pools = subject().pools().get();
     poolDir = pools.directory("pool");
     pool = PoolDirectories.open(kind(), backend, "pool", poolDir);
   }

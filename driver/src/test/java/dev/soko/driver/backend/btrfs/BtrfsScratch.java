@@ -1,6 +1,9 @@
 package dev.soko.driver.backend.btrfs;
 
+import dev.soko.driver.backend.BackendUnderTest;
 import dev.soko.driver.backend.PoolDirectories;
+import dev.soko.driver.btrfs.Btrfs;
+import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.exec.Exec;
 import dev.soko.driver.exec.ProcessExec;
 import java.io.IOException;
@@ -18,6 +21,13 @@ import java.util.stream.Stream;
 final class BtrfsScratch implements PoolDirectories {
   private static final long MIB = 1024 * 1024;
   private static final Exec EXEC = new ProcessExec();
+
+  /** The btrfs-subvolume backend with its pools here, for its contract tests. */
+  static final BackendUnderTest BACKEND =
+      new BackendUnderTest(
+          PoolConfig.Backend.BTRFS_SUBVOLUME,
+          () -> new BtrfsSubvolumeBackend(new Btrfs(EXEC)),
+          BtrfsScratch::new);
 
   private Path root;
   private Path btrfs;

@@ -1,7 +1,7 @@
 package dev.soko.driver.backend.imagefile;
 
+import dev.soko.driver.backend.BackendUnderTest;
 import dev.soko.driver.backend.NodeSideContract;
-import dev.soko.driver.backend.VolumeBackend;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.exec.ProcessExec;
 import dev.soko.driver.mount.Losetup;
@@ -13,12 +13,9 @@ import dev.soko.driver.sys.LinuxSyscalls;
  */
 class ImageFileNodeSideIT extends NodeSideContract {
   @Override
-  protected PoolConfig.Backend kind() {
-    return PoolConfig.Backend.IMAGE_FILE;
-  }
-
-  @Override
-  protected VolumeBackend backend() {
-    return new ImageFileBackend(new ProcessExec(), new Losetup(), new LinuxSyscalls());
+  protected BackendUnderTest subject() {
+    return new BackendUnderTest(
+        PoolConfig.Backend.IMAGE_FILE,
+        () -> new ImageFileBackend(new ProcessExec(), new Losetup(), new LinuxSyscalls()));
   }
 }

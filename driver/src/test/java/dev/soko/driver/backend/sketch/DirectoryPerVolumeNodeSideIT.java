@@ -1,8 +1,7 @@
 package dev.soko.driver.backend.sketch;
 
+import dev.soko.driver.backend.BackendUnderTest;
 import dev.soko.driver.backend.NodeSideContract;
-import dev.soko.driver.backend.VolumeBackend;
-import dev.soko.driver.config.PoolConfig;
 
 /**
  * The node-side contract for the sketch backend, its directories bind-mounted from a temporary
@@ -10,12 +9,7 @@ import dev.soko.driver.config.PoolConfig;
  */
 class DirectoryPerVolumeNodeSideIT extends NodeSideContract {
   @Override
-  protected PoolConfig.Backend kind() {
-    return PoolConfig.Backend.BTRFS_SUBVOLUME;
-  }
-
-  @Override
-  protected VolumeBackend backend() {
-    return new DirectoryPerVolumeBackend();
+  protected BackendUnderTest subject() {
+    return DirectoryPerVolumeStorageTest.SKETCH;
   }
 }
