@@ -31,7 +31,7 @@ public final class Backends {
   public static Backends onHost(Exec exec, LoopDevices loops) {
     return new Backends(
         Map.of(
-            PoolConfig.Backend.IMAGE_FILE, new ImageFileBackend(loops, new LinuxSyscalls()),
+            PoolConfig.Backend.IMAGE_FILE, new ImageFileBackend(exec, loops, new LinuxSyscalls()),
             PoolConfig.Backend.BTRFS_SUBVOLUME, new BtrfsSubvolumeBackend(new Btrfs(exec))));
   }
 

@@ -73,7 +73,7 @@ public final class ImageFiles {
 
   private void copy(Path source, Path target, boolean useReflink) {
     if (!Files.isRegularFile(source)) {
-      throw PoolException.of(PoolException.Kind.IMAGE_MISSING, "the source image is missing");
+      throw PoolException.of(PoolException.Kind.STORAGE_MISSING, "the source image is missing");
     }
     String mode = useReflink ? "--reflink=always" : "--sparse=always";
     exec.check(List.of("cp", mode, source.toString(), target.toString()), Exec.LONG);
@@ -83,7 +83,7 @@ public final class ImageFiles {
   /** Grows an image to {@code bytes}; a no-op if it is already that large. Never shrinks. */
   public void grow(Path image, long bytes) {
     if (!Files.isRegularFile(image)) {
-      throw PoolException.of(PoolException.Kind.IMAGE_MISSING, "the volume's image is missing");
+      throw PoolException.of(PoolException.Kind.STORAGE_MISSING, "the volume's image is missing");
     }
     try (RandomAccessFile file = new RandomAccessFile(image.toFile(), "rw")) {
       if (file.length() < bytes) {

@@ -137,10 +137,6 @@ public final class Pool implements AutoCloseable {
     return blockSize;
   }
 
-  public ImageFiles files() {
-    return files;
-  }
-
   public RecordStore volumeRecords() {
     return volumeRecords;
   }
@@ -154,7 +150,8 @@ public final class Pool implements AutoCloseable {
     return groupRecords;
   }
 
-  public Path imagesDir() {
+  /** Where the pool's volumes are stored (see {@link VolumeLayout#volumesDir}). */
+  public Path volumesDir() {
     return images;
   }
 

@@ -16,8 +16,8 @@ public class PoolException extends TypedFailure {
     NO_SPACE,
     /** The pool directory cannot be used or read (missing, unmounted, the disk gone). */
     UNUSABLE,
-    /** An image that the records say exists is not on disk. */
-    IMAGE_MISSING
+    /** Storage (an image, a subvolume) that the records say exists is not on disk. */
+    STORAGE_MISSING
   }
 
   public PoolException(Kind kind, String message, Throwable cause) {
@@ -41,7 +41,7 @@ public class PoolException extends TypedFailure {
       case NO_SPACE -> FailureReason.NO_SPACE;
       case UNUSABLE -> FailureReason.UNAVAILABLE;
       // The records and the disk disagree: the spec's answer for a missing source or image.
-      case IMAGE_MISSING -> FailureReason.PRECONDITION;
+      case STORAGE_MISSING -> FailureReason.PRECONDITION;
     };
   }
 }

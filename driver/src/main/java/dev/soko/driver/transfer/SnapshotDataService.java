@@ -49,7 +49,7 @@ final class SnapshotDataService extends SnapshotDataGrpc.SnapshotDataImplBase {
 
   @Override
   public void describe(SnapshotRef request, StreamObserver<SnapshotFacts> observer) {
-    SnapshotImage image = images.snapshotImage(requireId(request.getSnapshotId()));
+    SnapshotImage image = images.snapshotSource(requireId(request.getSnapshotId()));
     observer.onNext(
         SnapshotFacts.newBuilder()
             .setSnapshotId(image.snapshotId())
@@ -65,7 +65,7 @@ final class SnapshotDataService extends SnapshotDataGrpc.SnapshotDataImplBase {
   @Override
   public void read(ReadRequest request, StreamObserver<ReadReply> observer) {
     String id = requireId(request.getSnapshotId());
-    SnapshotImage image = images.snapshotImage(id);
+    SnapshotImage image = images.snapshotSource(id);
     if (image.form() != CopyForm.IMAGE) {
       throw StorageException.precondition(
           "snapshot %s of pool %s is a tree of files: it is read with ReadTree", id, image.pool());
@@ -89,7 +89,7 @@ final class SnapshotDataService extends SnapshotDataGrpc.SnapshotDataImplBase {
 
   @Override
   public void describeVolume(VolumeRef request, StreamObserver<VolumeFacts> observer) {
-    VolumeImage volume = images.volumeImage(requireVolumeId(request.getVolumeId()));
+    VolumeImage volume = images.volumeSource(requireVolumeId(request.getVolumeId()));
     observer.onNext(
         VolumeFacts.newBuilder()
             .setVolumeId(volume.volumeId())

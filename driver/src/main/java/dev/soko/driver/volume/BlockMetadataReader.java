@@ -77,7 +77,7 @@ final class BlockMetadataReader implements SnapshotBlocks {
    * The ready snapshot's image (or its tree's root), for a copy to another node; see {@link
    * SnapshotImages}.
    */
-  SnapshotImage snapshotImage(String snapshotId) {
+  SnapshotImage snapshotSource(String snapshotId) {
     SnapshotRecord snapshot = readySnapshot(snapshotId);
     Pool pool = catalog.pool(snapshot.pool());
     return new SnapshotImage(

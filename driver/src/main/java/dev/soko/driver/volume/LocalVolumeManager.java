@@ -245,12 +245,12 @@ public final class LocalVolumeManager implements VolumeManager {
   }
 
   @Override
-  public SnapshotImage snapshotImage(String snapshotId) {
-    return Failures.mapped(() -> blockMetadata.snapshotImage(snapshotId));
+  public SnapshotImage snapshotSource(String snapshotId) {
+    return Failures.mapped(() -> blockMetadata.snapshotSource(snapshotId));
   }
 
   @Override
-  public VolumeImage volumeImage(String volumeId) {
+  public VolumeImage volumeSource(String volumeId) {
     return Failures.mapped(() -> readCopies.describe(volumeId));
   }
 

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * <p>This class holds the order and the report; each step is a class of its own: the replay of each
  * kind of record ({@link VolumeReplay}, {@link GroupSnapshotReplay}, {@link SnapshotReplay},
  * sharing {@link RecordReplay}), the sweep of the storage no record names ({@link
- * LeftoverStorage}), the loop devices ({@link StaleLoopDevices}) and the lost stagings ({@link
+ * LeftoverStorage}), the attached devices ({@link StaleDevices}) and the lost stagings ({@link
  * LostStagings}). They count into one {@link RecoveryTally}.
  */
 final class Recovery {
@@ -77,7 +77,7 @@ final class Recovery {
   private final VolumeReplay volumes;
   private final SnapshotReplay snapshots;
   private final GroupSnapshotReplay groups;
-  private final StaleLoopDevices loops;
+  private final StaleDevices staleDevices;
   private final LostStagings stagings;
   private final Mounter mounter;
 
@@ -91,7 +91,7 @@ final class Recovery {
     this.volumes = new VolumeReplay(catalog, backends, replay);
     this.snapshots = new SnapshotReplay(catalog, backends, replay);
     this.groups = new GroupSnapshotReplay(catalog, replay);
-    this.loops = new StaleLoopDevices(presentations);
+    this.staleDevices = new StaleDevices(presentations);
     this.stagings = new LostStagings(catalog, mounter, backends, presentations);
   }
 
@@ -117,7 +117,7 @@ final class Recovery {
     int readCopies = storage.removeReadCopies(pool);
     int orphans = storage.removeOrphanImages(pool, tally.keep);
     List<MountEntry> mounts = mounter.mounts();
-    int detached = loops.detach(pool, held, tally, mounts);
+    int detached = staleDevices.detach(pool, held, tally, mounts);
     int lostMounts = stagings.report(pool);
     tidy(pool);
     Report report =
@@ -134,7 +134,7 @@ final class Recovery {
             tally.remade,
             tally.restored,
             detached,
-            tally.loopsInUse,
+            tally.devicesInUse,
             lostMounts,
             (int)
                 catalog.volumes().values().stream()

@@ -12,8 +12,8 @@ import java.util.Set;
 
 /**
  * What one run of {@link Recovery} has counted and learnt so far, passed from step to step: the
- * records' replay fills it, the storage and loop-device sweeps read it, and it becomes the run's
- * {@link Recovery.Report}.
+ * records' replay fills it, the storage and attached-device sweeps read it, and it becomes the
+ * run's {@link Recovery.Report}.
  */
 final class RecoveryTally {
   int corrupt;
@@ -23,13 +23,13 @@ final class RecoveryTally {
   int snapshotsMissing;
   int remade;
   int restored;
-  int loopsInUse;
+  int devicesInUse;
 
-  /** The images of READY records: every other image in the pool is an orphan. */
+  /** The locations of READY records: every other one in the pool is an orphan. */
   final Set<Path> keep = new HashSet<>();
 
-  /** The images of READY volumes: a loop device backed by anything else is stale. */
-  final Set<Path> liveVolumeImages = new HashSet<>();
+  /** The locations of READY volumes: a device backed by anything else is stale. */
+  final Set<Path> liveVolumeLocations = new HashSet<>();
 
   /** Group snapshots a crash left CREATING or DELETING: removed once their members are. */
   final List<GroupSnapshotRecord> unfinishedGroups = new ArrayList<>();

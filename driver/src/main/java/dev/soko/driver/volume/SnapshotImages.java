@@ -10,7 +10,7 @@ public interface SnapshotImages {
    * The ready snapshot's image, or the root of its tree where its form is FILE_TREE: NOT_FOUND when
    * this node holds no ready snapshot of that ID.
    */
-  SnapshotImage snapshotImage(String snapshotId);
+  SnapshotImage snapshotSource(String snapshotId);
 
   /**
    * The ranges of the snapshot's image that hold data, from {@code startingOffset}; a snapshot
@@ -22,13 +22,13 @@ public interface SnapshotImages {
    * The ready volume's facts, for a clone on another node: NOT_FOUND when this node holds no ready
    * volume of that ID. A node that copies no volumes answers FAILED_PRECONDITION.
    */
-  default VolumeImage volumeImage(String volumeId) {
+  default VolumeImage volumeSource(String volumeId) {
     throw StorageException.precondition("this node serves no reads of volumes");
   }
 
   /**
    * A point-in-time copy of the ready volume, taken now, for one read; closing its {@link
-   * ReadCopy#blocks() blocks} removes it. Fails as {@link #volumeImage} does, FAILED_PRECONDITION
+   * ReadCopy#blocks() blocks} removes it. Fails as {@link #volumeSource} does, FAILED_PRECONDITION
    * for a volume of form FILE_TREE, and RESOURCE_EXHAUSTED when the pool has no room for the copy.
    */
   default ReadCopy readCopy(String volumeId) {
@@ -37,7 +37,7 @@ public interface SnapshotImages {
 
   /**
    * The ready snapshot of form FILE_TREE as a tree to read: NOT_FOUND as for {@link
-   * #snapshotImage}, FAILED_PRECONDITION for a snapshot of form IMAGE.
+   * #snapshotSource}, FAILED_PRECONDITION for a snapshot of form IMAGE.
    */
   default FileTree snapshotTree(String snapshotId) {
     throw StorageException.precondition("this node serves no trees of files");

@@ -44,7 +44,7 @@ final class VolumeReadCopies {
     this.backends = backends;
   }
 
-  /** The ready volume's facts; see {@link SnapshotImages#volumeImage}. */
+  /** The ready volume's facts; see {@link SnapshotImages#volumeSource}. */
   VolumeImage describe(String volumeId) {
     VolumeRecord volume = catalog.readyVolume(volumeId);
     Pool pool = catalog.pool(volume.pool());

@@ -43,7 +43,7 @@ final class VolumeReplay {
       catalog.loadVolume(record);
       pool.adopt(id, record.capacityBytes());
       tally.keep.add(image);
-      tally.liveVolumeImages.add(image);
+      tally.liveVolumeLocations.add(image);
       if (remakeLostBlankImage(pool, record, image)) {
         tally.remade++;
         LOG.warn(

@@ -4,12 +4,16 @@ import static com.tngtech.archunit.base.DescribedPredicate.not;
 import static com.tngtech.archunit.core.domain.AccessTarget.Predicates.declaredIn;
 import static com.tngtech.archunit.core.domain.JavaAccess.Predicates.target;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.INTERFACES;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableFrom;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongTo;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongToAnyOf;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noFields;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noMembers;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noMethods;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -29,8 +33,10 @@ import dev.soko.driver.mount.LoopDevice;
 import dev.soko.driver.mount.LoopDevices;
 import dev.soko.driver.pool.ImageFiles;
 import dev.soko.driver.pool.Pool;
+import dev.soko.driver.pool.PoolException;
 import dev.soko.driver.volume.Failures;
 import dev.soko.driver.volume.LocalVolumeManager;
+import dev.soko.driver.volume.VolumeManager;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -83,13 +89,55 @@ class ArchitectureTest {
         .dependOnClassesThat(
             belongToAnyOf(ImageFiles.class, LoopDevice.class).or(assignableTo(LoopDevices.class)))
         .orShould()
-        .callMethod(Pool.class, "files")
-        .orShould()
         .callMethod(Pool.class, "locations")
         .orShould()
-        .callMethod(Pool.class, "imagesDir")
+        .callMethod(Pool.class, "volumesDir")
         .orShould()
         .callMethod(Pool.class, "snapshotsDir")
+        .check(DRIVER);
+  }
+
+  /**
+   * The code every backend shares (the services, the engine, the pool layer) is not named for the
+   * first one: no class, field or method named for loop devices, and no image file in the pool's
+   * API, its failures' kinds or the engine's API ({@link VolumeManager} and what it extends). The
+   * one exception is recovery's report, whose field names are the text its log line has always had.
+   * What is truly the image-file backend's lives in {@code backend/imagefile}.
+   */
+  @Test
+  void theSharedCodeIsNotNamedForImageFiles() {
+    String[] shared = {
+      "dev.soko.driver.csi..", "dev.soko.driver.volume..", "dev.soko.driver.pool.."
+    };
+    noClasses()
+        .that()
+        .resideInAnyPackage(shared)
+        .should()
+        .haveSimpleNameContaining("Loop")
+        .check(DRIVER);
+    noMembers()
+        .that()
+        .areDeclaredInClassesThat()
+        .resideInAnyPackage(shared)
+        .and()
+        .areDeclaredInClassesThat()
+        .doNotHaveFullyQualifiedName("dev.soko.driver.volume.Recovery$Report")
+        .should()
+        .haveNameMatching("(?i).*loop.*")
+        .check(DRIVER);
+    noMethods()
+        .that()
+        .arePublic()
+        .and()
+        .areDeclaredInClassesThat(belongToAnyOf(Pool.class).or(assignableFrom(VolumeManager.class)))
+        .should()
+        .haveNameMatching("(?i).*(image|files).*")
+        .check(DRIVER);
+    noFields()
+        .that()
+        .areDeclaredIn(PoolException.Kind.class)
+        .should()
+        .haveNameMatching(".*IMAGE.*")
         .check(DRIVER);
   }
 

@@ -4,17 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.soko.driver.config.PoolConfig;
-import dev.soko.driver.exec.ProcessExec;
 import dev.soko.driver.pool.Pool;
 import dev.soko.driver.pool.PoolVerdict;
 import dev.soko.driver.state.Ids;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,54 +24,29 @@ public abstract class VolumeStorageContract {
   private Path poolDir;
   private Pool pool;
   private VolumeBackend backend;
-
-  /** Which configured backend this is. */
-  protected abstract PoolConfig.Backend kind();
+  private PoolDirectories pools;
 
   /** The backend under test. */
-  protected abstract VolumeBackend backend();
+  protected abstract BackendUnderTest subject();
 
-  private Path temporaryRoot;
-
-  /**
-   * An empty directory that a pool of this backend can be opened in; {@code name} tells two apart.
-   * By default one below a temporary directory, for a backend that needs no filesystem of its own.
-   */
-  protected Path poolDirectory(String name) throws Exception {
-    if (temporaryRoot == null) {
-      temporaryRoot = Files.createTempDirectory("soko-storage-contract-");
-    }
-    return Files.createDirectories(temporaryRoot.resolve(name));
-  }
-
-  /** Removes what {@link #poolDirectory} made. */
-  protected void release() throws Exception {
-    if (temporaryRoot == null) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(temporaryRoot)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    }
+  private PoolConfig.Backend kind() {
+    return subject().kind();
   }
 
   @BeforeEach
   final void openPool() throws Exception {
-    backend = backend();
-    poolDir = poolDirectory("pool");
-    pool = open("pool", poolDir);
+    backend = subject().backend().get();
+    pools = subject().pools().get();
+    poolDir = pools.directory("pool");
+    pool = PoolDirectories.open(kind(), backend, "pool", poolDir);
   }
 
   @AfterEach
   final void closePool() throws Exception {
-    pool.close();
-    release();
-  }
-
-  private Pool open(String name, Path dir) {
-    PoolConfig config =
-        new PoolConfig(
-            name, dir, 0, 1.0, Set.copyOf(kind().fsTypes()), false, true, Map.of(), kind());
-    return Pool.open(config, backend.traits().layout(), new ProcessExec());
+    if (pool != null) {
+      pool.close();
+    }
+    pools.close();
   }
 
   private Path newVolume(long bytes) {
@@ -142,7 +111,7 @@ public abstract class VolumeStorageContract {
   @Test
   void aCopyAcrossPoolsIsMadeExactlyWhenTheTraitsSaySo() throws Exception {
     Path source = newVolume(16 * MIB);
-    try (Pool other = open("other", poolDirectory("other"))) {
+    try (Pool other = PoolDirectories.open(kind(), backend, "other", pools.directory("other"))) {
       Path target = other.volumeLocation(Ids.newVolumeId());
       if (backend.traits().copiesAcrossPools()) {
         backend.copy(other, source, target, false);
@@ -169,10 +138,10 @@ public abstract class VolumeStorageContract {
 
   @Test
   void aLocationNotMadeForAVolumeHasNoId() {
-    Path stray = pool.imagesDir().resolve("lost+found");
+    Path stray = pool.volumesDir().resolve("lost+found");
 
     assertThat(backend.idOf(stray)).isEqualTo(Optional.empty());
-    assertThat(backend.idOf(pool.imagesDir().resolve(Ids.newVolumeId() + ".old"))).isEmpty();
+    assertThat(backend.idOf(pool.volumesDir().resolve(Ids.newVolumeId() + ".old"))).isEmpty();
   }
 
   @Test

@@ -139,22 +139,24 @@ class PoolTest {
 
   @Test
   void sparseImagesCopiesAndGrowthOnRealFiles() throws Exception {
-    Pool pool = Pool.open(config(100 * MIB, 1.0), IMAGES, new ProcessExec());
+    ProcessExec exec = new ProcessExec();
+    Pool pool = Pool.open(config(100 * MIB, 1.0), IMAGES, exec);
+    ImageFiles files = new ImageFiles(exec, pool.reflink());
     Path image = pool.volumeLocation(Ids.newVolumeId());
-    pool.files().createSparse(image, 64 * MIB);
+    files.createSparse(image, 64 * MIB);
     assertThat(Files.size(image)).isEqualTo(64 * MIB);
     assertThat((Long) Files.getAttribute(image, "size")).isEqualTo(64 * MIB);
     Files.write(image, "hello".getBytes(), java.nio.file.StandardOpenOption.WRITE);
 
     Path copy = pool.snapshotLocation(Ids.newSnapshotId());
-    pool.files().copy(image, copy);
+    files.copy(image, copy);
     assertThat(Files.size(copy)).isEqualTo(64 * MIB);
     assertThat(new String(Files.readAllBytes(copy), 0, 5)).isEqualTo("hello");
 
-    pool.files().grow(copy, 80 * MIB);
-    pool.files().grow(copy, 70 * MIB);
+    files.grow(copy, 80 * MIB);
+    files.grow(copy, 70 * MIB);
     assertThat(Files.size(copy)).isEqualTo(80 * MIB);
-    assertThatThrownBy(() -> pool.files().createSparse(image, MIB))
+    assertThatThrownBy(() -> files.createSparse(image, MIB))
         .isInstanceOf(java.io.UncheckedIOException.class);
   }
 
@@ -162,11 +164,12 @@ class PoolTest {
   void copyWithoutReflinkAsksForASparseCopy() throws Exception {
     FakeExec exec = new FakeExec().on(List.of("cp", "--reflink=always"), 1, "", "no");
     Pool pool = Pool.open(config(100 * MIB, 1.0), IMAGES, exec);
+    ImageFiles files = new ImageFiles(exec, pool.reflink());
     Path image = pool.volumeLocation(Ids.newVolumeId());
-    pool.files().createSparse(image, MIB);
+    files.createSparse(image, MIB);
     Path target = pool.snapshotLocation(Ids.newSnapshotId());
     Files.createFile(target); // the fake cp does not write; fsync needs the file
-    pool.files().copy(image, target);
+    files.copy(image, target);
     assertThat(exec.callsOf("cp")).last().isEqualTo("cp --sparse=always " + image + " " + target);
   }
 }

@@ -22,7 +22,7 @@ class StatusMapperTest {
           PoolException.Kind.SIZE_OUT_OF_RANGE, Status.Code.OUT_OF_RANGE,
           PoolException.Kind.NO_SPACE, Status.Code.RESOURCE_EXHAUSTED,
           PoolException.Kind.UNUSABLE, Status.Code.UNAVAILABLE,
-          PoolException.Kind.IMAGE_MISSING, Status.Code.FAILED_PRECONDITION);
+          PoolException.Kind.STORAGE_MISSING, Status.Code.FAILED_PRECONDITION);
 
   private static final Map<MountException.Kind, Status.Code> MOUNT =
       Map.of(

@@ -338,7 +338,7 @@ public final class FakeVolumeManager implements VolumeManager {
   }
 
   @Override
-  public SnapshotImage snapshotImage(String snapshotId) {
+  public SnapshotImage snapshotSource(String snapshotId) {
     throw StorageException.precondition("the fake engine has no snapshot images");
   }
 }

@@ -51,7 +51,7 @@ final class FakeImages implements SnapshotImages {
   }
 
   @Override
-  public VolumeImage volumeImage(String volumeId) {
+  public VolumeImage volumeSource(String volumeId) {
     Held h = volumes.get(volumeId);
     if (h == null) {
       throw StorageException.notFound("volume %s does not exist", volumeId);
@@ -61,7 +61,7 @@ final class FakeImages implements SnapshotImages {
 
   @Override
   public ReadCopy readCopy(String volumeId) {
-    VolumeImage facts = volumeImage(volumeId);
+    VolumeImage facts = volumeSource(volumeId);
     Held h = volumes.get(volumeId);
     copiesMade.incrementAndGet();
     Iterator<ByteRange> ranges = h.ranges().iterator();
@@ -86,7 +86,7 @@ final class FakeImages implements SnapshotImages {
   }
 
   @Override
-  public SnapshotImage snapshotImage(String snapshotId) {
+  public SnapshotImage snapshotSource(String snapshotId) {
     Held h = held.get(snapshotId);
     if (h == null || deleted.contains(snapshotId)) {
       throw StorageException.notFound("snapshot %s does not exist", snapshotId);

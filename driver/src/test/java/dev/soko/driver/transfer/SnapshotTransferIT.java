@@ -223,7 +223,7 @@ class SnapshotTransferIT {
     write(device, 100 * MIB, (int) K);
     write(device, 200 * MIB, (int) (3 * MIB));
     Snapshot snapshot = nodeA.createSnapshot("moved-snap", volumeId("moved"));
-    Path source = nodeA.snapshotImage(snapshot.id()).path();
+    Path source = nodeA.snapshotSource(snapshot.id()).path();
     Map<String, String> before = poolFiles(host.xfsPool);
 
     RemoteSnapshot remote =
@@ -480,7 +480,7 @@ class SnapshotTransferIT {
   void aRestoreWhoseConnectionIsCutMidStreamGoesOnFromWhatArrived() throws Exception {
     long data = 48 * MIB;
     Snapshot snapshot = blockSnapshot("resumed", 64 * MIB, data);
-    String expected = sha256(nodeA.snapshotImage(snapshot.id()).path());
+    String expected = sha256(nodeA.snapshotSource(snapshot.id()).path());
     try (CuttingProxy proxy = new CuttingProxy(portA.endpoint())) {
       routeToA = proxy.endpoint();
       proxy.cutAfter(16 * MIB);
@@ -503,7 +503,7 @@ class SnapshotTransferIT {
   @Test
   void aRestoreFromANodeThatStaysUnreachableLeavesNothingAndALaterTrySucceeds() throws Exception {
     Snapshot snapshot = blockSnapshot("unreached", 32 * MIB, 16 * MIB);
-    String expected = sha256(nodeA.snapshotImage(snapshot.id()).path());
+    String expected = sha256(nodeA.snapshotSource(snapshot.id()).path());
     List<String> before = imagesOfB();
     long available = nodeB.capacity().get(0).availableBytes();
     try (CuttingProxy proxy = new CuttingProxy(portA.endpoint())) {

@@ -26,7 +26,7 @@ class FailuresTest {
     expected.put(pool(PoolException.Kind.SIZE_OUT_OF_RANGE), Reason.OUT_OF_RANGE);
     expected.put(pool(PoolException.Kind.NO_SPACE), Reason.RESOURCE_EXHAUSTED);
     expected.put(pool(PoolException.Kind.UNUSABLE), Reason.UNAVAILABLE);
-    expected.put(pool(PoolException.Kind.IMAGE_MISSING), Reason.FAILED_PRECONDITION);
+    expected.put(pool(PoolException.Kind.STORAGE_MISSING), Reason.FAILED_PRECONDITION);
     expected.put(mount(MountException.Kind.REFUSED_INPUT), Reason.INVALID_ARGUMENT);
     expected.put(mount(MountException.Kind.NOT_PERMITTED), Reason.FAILED_PRECONDITION);
     expected.put(mount(MountException.Kind.BUSY), Reason.UNAVAILABLE);

@@ -37,7 +37,7 @@ class VolumeReadCopiesTest {
       Files.write(
           f.image(volume.id()), new byte[] {1, 2, 3}, java.nio.file.StandardOpenOption.WRITE);
 
-      VolumeImage facts = engine.volumeImage(volume.id());
+      VolumeImage facts = engine.volumeSource(volume.id());
       ReadCopy copy = engine.readCopy(volume.id());
 
       assertThat(facts.sizeBytes()).isEqualTo(16 * MIB);
@@ -80,7 +80,7 @@ class VolumeReadCopiesTest {
   void aVolumeThisNodeDoesNotHoldIsNotFound() {
     EngineFixture f = new EngineFixture(dir, 1024 * MIB);
     try (LocalVolumeManager engine = f.open()) {
-      assertThat(EngineFixture.reason(() -> engine.volumeImage("vol-nonenonenonenonenone")))
+      assertThat(EngineFixture.reason(() -> engine.volumeSource("vol-nonenonenonenonenone")))
           .isEqualTo(Reason.NOT_FOUND);
       assertThat(EngineFixture.reason(() -> engine.readCopy("../../etc/passwd")))
           .isEqualTo(Reason.NOT_FOUND);

@@ -11,7 +11,6 @@ import dev.soko.driver.btrfs.Btrfs;
 import dev.soko.driver.btrfs.QgroupUsage;
 import dev.soko.driver.config.PoolConfig;
 import dev.soko.driver.mount.MountEntry;
-import dev.soko.driver.mount.MountException;
 import dev.soko.driver.mount.MountInfo;
 import dev.soko.driver.pool.Pool;
 import dev.soko.driver.pool.PoolException;
@@ -177,38 +176,9 @@ public final class BtrfsSubvolumeBackend implements VolumeBackend, DirectoryVolu
 
   // ---- the node side ---------------------------------------------------------------------
 
-  /**
-   * The pool filesystem's mount that holds the location (the deepest mount point above it), and the
-   * location's path below that mount's root: a mount of a subdirectory (a hostPath bind in a
-   * container, a {@code subvol=} mount) shows its own root, which the path is joined to.
-   */
   @Override
   public MountIdentity identity(Pool pool, Path location) {
-    Path real = realLocation(pool, location);
-    MountEntry holder = null;
-    for (MountEntry entry : mounts.get()) {
-      if (real.startsWith(entry.mountPoint())
-          && (holder == null
-              || entry.mountPoint().getNameCount() >= holder.mountPoint().getNameCount())) {
-        holder = entry;
-      }
-    }
-    if (holder == null) {
-      throw MountException.failed("no mount holds pool " + pool.name() + " at " + real);
-    }
-    Path below = holder.mountPoint().relativize(real);
-    Path root = Path.of(holder.root()).resolve(below);
-    return new MountIdentity(holder.device(), root.toString());
-  }
-
-  /** The location with the pool directory's symbolic links resolved, as mountinfo shows paths. */
-  private static Path realLocation(Pool pool, Path location) {
-    Path poolDir = pool.config().path();
-    try {
-      return poolDir.toRealPath().resolve(poolDir.relativize(location));
-    } catch (IOException e) {
-      throw MountException.failed("cannot resolve pool directory " + poolDir + ": " + e, e);
-    }
+    return MountIdentity.of(pool, location, mounts.get());
   }
 
   @Override

@@ -5,7 +5,9 @@ import dev.soko.driver.backend.NodeSide;
 import dev.soko.driver.backend.StorageTraits;
 import dev.soko.driver.backend.VolumeBackend;
 import dev.soko.driver.config.PoolConfig;
+import dev.soko.driver.exec.Exec;
 import dev.soko.driver.mount.LoopDevices;
+import dev.soko.driver.pool.ImageFiles;
 import dev.soko.driver.pool.Pool;
 import dev.soko.driver.pool.PoolVerdict;
 import dev.soko.driver.pool.VolumeLayout;
@@ -18,42 +20,52 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The first backend: a volume is a sparse image file in its pool's directory ({@code
- * pool.files()}), attached through a loop device ({@link LoopDevices}). It adds no policy of its
- * own, so that moving the engine onto the seam changed no behaviour.
+ * The first backend: a volume is a sparse image file in its pool's directory ({@link ImageFiles}),
+ * attached through a loop device ({@link LoopDevices}). It adds no policy of its own, so that
+ * moving the engine onto the seam changed no behaviour.
  */
 public final class ImageFileBackend implements VolumeBackend {
   private static final StorageTraits TRAITS =
       StorageTraits.of(
           PoolConfig.Backend.IMAGE_FILE, true, "image file", new VolumeLayout("images", ".img"));
 
+  private final Exec exec;
   private final ImageFileDevices devices;
   private final BlockMaps blockMaps;
 
-  /** Over {@code loops}; {@code syscalls} read the images' extent maps. */
-  public ImageFileBackend(LoopDevices loops, Syscalls syscalls) {
+  /**
+   * Over {@code loops}; {@code exec} runs the copies, {@code syscalls} read the images' extent
+   * maps.
+   */
+  public ImageFileBackend(Exec exec, LoopDevices loops, Syscalls syscalls) {
+    this.exec = exec;
     this.devices = new ImageFileDevices(loops);
     this.blockMaps = new ImageBlockMaps(syscalls);
   }
 
+  /** The pool's image files, copied by reflink where its filesystem can. */
+  private ImageFiles files(Pool pool) {
+    return new ImageFiles(exec, pool.reflink());
+  }
+
   @Override
   public void create(Pool pool, Path location, long bytes) {
-    pool.files().createSparse(location, bytes);
+    files(pool).createSparse(location, bytes);
   }
 
   @Override
   public void copy(Pool targetPool, Path source, Path target, boolean samePool) {
     if (samePool) {
-      targetPool.files().copy(source, target);
+      files(targetPool).copy(source, target);
     } else {
       // Reflinks cannot cross filesystems.
-      targetPool.files().sparseCopy(source, target);
+      files(targetPool).sparseCopy(source, target);
     }
   }
 
   @Override
   public void snapshot(Pool pool, Path source, Path target) {
-    pool.files().copy(source, target);
+    files(pool).copy(source, target);
     target.toFile().setReadOnly(); // a snapshot never changes; make accidents visible
   }
 
@@ -80,7 +92,7 @@ public final class ImageFileBackend implements VolumeBackend {
 
   @Override
   public void grow(Pool pool, Path location, long bytes) {
-    pool.files().grow(location, bytes);
+    files(pool).grow(location, bytes);
   }
 
   /**
@@ -112,7 +124,7 @@ public final class ImageFileBackend implements VolumeBackend {
 
   @Override
   public long size(Pool pool, Path location) {
-    return pool.files().size(location);
+    return files(pool).size(location);
   }
 
   @Override

@@ -74,7 +74,7 @@ final class ImageFileDevices implements BlockDevices {
       if (name == null) {
         continue;
       }
-      for (Path dir : List.of(pool.imagesDir(), pool.snapshotsDir())) {
+      for (Path dir : List.of(pool.volumesDir(), pool.snapshotsDir())) {
         Path file = dir.resolve(name);
         if (!loops.backedBy(List.of(loop), file, true).isEmpty()) {
           held.put(attached(loop), file);

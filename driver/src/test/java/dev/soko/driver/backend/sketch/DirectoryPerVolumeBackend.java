@@ -8,7 +8,8 @@ import dev.soko.driver.backend.StorageTraits;
 import dev.soko.driver.backend.VolumeBackend;
 import dev.soko.driver.backend.VolumeSpace;
 import dev.soko.driver.config.PoolConfig;
-import dev.soko.driver.mount.MountException;
+import dev.soko.driver.mount.MountEntry;
+import dev.soko.driver.mount.MountInfo;
 import dev.soko.driver.pool.Pool;
 import dev.soko.driver.pool.PoolException;
 import dev.soko.driver.pool.PoolVerdict;
@@ -29,8 +30,8 @@ import java.util.stream.Stream;
  * copy. It lives in this package alone and implements only the {@code backend} interfaces; no class
  * of {@code csi/}, {@code volume/} or {@code pool/} knows it. A real one also adds its row to the
  * backend table ({@link PoolConfig.Backend}, whose traits this sketch borrows from btrfs) and one
- * line to {@code Backends.onHost}. Its node side is left out (a directory volume would be
- * bind-mounted as btrfs subvolumes are): staging one fails.
+ * line to {@code Backends.onHost}. Its node side is a directory's: the volume layer bind-mounts it
+ * as it does a btrfs subvolume, and its use is the size of the files in it.
  */
 public final class DirectoryPerVolumeBackend implements VolumeBackend, DirectoryVolumes {
   private static final String CAPACITY = ".capacity";
@@ -105,7 +106,7 @@ public final class DirectoryPerVolumeBackend implements VolumeBackend, Directory
     try {
       return Long.parseLong(Files.readString(location.resolve(CAPACITY)).strip());
     } catch (IOException e) {
-      throw new PoolException(PoolException.Kind.IMAGE_MISSING, location + " has no capacity", e);
+      throw new PoolException(PoolException.Kind.STORAGE_MISSING, location + " has no capacity", e);
     }
   }
 
@@ -143,17 +144,30 @@ public final class DirectoryPerVolumeBackend implements VolumeBackend, Directory
 
   @Override
   public MountIdentity identity(Pool pool, Path location) {
-    throw MountException.failed("the sketch backend's volumes are not presented on a node");
+    return MountIdentity.of(pool, location, mounts());
   }
 
   @Override
   public boolean mounted(Pool pool, Path location) {
-    return false;
+    return mounts().stream().anyMatch(identity(pool, location)::matches);
   }
 
+  private static List<MountEntry> mounts() {
+    return MountInfo.read(Path.of("/proc/self/mountinfo"));
+  }
+
+  /** The bytes of the files the volume holds, its capacity file left out. */
   @Override
   public VolumeSpace space(Pool pool, Path location) {
-    return new VolumeSpace(0, size(pool, location));
+    try (Stream<Path> paths = Files.walk(location)) {
+      long used = 0;
+      for (Path path : paths.filter(Files::isRegularFile).toList()) {
+        used += path.getFileName().toString().equals(CAPACITY) ? 0 : Files.size(path);
+      }
+      return new VolumeSpace(used, size(pool, location));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private interface IoStep {

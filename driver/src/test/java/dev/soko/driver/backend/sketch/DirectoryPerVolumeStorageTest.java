@@ -1,6 +1,6 @@
 package dev.soko.driver.backend.sketch;
 
-import dev.soko.driver.backend.VolumeBackend;
+import dev.soko.driver.backend.BackendUnderTest;
 import dev.soko.driver.backend.VolumeStorageContract;
 import dev.soko.driver.config.PoolConfig;
 
@@ -10,13 +10,12 @@ import dev.soko.driver.config.PoolConfig;
  * {@code pool/}.
  */
 class DirectoryPerVolumeStorageTest extends VolumeStorageContract {
-  @Override
-  protected PoolConfig.Backend kind() {
-    return PoolConfig.Backend.BTRFS_SUBVOLUME;
-  }
+  /** The sketch, under the row it borrows (see {@link DirectoryPerVolumeBackend}). */
+  static final BackendUnderTest SKETCH =
+      new BackendUnderTest(PoolConfig.Backend.BTRFS_SUBVOLUME, DirectoryPerVolumeBackend::new);
 
   @Override
-  protected VolumeBackend backend() {
-    return new DirectoryPerVolumeBackend();
+  protected BackendUnderTest subject() {
+    return SKETCH;
   }
 }
