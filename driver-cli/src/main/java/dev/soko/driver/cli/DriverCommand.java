@@ -214,7 +214,17 @@ public final class DriverCommand {
         labelImports,
         dataAddress,
         dataTlsDir,
-        dataMaxReads);
+        dataMaxReads,
+        nriSocket(mode));
+  }
+
+  /** The runtime's NRI socket in node mode, unless given empty. */
+  private Optional<Path> nriSocket(DriverConfig.Mode mode) {
+    String path = value(Flag.NRI_SOCKET);
+    if (mode != DriverConfig.Mode.NODE || path.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(cleanAbsolute(Flag.NRI_SOCKET, path));
   }
 
   private int parsePositive(Flag flag) {

@@ -22,6 +22,8 @@ import java.util.Optional;
  *     whenever {@code dataAddress} is given
  * @param dataMaxReads node mode: the most streams of snapshot or volume data and block metadata the
  *     data port serves at once; a caller beyond it is refused with RESOURCE_EXHAUSTED
+ * @param nriSocket node mode: the container runtime's NRI socket, through which a volume's IO
+ *     limits are written into a container's cgroup before it runs; empty when off
  */
 public record DriverConfig(
     String driverName,
@@ -39,10 +41,49 @@ public record DriverConfig(
     boolean labelImportedSnapshots,
     String dataAddress,
     Optional<Path> dataTlsDir,
-    int dataMaxReads) {
+    int dataMaxReads,
+    Optional<Path> nriSocket) {
 
   /** The most data streams a node's port serves at once, unless told otherwise. */
   public static final int DEFAULT_DATA_MAX_READS = 4;
+
+  /** A configuration without NRI: IO limits reach containers only by the periodic pass. */
+  public DriverConfig(
+      String driverName,
+      String nodeId,
+      Mode mode,
+      String endpoint,
+      List<PoolConfig> pools,
+      List<Path> allowedPathRoots,
+      int maxVolumesPerNode,
+      String metricsAddress,
+      String healthAddress,
+      Optional<KubeletRegistration> registration,
+      Optional<Path> kubeletDir,
+      String logLevel,
+      boolean labelImportedSnapshots,
+      String dataAddress,
+      Optional<Path> dataTlsDir,
+      int dataMaxReads) {
+    this(
+        driverName,
+        nodeId,
+        mode,
+        endpoint,
+        pools,
+        allowedPathRoots,
+        maxVolumesPerNode,
+        metricsAddress,
+        healthAddress,
+        registration,
+        kubeletDir,
+        logLevel,
+        labelImportedSnapshots,
+        dataAddress,
+        dataTlsDir,
+        dataMaxReads,
+        Optional.empty());
+  }
 
   /** A configuration without the node-to-node data path (no data port, no credentials for it). */
   public DriverConfig(
@@ -130,7 +171,8 @@ public record DriverConfig(
         labelImportedSnapshots,
         dataAddress,
         dataTlsDir,
-        dataMaxReads);
+        dataMaxReads,
+        nriSocket);
   }
 
   /** This configuration with the node-to-node data port at {@code address}, credentials in dir. */
@@ -151,7 +193,8 @@ public record DriverConfig(
         labelImportedSnapshots,
         address,
         Optional.of(tlsDir),
-        dataMaxReads);
+        dataMaxReads,
+        nriSocket);
   }
 
   /** Which CSI services this process serves. */
