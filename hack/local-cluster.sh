@@ -450,6 +450,9 @@ make_mountns() {
     mount --make-rshared /
     for dir in "$@"; do mkdir -p "$node_dir/root$dir" && mount --bind "$node_dir/root$dir" "$dir"; done
     mount -t tmpfs -o mode=0711 tmpfs /run/containerd
+    # Each node'\''s runtime re-creates its NRI socket at start: in a shared /run the last one
+    # started would take every node'\''s socket.
+    mount -t tmpfs -o mode=0700 tmpfs /run/nri
     mount -o loop "$node_dir/pool.img" /var/lib/soko
   ' _ "$node_dir" "${NODE_DIRS[@]}"
 }
@@ -463,7 +466,7 @@ make_mount_points() {
   mount --make-private "$MNT_DIR"
   : >"$STATE/created-dirs"
   # /run/sshd: the nodes' SSH servers' privilege separation folder (empty, root's).
-  for dir in "${NODE_DIRS[@]}" /run/containerd /var/lib/soko /run/sshd; do
+  for dir in "${NODE_DIRS[@]}" /run/containerd /run/nri /var/lib/soko /run/sshd; do
     [ -d "$dir" ] || { mkdir -p "$dir" && echo "$dir" >>"$STATE/created-dirs"; }
   done
 }
@@ -545,6 +548,14 @@ oom_score = 0
 [metrics]
   address = ""
 [plugins]
+  # NRI (containerd's default state, said here): the node plugin connects at the default socket,
+  # in this node's own /run/nri (make_mountns), and writes a volume's IO limits into a container's
+  # cgroup before the container runs. A plugin that does not answer in time is dropped and the
+  # container starts without it.
+  [plugins.'io.containerd.nri.v1.nri']
+    disable = false
+    socket_path = '/var/run/nri/nri.sock'
+    plugin_request_timeout = '2s'
   [plugins.'io.containerd.cri.v1.images']
     snapshotter = 'overlayfs'
     [plugins.'io.containerd.cri.v1.images'.pinned_images]

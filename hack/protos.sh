@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Puts the pinned .proto files the driver compiles into OUTDIR (argument 1): csi.proto (the CSI spec)
-# and pluginregistration/v1/api.proto (the kubelet's plugin registration API). With a second
+# pluginregistration/v1/api.proto (the kubelet's plugin registration API) and nri/api.proto
+# (containerd's Node Resource Interface, which the node plugin speaks over ttrpc). With a second
 # argument `snapshot-metadata` it puts instead the snapshot metadata sidecar's API, schema.proto of
 # external-snapshot-metadata, which the operator's end-to-end tests call as a backup application
 # does. Each is taken from its Go module through the Go module proxy and verified against the
@@ -69,3 +70,18 @@ option java_package = "io.k8s.kubelet.pluginregistration.v1";\
 option java_outer_classname = "PluginRegistration";' "$reg" >"$out/pluginregistration/v1/api.proto"
 grep -q '^option java_outer_classname = "PluginRegistration";' "$out/pluginregistration/v1/api.proto" \
   || { echo "protos: Java options were not added to pluginregistration/v1/api.proto" >&2; exit 1; }
+
+nri=$(verified "$NRI_MODULE" "$NRI_VERSION" pkg/api/api.proto "$NRI_PROTO_SHA256")
+# Package nri.pkg.api.v1alpha1 and no Java options: the build copy gains a Java package and outer
+# class name, which change no wire name (the services stay nri.pkg.api.v1alpha1.Plugin and .Runtime,
+# the names the runtime calls). The file imports nothing.
+if grep -q '^option java_' "$nri"; then
+  echo "protos: $nri now sets Java options itself; review the injection below" >&2
+  exit 1
+fi
+mkdir -p "$out/nri"
+sed '/^option go_package = /a\
+option java_package = "io.containerd.nri.v1alpha1";\
+option java_outer_classname = "Nri";' "$nri" >"$out/nri/api.proto"
+grep -q '^option java_outer_classname = "Nri";' "$out/nri/api.proto" \
+  || { echo "protos: Java options were not added to nri/api.proto" >&2; exit 1; }

@@ -3,6 +3,7 @@ package dev.soko.driver;
 import dev.soko.driver.config.DriverConfig;
 import dev.soko.driver.iolimit.CgroupThrottle;
 import dev.soko.driver.iolimit.PodThrottles;
+import dev.soko.driver.nri.NriPlugin;
 import dev.soko.driver.pool.NodeLabels;
 import dev.soko.driver.volume.LocalVolumeManager;
 import dev.soko.driver.volume.RemoteSnapshots;
@@ -24,12 +25,26 @@ final class VolumeManagers {
    * The engine, applying volumes' IO limits to pods when this node has a block IO controller (the
    * node plugin mounts the host's cgroup filesystem at {@link #CGROUP_FS}); without one, limits are
    * kept in the volumes' records but not applied, and the log says so once. A restore of a snapshot
-   * this node does not hold copies it from the node {@code remote} finds.
+   * this node does not hold copies it from the node {@code remote} finds. With an NRI socket
+   * configured, a plugin there writes a pod's limits into each of its containers' cgroups before
+   * the container runs; its threads end with the process, whose socket the runtime then sees close.
    */
   static VolumeManager open(DriverConfig config, NodeLabels labels, RemoteSnapshots remote) {
     LocalVolumeManager engine = LocalVolumeManager.open(config, labels, remote);
     try {
-      engine.limitIo(new PodThrottles(CgroupThrottle.detect(CGROUP_FS), PodThrottles.PERIOD));
+      PodThrottles throttles =
+          new PodThrottles(CgroupThrottle.detect(CGROUP_FS), PodThrottles.PERIOD);
+      engine.limitIo(throttles);
+      config
+          .nriSocket()
+          .ifPresent(
+              socket ->
+                  new NriPlugin(
+                          socket,
+                          "soko-io-limits",
+                          "50",
+                          (pod, container) -> throttles.containerStarting(pod.getUid()))
+                      .start());
     } catch (IOException e) {
       LoggerFactory.getLogger(VolumeManagers.class)
           .warn("volumes' IO limits are kept but not applied on this node: {}", e.getMessage());

@@ -220,7 +220,17 @@ public final class DriverCommand {
         dataAddress,
         dataTlsDir,
         dataMaxReads,
-        immediateGrowth);
+        immediateGrowth,
+        nriSocket(mode));
+  }
+
+  /** The runtime's NRI socket in node mode, unless given empty. */
+  private Optional<Path> nriSocket(DriverConfig.Mode mode) {
+    String path = value(Flag.NRI_SOCKET);
+    if (mode != DriverConfig.Mode.NODE || path.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(cleanAbsolute(Flag.NRI_SOCKET, path));
   }
 
   private int parsePositive(Flag flag) {

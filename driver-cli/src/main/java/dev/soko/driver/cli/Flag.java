@@ -99,6 +99,17 @@ enum Flag {
           + " DIR/<driver-name>-reg.sock is made once CSI is served, a stale one is replaced, and"
           + " at SIGTERM it goes first, so the kubelet deregisters the driver before the CSI"
           + " server stops."),
+  NRI_SOCKET(
+      "--nri-socket",
+      "PATH",
+      "/var/run/nri/nri.sock",
+      Use.NODE_ONLY,
+      "The container runtime's NRI socket (containerd 2.x: on by default at this path). The driver"
+          + " connects as an NRI plugin and, when the runtime starts a container of a pod with"
+          + " IO-limited volumes, writes their limits into the container's cgroup before the"
+          + " container runs. Absent socket or runtime without NRI: the driver tries again every"
+          + " 5 s, and meanwhile a container starts unlimited until the next periodic pass (every"
+          + " 2 s). Empty: off."),
   DATA_ADDRESS(
       "--data-address",
       "HOST:PORT",

@@ -24,6 +24,8 @@ import java.util.Optional;
  *     data port serves at once; a caller beyond it is refused with RESOURCE_EXHAUSTED
  * @param immediateGrowth controller mode: hand each growth to the volume's node at once; false
  *     leaves it to the kubelet's NodeExpandVolume
+ * @param nriSocket node mode: the container runtime's NRI socket, through which a volume's IO
+ *     limits are written into a container's cgroup before it runs; empty when off
  */
 public record DriverConfig(
     String driverName,
@@ -42,12 +44,16 @@ public record DriverConfig(
     String dataAddress,
     Optional<Path> dataTlsDir,
     int dataMaxReads,
-    boolean immediateGrowth) {
+    boolean immediateGrowth,
+    Optional<Path> nriSocket) {
 
   /** The most data streams a node's port serves at once, unless told otherwise. */
   public static final int DEFAULT_DATA_MAX_READS = 4;
 
-  /** A configuration whose growths go to the volume's node at once (the default). */
+  /**
+   * A configuration whose growths go to the volume's node at once (the default), without NRI: IO
+   * limits reach containers only by the periodic pass.
+   */
   public DriverConfig(
       String driverName,
       String nodeId,
@@ -82,7 +88,8 @@ public record DriverConfig(
         dataAddress,
         dataTlsDir,
         dataMaxReads,
-        true);
+        true,
+        Optional.empty());
   }
 
   /** A configuration without the node-to-node data path (no data port, no credentials for it). */
@@ -172,7 +179,11 @@ public record DriverConfig(
         dataAddress,
         dataTlsDir,
         dataMaxReads,
+<<<<<<< HEAD
         immediateGrowth);
+=======
+        nriSocket);
+>>>>>>> nri
   }
 
   /** This configuration with the node-to-node data port at {@code address}, credentials in dir. */
@@ -194,6 +205,7 @@ public record DriverConfig(
         address,
         Optional.of(tlsDir),
         dataMaxReads,
+<<<<<<< HEAD
         immediateGrowth);
   }
 
@@ -217,6 +229,9 @@ public record DriverConfig(
         dataTlsDir,
         dataMaxReads,
         immediate);
+=======
+        nriSocket);
+>>>>>>> nri
   }
 
   /** Which CSI services this process serves. */

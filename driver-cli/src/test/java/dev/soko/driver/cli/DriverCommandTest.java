@@ -101,6 +101,19 @@ class DriverCommandTest {
     assertThat(config.dataAddress()).isEmpty();
     assertThat(config.dataTlsDir()).isEmpty();
     assertThat(config.dataMaxReads()).isEqualTo(DriverConfig.DEFAULT_DATA_MAX_READS).isEqualTo(4);
+    assertThat(config.nriSocket()).contains(Path.of("/var/run/nri/nri.sock"));
+  }
+
+  @Test
+  void theNriSocketIsANodesAbsolutePathOrEmptyForOff() {
+    assertThat(run("--node-id=n", "--pool=name=p,path=/p", "--nri-socket=/nri/nri.sock")).isZero();
+    assertThat(launched.get().nriSocket()).contains(Path.of("/nri/nri.sock"));
+    assertThat(run("--node-id=n", "--pool=name=p,path=/p", "--nri-socket=")).isZero();
+    assertThat(launched.get().nriSocket()).isEmpty();
+    assertThat(run("--node-id=n", "--pool=name=p,path=/p", "--nri-socket=nri.sock")).isEqualTo(2);
+    assertThat(run("--mode=controller")).isZero();
+    assertThat(launched.get().nriSocket()).isEmpty();
+    assertThat(run("--mode=controller", "--nri-socket=/nri/nri.sock")).isEqualTo(2);
   }
 
   @Test

@@ -89,6 +89,21 @@ public final class PodThrottles implements AutoCloseable {
         });
   }
 
+  /**
+   * A container of the pod {@code podUid} was created and is about to run (the runtime's NRI
+   * StartContainer, {@code dev.soko.driver.nri.NriPlugin}): the pod's limited volumes are written
+   * now, into its new cgroup too, so they hold from the container's first I/O rather than from the
+   * next periodic pass.
+   */
+  public void containerStarting(String podUid) {
+    byTarget.forEach(
+        (target, p) -> {
+          if (p.podUid().equals(podUid) && !p.limits().none()) {
+            apply(target, p);
+          }
+        });
+  }
+
   /** The limits in force for a publication (for tests and the volume's condition). */
   Optional<IoLimits> limitsAt(Path target) {
     return Optional.ofNullable(byTarget.get(target)).map(Publication::limits);

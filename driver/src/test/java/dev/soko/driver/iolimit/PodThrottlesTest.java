@@ -71,6 +71,19 @@ class PodThrottlesTest {
   }
 
   @Test
+  void aStartingContainerGetsItsPodsLimitsAtOnceAndOtherPodsAreLeftAlone() throws IOException {
+    Path pod = podCgroup("besteffort");
+    throttles.published(fs.resolve("target"), "vol-1", POD, DEVICE, LIMITS);
+    Path app = Files.createDirectories(pod.resolve("app"));
+
+    throttles.containerStarting("1b8a4a6e-6f5c-4c47-9d1e-3f0c1a2b3c4d");
+    assertThat(app.resolve(READ_IOPS)).doesNotExist();
+
+    throttles.containerStarting(POD);
+    assertThat(app.resolve(READ_IOPS)).hasContent(DEVICE + " 200");
+  }
+
+  @Test
   void aPodCgroupThatIsGoneIsSearchedForAgain() throws IOException {
     Path first = podCgroup("besteffort");
     throttles.published(fs.resolve("target"), "vol-1", POD, DEVICE, LIMITS);

@@ -37,6 +37,15 @@ final class NodeDaemonSet {
   static final String CGROUP_FS = "/sys/fs/cgroup";
 
   /**
+   * The container runtime's NRI socket directory (containerd 2.x's default), mounted at the same
+   * path, so the driver's default --nri-socket finds the socket the runtime re-creates at each of
+   * its starts. DirectoryOrCreate: a node whose runtime has no NRI keeps the plugin all the same.
+   */
+  static final String NRI_VOLUME = "nri-socket-dir";
+
+  static final String NRI_DIR = "/var/run/nri";
+
+  /**
    * The node's provisioner's API request rate and burst: one node takes every claim scheduled to
    * it, so its sidecar needs room for a whole StatefulSet's claims at once. API Priority and
    * Fairness, not this client-side limit, protects the API server; the sidecar waits only when it
@@ -86,6 +95,7 @@ final class NodeDaemonSet {
     volumes.add(hostPath("dev-dir", "/dev", "Directory"));
     if (nodeRequests) {
       volumes.add(hostPath(CGROUP_VOLUME, CGROUP_FS, "Directory"));
+      volumes.add(hostPath(NRI_VOLUME, NRI_DIR, "DirectoryOrCreate"));
     }
     if (dataPath) {
       volumes.add(DataTls.volume(n, Names.NODE));
@@ -175,6 +185,8 @@ final class NodeDaemonSet {
       // The host's cgroups, where the driver finds a pod's cgroup to apply its volumes' IO limits
       // (the container's own view shows only its own cgroup).
       mounts.add(mount(CGROUP_VOLUME, CGROUP_FS, null));
+      // The runtime's NRI socket, through which limits reach a container before it runs.
+      mounts.add(mount(NRI_VOLUME, NRI_DIR, null));
     }
     for (PoolSpec pool : spec.getPools()) {
       mounts.add(mount("pool-" + pool.getName(), pool.getPath(), "Bidirectional"));

@@ -65,10 +65,10 @@ class DriverReleaseTest {
     assertThat(envNames(controller)).doesNotContain(Containers.NAMESPACE_ENV);
     assertThat(node.getVolumes())
         .extracting(Volume::getName)
-        .doesNotContain(NodeDaemonSet.CGROUP_VOLUME);
+        .doesNotContain(NodeDaemonSet.CGROUP_VOLUME, NodeDaemonSet.NRI_VOLUME);
     assertThat(container(node, "soko-driver").getVolumeMounts())
         .extracting(VolumeMount::getName)
-        .doesNotContain(NodeDaemonSet.CGROUP_VOLUME);
+        .doesNotContain(NodeDaemonSet.CGROUP_VOLUME, NodeDaemonSet.NRI_VOLUME);
     assertThat(container(node, "csi-provisioner").getArgs())
         .noneMatch(a -> a.startsWith("--kube-api-"));
   }
@@ -108,7 +108,12 @@ class DriverReleaseTest {
       assertThat(container(node, "soko-driver").getVolumeMounts())
           .extracting(VolumeMount::getMountPath)
           .as(image)
-          .contains(NodeDaemonSet.CGROUP_FS);
+          .contains(NodeDaemonSet.CGROUP_FS, NodeDaemonSet.NRI_DIR);
+      assertThat(node.getVolumes())
+          .filteredOn(v -> v.getName().equals(NodeDaemonSet.NRI_VOLUME))
+          .extracting(v -> v.getHostPath().getPath() + " " + v.getHostPath().getType())
+          .as(image)
+          .containsExactly("/var/run/nri DirectoryOrCreate");
       assertThat(container(node, "csi-provisioner").getArgs())
           .as(image)
           .contains(

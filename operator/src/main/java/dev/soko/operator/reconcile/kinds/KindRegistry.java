@@ -236,7 +236,7 @@ public final class KindRegistry {
    * label from its creation and an imported one loses its place here within a second of its node
    * seeing it. A dynamic content whose volume's Node was gone when it was made stays unlabelled:
    * spec.nodeLoss finds it here ({@code nodeloss.LostSnapshots}), lists the contents labelled with
-   * gone Nodes by label, and with policy Delete releases both (patch, delete). The snapshot API
+   * gone Nodes by label, and with policy Delete releases both (a patch that removes a finalizer). The snapshot API
    * comes as one set of CRDs, so the snapshot classes' gate is this kind's too.
    */
   public static final Kind VOLUME_SNAPSHOT_CONTENT =
@@ -251,7 +251,7 @@ public final class KindRegistry {
           -1,
           -1,
           Kind.Watch.of("!" + SnapshotContents.MANAGED_BY, Kind.Mapping.BY_SNAPSHOT_DRIVER),
-          List.of("get", "list", "watch", "patch", "delete"),
+          List.of("get", "list", "watch", "patch"),
           Kind.Bundle.ofDrivers(SnapshotContents::driver));
 
   /** Claims of lost Nodes' PVs, deleted by spec.nodeLoss by name: not watched. */
