@@ -179,11 +179,8 @@ public record DriverConfig(
         dataAddress,
         dataTlsDir,
         dataMaxReads,
-<<<<<<< HEAD
-        immediateGrowth);
-=======
+        immediateGrowth,
         nriSocket);
->>>>>>> nri
   }
 
   /** This configuration with the node-to-node data port at {@code address}, credentials in dir. */
@@ -205,8 +202,8 @@ public record DriverConfig(
         address,
         Optional.of(tlsDir),
         dataMaxReads,
-<<<<<<< HEAD
-        immediateGrowth);
+        immediateGrowth,
+        nriSocket);
   }
 
   /** This configuration with growths handed to the nodes at once ({@code true}) or not. */
@@ -228,10 +225,8 @@ public record DriverConfig(
         dataAddress,
         dataTlsDir,
         dataMaxReads,
-        immediate);
-=======
+        immediate,
         nriSocket);
->>>>>>> nri
   }
 
   /** Which CSI services this process serves. */

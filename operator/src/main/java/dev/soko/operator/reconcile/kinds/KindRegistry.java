@@ -236,8 +236,8 @@ public final class KindRegistry {
    * label from its creation and an imported one loses its place here within a second of its node
    * seeing it. A dynamic content whose volume's Node was gone when it was made stays unlabelled:
    * spec.nodeLoss finds it here ({@code nodeloss.LostSnapshots}), lists the contents labelled with
-   * gone Nodes by label, and with policy Delete releases both (a patch that removes a finalizer). The snapshot API
-   * comes as one set of CRDs, so the snapshot classes' gate is this kind's too.
+   * gone Nodes by label, and with policy Delete releases both (a patch that removes a finalizer).
+   * The snapshot API comes as one set of CRDs, so the snapshot classes' gate is this kind's too.
    */
   public static final Kind VOLUME_SNAPSHOT_CONTENT =
       new Kind(
