@@ -206,6 +206,29 @@ public record DriverConfig(
         nriSocket);
   }
 
+  /** This configuration with the runtime's NRI socket {@code socket} (empty: without NRI). */
+  public DriverConfig withNriSocket(Optional<Path> socket) {
+    return new DriverConfig(
+        driverName,
+        nodeId,
+        mode,
+        endpoint,
+        pools,
+        allowedPathRoots,
+        maxVolumesPerNode,
+        metricsAddress,
+        healthAddress,
+        registration,
+        kubeletDir,
+        logLevel,
+        labelImportedSnapshots,
+        dataAddress,
+        dataTlsDir,
+        dataMaxReads,
+        immediateGrowth,
+        socket);
+  }
+
   /** This configuration with growths handed to the nodes at once ({@code true}) or not. */
   public DriverConfig withImmediateGrowth(boolean immediate) {
     return new DriverConfig(

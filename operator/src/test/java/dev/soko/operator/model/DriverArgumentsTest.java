@@ -221,7 +221,10 @@ class DriverArgumentsTest {
             Optional.of(Path.of(kubeletDir)),
             spec.getDriver().getLogLevel().name(),
             snapshots)
-        .withDataPort(PodEnvironment.POD_IP + ":" + DataTls.PORT, Path.of(DataTls.MOUNT_DIR));
+        .withDataPort(PodEnvironment.POD_IP + ":" + DataTls.PORT, Path.of(DataTls.MOUNT_DIR))
+        // The flag's default, which the operator leaves: the runtime's NRI socket directory is
+        // mounted at the same path (DriverReleaseTest).
+        .withNriSocket(Optional.of(Path.of("/var/run/nri/nri.sock")));
   }
 
   private static DriverConfig expectedController(StorageClusterSpec spec, PodSpec pod) {
