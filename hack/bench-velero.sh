@@ -13,23 +13,8 @@ set -euo pipefail
 SOKO_LOG_TAG=bench-velero
 source "$(dirname "$0")/lib.sh"
 require_root "the Velero benchmark"
-ROOT=$(soko_root)
-cluster=$ROOT/hack/local-cluster.sh
 classpath=$(module_test_classpath operator)
-version=$(grep -m1 -oP '(?<=<version>)[^<]+' "$ROOT/pom.xml")
-
-finish() {
-  local rc=$?
-  if [ "${BENCH_REUSE_CLUSTER:-0}" != 1 ]; then bash "$cluster" down >&2 || rc=1; fi
-  exit "$rc"
-}
-trap finish EXIT
-trap 'exit 130' INT TERM
-
-if [ "${BENCH_REUSE_CLUSTER:-0}" != 1 ]; then
-  SOKO_CLUSTER_NODES=2 bash "$cluster" up >&2
-fi
-eval "$(bash "$cluster" env)"
-cd "$ROOT/operator" # LocalCluster finds the repository from the module's folder
+version=$(project_version)
+bench_cluster 2
 # shellcheck disable=SC2086 # BENCH_MODES is a list of words on purpose
 java -Dsoko.version="$version" -cp "$classpath" dev.soko.e2e.VeleroBench ${BENCH_MODES:-filesystem block}

@@ -22,10 +22,7 @@ SOKO_CACHE="${SOKO_CACHE:-$HOME/.cache/soko}"
 ROOTFS_CACHE="$SOKO_CACHE/images"
 OUT="$ROOT/target/images"
 
-# The one project version (root pom.xml) flows into the image tags.
-project_version() {
-  grep -m1 -oP '(?<=<version>)[^<]+' "$ROOT/pom.xml"
-}
+# The one project version (root pom.xml, lib.sh's project_version) flows into the image tags.
 
 image_name() { # component -> full image reference
   local prefix="${IMAGE_REGISTRY:+${IMAGE_REGISTRY%/}/}"

@@ -39,6 +39,31 @@ module_test_classpath() {
 
 driver_test_classpath() { module_test_classpath driver; }
 
+# project_version: the root pom.xml's version, which the images and the operator's tests carry.
+project_version() { grep -m1 -oP '(?<=<version>)[^<]+' "$(soko_root)/pom.xml"; }
+
+# bench_cluster NODES: the local cluster a benchmark on real nodes measures: a fresh one of NODES
+# nodes, stopped again when the script exits, or with BENCH_REUSE_CLUSTER=1 the running one, left
+# running. Exports its environment and enters the operator module's folder, from which the tests'
+# LocalCluster finds the repository.
+bench_cluster() {
+  trap bench_cluster_down EXIT
+  trap 'exit 130' INT TERM
+  if [ "${BENCH_REUSE_CLUSTER:-0}" != 1 ]; then
+    SOKO_CLUSTER_NODES=$1 bash "$(soko_root)/hack/local-cluster.sh" up >&2
+  fi
+  eval "$(bash "$(soko_root)/hack/local-cluster.sh" env)"
+  cd "$(soko_root)/operator" || die "no operator module in $(soko_root)"
+}
+
+bench_cluster_down() {
+  local rc=$?
+  if [ "${BENCH_REUSE_CLUSTER:-0}" != 1 ]; then
+    bash "$(soko_root)/hack/local-cluster.sh" down >&2 || rc=1
+  fi
+  exit "$rc"
+}
+
 # Unmounts everything below $1 (deepest first) and detaches loop devices whose image lies below it.
 release_mounts_and_loops() {
   local dir=$1 mnt dev
