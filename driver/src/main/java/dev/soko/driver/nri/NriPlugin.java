@@ -94,7 +94,7 @@ public final class NriPlugin implements AutoCloseable {
         Throwable reason = open.closed().join();
         if (!closing) {
           LOG.warn(
-              "the NRI connection at {} closed ({}); connecting again", socket, reason.toString());
+              "the NRI connection at {} closed ({}); connecting again", socket, inWords(reason));
         }
       } catch (IOException e) {
         if (!warned) {
@@ -103,13 +103,19 @@ public final class NriPlugin implements AutoCloseable {
                   + " IO limits reach a starting container only by the periodic pass): {}",
               socket,
               RETRY.toSeconds(),
-              e.toString());
+              inWords(e));
           warned = true;
         }
       }
       closeConnection();
       sleep(RETRY);
     }
+  }
+
+  /** A failure as the log says it: its message, without the exception's class name. */
+  private static String inWords(Throwable failure) {
+    String message = failure.getMessage();
+    return message == null || message.isBlank() ? "no reason given" : message;
   }
 
   private void register(NriConnection open) throws IOException {

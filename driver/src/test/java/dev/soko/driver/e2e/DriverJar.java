@@ -100,7 +100,9 @@ final class DriverJar implements AutoCloseable {
             "--mode",
             "node",
             "--allowed-path-root",
-            mounts.toString()));
+            mounts.toString(),
+            // A driver on the test host never registers with the host's container runtime.
+            "--nri-socket="));
     command.addAll(poolFlags);
     command.addAll(extraFlags);
     ProcessBuilder builder =
