@@ -116,9 +116,12 @@ final class DriverJar implements AutoCloseable {
 
   /** {@code kill -9}: no shutdown hook, no cleanup, as a node crash or OOM kill would do. */
   void kill() throws InterruptedException {
-    closeClient();
     process.destroyForcibly();
     process.waitFor(30, TimeUnit.SECONDS);
+    // After the process is gone, so that a call in flight ends with the connection (UNAVAILABLE)
+    // while the client's event loop still runs: a loop shut down first can drop the call's close,
+    // and its caller then waits for ever.
+    closeClient();
   }
 
   /** SIGTERM: the graceful path. */

@@ -9,6 +9,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -32,6 +33,10 @@ import org.junit.jupiter.api.Test;
 class DriverKillNineIT {
   private static final long MIB = 1024 * 1024;
   private static final int ROUNDS = 12;
+
+  /** How long the workload may take to notice the driver died under its call. */
+  private static final Duration WORKER_END = Duration.ofSeconds(60);
+
   private static final Csi.VolumeCapability EXT4 = Requests.mount("ext4");
 
   private final Random random = new Random(Long.getLong("crash.seed", 20261129L));
@@ -72,7 +77,10 @@ class DriverKillNineIT {
       worker.start();
       Thread.sleep(150 + random.nextInt(900));
       driver.kill();
-      worker.join();
+      worker.join(WORKER_END.toMillis());
+      assertThat(worker.isAlive())
+          .as("the workload's call in flight ended within %s of the kill", WORKER_END)
+          .isFalse();
       Call interrupted = inFlight.get();
       if (interrupted != null) {
         try {
