@@ -225,10 +225,10 @@ class StorageClusterBehaviourIT {
    */
   @Test
   void aClassChangedInAnImmutableFieldIsRecreatedAndTheClusterSaysSo() {
-    StorageClusterLifecycleIT.create(Specs.cluster("lambda"));
+    StorageClusterLifecycleIT.create(Specs.cluster("recreated"));
     String uid =
-        admin.storage().v1().storageClasses().withName("lambda-sc").get().getMetadata().getUid();
-    StorageCluster sc = cluster.get("lambda");
+        admin.storage().v1().storageClasses().withName("recreated-sc").get().getMetadata().getUid();
+    StorageCluster sc = cluster.get("recreated");
     StorageClassSpec cls = sc.getSpec().getStorageClasses().get(0);
     EncryptionSpec encryption = new EncryptionSpec();
     encryption.setMode(EncryptionMode.fscrypt);
@@ -238,8 +238,8 @@ class StorageClusterBehaviourIT {
     try {
       StorageClass recreated =
           Await.until(
-              "lambda-sc with encryption",
-              () -> admin.storage().v1().storageClasses().withName("lambda-sc").get(),
+              "recreated-sc with encryption",
+              () -> admin.storage().v1().storageClasses().withName("recreated-sc").get(),
               c -> c != null && c.getParameters().containsKey("encryption"));
       assertThat(recreated.getMetadata().getUid()).isNotEqualTo(uid);
       assertThat(recreated.getReclaimPolicy()).isEqualTo("Retain");
@@ -248,22 +248,23 @@ class StorageClusterBehaviourIT {
                   "a StorageClassRecreated event",
                   () ->
                       admin.v1().events().inAnyNamespace().list().getItems().stream()
-                          .filter(e -> "lambda".equals(e.getInvolvedObject().getName()))
+                          .filter(e -> "recreated".equals(e.getInvolvedObject().getName()))
                           .filter(e -> "StorageClassRecreated".equals(e.getReason()))
                           .toList(),
                   l -> !l.isEmpty())
               .get(0);
       assertThat(event.getType()).isEqualTo("Normal");
       assertThat(event.getMessage())
-          .contains("lambda-sc")
+          .contains("recreated-sc")
           .contains("parameters")
           .contains("reclaimPolicy");
-      assertThat(StorageClusterLifecycleIT.condition(cluster.get("lambda"), "Degraded").getStatus())
+      assertThat(
+              StorageClusterLifecycleIT.condition(cluster.get("recreated"), "Degraded").getStatus())
           .as("no apply left refused")
           .isEqualTo("False");
     } finally {
       admin.resource(sc).delete();
-      Await.until("lambda gone", () -> cluster.get("lambda") == null, gone -> gone);
+      Await.until("recreated gone", () -> cluster.get("recreated") == null, gone -> gone);
     }
   }
 }

@@ -179,6 +179,11 @@ class StorageClusterValidationIT {
                 "features: {changedBlockTracking: 'sometimes'}",
                 "spec.features.changedBlockTracking",
                 "must be of type boolean"),
+            row(
+                "spec.features.immediateGrowth",
+                "features: {immediateGrowth: 'soon'}",
+                "spec.features.immediateGrowth",
+                "must be of type boolean"),
             // images
             row(
                 "spec.images.overrides.healthMonitor",
