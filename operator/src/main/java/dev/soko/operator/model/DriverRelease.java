@@ -36,6 +36,12 @@ record DriverRelease(int major, int minor, int patch) implements Comparable<Driv
    */
   static final DriverRelease DATA_PATH = new DriverRelease(0, 2, 0);
 
+  /**
+   * The node driver's NRI plugin (--nri-socket), for which the runtime's NRI socket directory is
+   * mounted; an older driver gets no mount, so the new operator leaves its pods as they are.
+   */
+  static final DriverRelease NRI = new DriverRelease(0, 3, 0);
+
   /** The controller-mode driver's --immediate-growth (features.immediateGrowth false). */
   static final DriverRelease IMMEDIATE_GROWTH_SWITCH = new DriverRelease(0, 3, 0);
 

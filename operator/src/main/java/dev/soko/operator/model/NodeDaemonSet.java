@@ -95,6 +95,8 @@ final class NodeDaemonSet {
     volumes.add(hostPath("dev-dir", "/dev", "Directory"));
     if (nodeRequests) {
       volumes.add(hostPath(CGROUP_VOLUME, CGROUP_FS, "Directory"));
+    }
+    if (DriverRelease.of(images).has(DriverRelease.NRI)) {
       volumes.add(hostPath(NRI_VOLUME, NRI_DIR, "DirectoryOrCreate"));
     }
     if (dataPath) {
@@ -185,6 +187,8 @@ final class NodeDaemonSet {
       // The host's cgroups, where the driver finds a pod's cgroup to apply its volumes' IO limits
       // (the container's own view shows only its own cgroup).
       mounts.add(mount(CGROUP_VOLUME, CGROUP_FS, null));
+    }
+    if (DriverRelease.of(images).has(DriverRelease.NRI)) {
       // The runtime's NRI socket, through which limits reach a container before it runs.
       mounts.add(mount(NRI_VOLUME, NRI_DIR, null));
     }

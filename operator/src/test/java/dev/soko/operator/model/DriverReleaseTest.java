@@ -74,6 +74,22 @@ class DriverReleaseTest {
   }
 
   /**
+   * A 0.2.0 driver has no NRI plugin: no mount of the runtime's NRI directory, so the new operator
+   * renders its node plugin as before and restarts none of its pods.
+   */
+  @Test
+  void aDriverBeforeNriGetsNoNriMount() {
+    PodSpec node = nodePod(withDriver("soko.local/soko-driver:0.2.0"));
+    assertThat(node.getVolumes())
+        .extracting(Volume::getName)
+        .doesNotContain(NodeDaemonSet.NRI_VOLUME);
+    assertThat(container(node, "soko-driver").getVolumeMounts())
+        .extracting(VolumeMount::getName)
+        .contains(NodeDaemonSet.CGROUP_VOLUME)
+        .doesNotContain(NodeDaemonSet.NRI_VOLUME);
+  }
+
+  /**
    * A 0.1.0 driver neither labels group contents nor serves groups from its controller: no group
    * snapshotter, no variable, no group class and no group rules, whatever the cluster serves.
    */
@@ -95,7 +111,7 @@ class DriverReleaseTest {
   @Test
   void thisReleasesDriverGetsThemAll() {
     for (String image :
-        List.of("soko.local/soko-driver:0.2.0-SNAPSHOT", "soko.local/soko-driver:latest")) {
+        List.of("soko.local/soko-driver:0.3.0-SNAPSHOT", "soko.local/soko-driver:latest")) {
       PodSpec node = nodePod(withDriver(image));
       assertThat(envNames(node)).as(image).contains(Containers.NAMESPACE_ENV);
       assertThat(envNames(controllerPod(withDriver(image))))
