@@ -1,5 +1,9 @@
 package dev.soko.e2e;
 
+import static dev.soko.e2e.BenchOutput.loadAverage;
+import static dev.soko.e2e.BenchOutput.progress;
+import static dev.soko.e2e.BenchOutput.seconds;
+
 import dev.soko.api.v1alpha1.StorageCluster;
 import dev.soko.operator.harness.Await;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -391,18 +395,5 @@ public final class ExpandBench {
 
   private static double last(List<Double> values) {
     return values.get(values.size() - 1);
-  }
-
-  private static String loadAverage() throws IOException {
-    String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-    return fields[0] + " " + fields[1] + " " + fields[2];
-  }
-
-  private static double seconds(long started) {
-    return (System.nanoTime() - started) / 1e9;
-  }
-
-  private static void progress(String format, Object... args) {
-    System.err.printf(Locale.ROOT, format + "%n", args);
   }
 }

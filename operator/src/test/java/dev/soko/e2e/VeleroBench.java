@@ -1,5 +1,8 @@
 package dev.soko.e2e;
 
+import static dev.soko.e2e.BenchOutput.loadAverage;
+import static dev.soko.e2e.BenchOutput.progress;
+import static dev.soko.e2e.BenchOutput.seconds;
 import static dev.soko.e2e.DefaultInstall.XFS;
 
 import dev.soko.operator.harness.Await;
@@ -435,18 +438,5 @@ public final class VeleroBench {
   private static void dropCaches() throws Exception {
     LocalCluster.run(List.of("sync"), 120);
     Files.writeString(Path.of("/proc/sys/vm/drop_caches"), "3");
-  }
-
-  private static String loadAverage() throws IOException {
-    String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-    return fields[0] + " " + fields[1] + " " + fields[2];
-  }
-
-  private static double seconds(long started) {
-    return (System.nanoTime() - started) / 1e9;
-  }
-
-  private static void progress(String format, Object... args) {
-    System.err.printf(Locale.ROOT, format + "%n", args);
   }
 }
